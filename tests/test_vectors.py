@@ -1,0 +1,62 @@
+"""The vector framework, and the committed vectors against a fresh generation."""
+
+from __future__ import annotations
+
+import json
+import sys
+import types
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ualink_ref import vectors
+from ualink_ref.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _fake_source() -> types.ModuleType:
+    module = types.ModuleType("fake_vector_source")
+    module.LAYER = "fake"  # type: ignore[attr-defined]
+    module.DESCRIPTION = "doubling"  # type: ignore[attr-defined]
+
+    def vector_inputs() -> list[vectors.VectorInput]:
+        return [vectors.VectorInput(f"double-{i}", "double", {"x": i}) for i in range(3)]
+
+    def compute(kind: str, inputs: dict[str, Any]) -> dict[str, Any]:
+        assert kind == "double"
+        return {"y": 2 * inputs["x"]}
+
+    module.vector_inputs = vector_inputs  # type: ignore[attr-defined]
+    module.compute = compute  # type: ignore[attr-defined]
+    return module
+
+
+@pytest.fixture
+def fake_layer(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "fake_vector_source", _fake_source())
+    monkeypatch.setattr(vectors, "LAYER_MODULES", {"fake": "fake_vector_source"})
+
+
+@pytest.mark.usefixtures("fake_layer")
+def test_generate_verify_and_detect_tampering(tmp_path: Path) -> None:
+    vectors.generate(tmp_path)
+    first = (tmp_path / "fake.json").read_bytes()
+    vectors.generate(tmp_path)
+    assert (tmp_path / "fake.json").read_bytes() == first  # byte-identical
+    report = vectors.verify_dir(tmp_path)
+    assert report.ok and report.cases == 3
+    doc = json.loads(first)
+    doc["cases"][1]["expected"]["y"] = 5
+    (tmp_path / "fake.json").write_text(json.dumps(doc))
+    report = vectors.verify_dir(tmp_path)
+    assert [(m.case, m.field, m.expected, m.actual) for m in report.mismatches] == [
+        ("double-1", "y", 5, 2)
+    ]
+    assert main(["vectors", "verify", str(tmp_path)]) == 1
+
+
+def test_verify_empty_directory_is_not_success(tmp_path: Path) -> None:
+    assert not vectors.verify_dir(tmp_path).ok
+    assert main(["vectors", "verify", str(tmp_path)]) == 2

@@ -1,0 +1,230 @@
+"""Golden test vectors: generation and verification for every layer.
+
+Each layer contributes a *vector source* module (listed in
+:data:`LAYER_MODULES`) that exposes:
+
+* ``LAYER: str`` and ``DESCRIPTION: str``;
+* ``vector_inputs() -> list[VectorInput]``: the cases, as inputs only;
+* ``compute(kind: str, inputs: dict) -> dict``: the model's expected outputs
+  for one case (JSON-ready values);
+* optionally ``artifacts() -> dict[str, bytes]``: extra files (e.g. pcaps).
+
+Generation runs ``compute`` on every input and writes one canonical JSON file
+per layer (``<layer>.json``); verification re-runs ``compute`` on the inputs
+found in a directory and reports every field that differs. Because both paths
+share ``compute``, a vector directory produced by someone else's RTL or
+firmware (same layout, their outputs) is checked field by field against the
+model. The layout is documented in ``specs/vectors.md``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Protocol, cast
+
+from ualink_ref.errors import UALinkError
+
+#: Value of the ``format`` key of every vector file.
+VECTOR_FORMAT = "ualink_ref-vectors"
+#: Layout version; bumped on any incompatible change to the JSON layout.
+VECTOR_VERSION = 1
+
+#: Layer name -> module providing its vector source. Order is generation order.
+LAYER_MODULES: dict[str, str] = {}
+
+
+@dataclass(frozen=True)
+class VectorInput:
+    """One golden-vector case before its expected outputs are computed."""
+
+    id: str
+    kind: str
+    inputs: dict[str, Any]
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """One difference between a vector file and the model."""
+
+    file: str
+    case: str
+    field: str
+    expected: Any
+    actual: Any
+
+    def __str__(self) -> str:
+        return (
+            f"{self.file}: case {self.case!r} field {self.field!r}: "
+            f"file has {_short(self.expected)}, model gives {_short(self.actual)}"
+        )
+
+
+class VectorSource(Protocol):
+    """What a layer's vector module provides (see the module docstring)."""
+
+    LAYER: str
+    DESCRIPTION: str
+
+    def vector_inputs(self) -> list[VectorInput]:
+        """The layer's cases, inputs only."""
+
+    def compute(self, kind: str, inputs: dict[str, Any]) -> dict[str, Any]:
+        """Expected outputs of one case."""
+
+
+@dataclass
+class VerifyReport:
+    """Outcome of :func:`verify_dir`: cases checked and every mismatch found."""
+
+    files: list[str] = field(default_factory=list)
+    cases: int = 0
+    mismatches: list[Mismatch] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """True when at least one case was checked and nothing differed."""
+        return self.cases > 0 and not self.mismatches
+
+
+def hexstr(data: bytes) -> str:
+    """Bytes as a lowercase hex string: the JSON encoding of every byte field."""
+    return data.hex()
+
+
+def unhex(text: str) -> bytes:
+    """Inverse of :func:`hexstr`; raises ``ValueError`` on bad hex."""
+    return bytes.fromhex(text)
+
+
+def dump_json(doc: Any) -> str:
+    """Canonical JSON text: sorted keys, fixed indent, ASCII, trailing newline.
+
+    Canonical so that two generations are byte-identical and diffs are small.
+    """
+    return json.dumps(doc, sort_keys=True, indent=1, ensure_ascii=True) + "\n"
+
+
+def load_source(layer: str) -> VectorSource:
+    """Import the vector source module of ``layer``."""
+    module: ModuleType = importlib.import_module(LAYER_MODULES[layer])
+    return cast(VectorSource, module)
+
+
+def build_document(source: VectorSource) -> dict[str, Any]:
+    """Compute every case of ``source`` into a vector document."""
+    cases = []
+    seen: set[str] = set()
+    for case in source.vector_inputs():
+        if case.id in seen:
+            raise ValueError(f"duplicate vector id {case.id!r} in layer {source.LAYER}")
+        seen.add(case.id)
+        entry: dict[str, Any] = {
+            "id": case.id,
+            "kind": case.kind,
+            "inputs": case.inputs,
+            "expected": source.compute(case.kind, case.inputs),
+        }
+        if case.note:
+            entry["note"] = case.note
+        cases.append(entry)
+    return {
+        "format": VECTOR_FORMAT,
+        "version": VECTOR_VERSION,
+        "layer": source.LAYER,
+        "description": source.DESCRIPTION,
+        "cases": cases,
+    }
+
+
+def generate(out_dir: Path, layers: Iterable[str] | None = None) -> list[Path]:
+    """Write every layer's vectors (and artifacts) into ``out_dir``; return the paths."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for layer in layers or LAYER_MODULES:
+        source = load_source(layer)
+        path = out_dir / f"{layer}.json"
+        path.write_text(dump_json(build_document(source)), encoding="ascii")
+        written.append(path)
+        artifacts = cast(Callable[[], dict[str, bytes]] | None, getattr(source, "artifacts", None))
+        if artifacts is not None:
+            for name, data in sorted(artifacts().items()):
+                target = out_dir / name
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(data)
+                written.append(target)
+    return written
+
+
+def verify_dir(directory: Path) -> VerifyReport:
+    """Check every vector file (and known artifact) in ``directory`` against the model."""
+    report = VerifyReport()
+    for path in sorted(directory.glob("*.json")):
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            report.mismatches.append(Mismatch(path.name, "-", "<file>", "valid JSON", str(exc)))
+            continue
+        if not isinstance(doc, dict) or doc.get("format") != VECTOR_FORMAT:
+            continue  # not a vector file: ignore other JSON a user keeps there
+        report.files.append(path.name)
+        _verify_document(path.name, doc, directory, report)
+    return report
+
+
+def _verify_document(name: str, doc: dict[str, Any], directory: Path, report: VerifyReport) -> None:
+    layer = doc.get("layer")
+    if doc.get("version") != VECTOR_VERSION:
+        report.mismatches.append(
+            Mismatch(name, "-", "version", doc.get("version"), VECTOR_VERSION)
+        )
+        return
+    if layer not in LAYER_MODULES:
+        report.mismatches.append(Mismatch(name, "-", "layer", layer, sorted(LAYER_MODULES)))
+        return
+    source = load_source(str(layer))
+    cases = doc.get("cases")
+    if not isinstance(cases, list):
+        report.mismatches.append(Mismatch(name, "-", "cases", cases, "a list"))
+        return
+    for index, case in enumerate(cases):
+        report.cases += 1
+        report.mismatches.extend(_verify_case(name, index, case, source))
+    artifacts = cast(Callable[[], dict[str, bytes]] | None, getattr(source, "artifacts", None))
+    if artifacts is not None:
+        for art_name, data in sorted(artifacts().items()):
+            target = directory / art_name
+            if target.exists():
+                report.cases += 1
+                if target.read_bytes() != data:
+                    report.mismatches.append(
+                        Mismatch(art_name, "-", "<bytes>", "file bytes", "model bytes differ")
+                    )
+
+
+def _verify_case(name: str, index: int, case: Any, source: VectorSource) -> list[Mismatch]:
+    if not isinstance(case, dict):
+        return [Mismatch(name, f"#{index}", "<case>", case, "an object")]
+    case_id = str(case.get("id", f"#{index}"))
+    expected = case.get("expected")
+    if not isinstance(expected, dict):
+        return [Mismatch(name, case_id, "expected", expected, "an object")]
+    try:
+        actual = source.compute(str(case.get("kind")), dict(case.get("inputs") or {}))
+    except (UALinkError, ValueError, KeyError, TypeError) as exc:
+        return [Mismatch(name, case_id, "<compute>", "outputs", f"{type(exc).__name__}: {exc}")]
+    found = []
+    for key in sorted(set(expected) | set(actual)):
+        if expected.get(key) != actual.get(key):
+            found.append(Mismatch(name, case_id, key, expected.get(key), actual.get(key)))
+    return found
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    text = json.dumps(value) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
