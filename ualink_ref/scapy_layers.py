@@ -1,0 +1,57 @@
+"""Scapy layers for ualink_ref, generated from the bit-field declarations.
+
+This module (and only the ``scapy_*`` modules beside it) imports Scapy, which
+is GPL-2.0-only; install it with the ``scapy`` extra. No layout is typed here:
+:func:`packet_class` turns a :class:`~ualink_ref.bitfields.BitFormat` into a
+Scapy ``Packet`` subclass with one ``BitField`` (or ``BitEnumField``) per
+declared field, in declaration (MSB-first) order — the same order and
+bit numbering Scapy uses for ``BitField`` runs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scapy.fields import BitEnumField, BitField
+from scapy.packet import Packet
+
+from ualink_ref.bitfields import BitFormat
+
+
+def scapy_fields(fmt: BitFormat) -> list[Any]:
+    """Scapy field objects for every field of ``fmt``, MSB first."""
+    fields: list[Any] = []
+    for f in fmt.fields:
+        if f.enum:
+            fields.append(BitEnumField(f.name, f.default, f.width, dict(f.enum)))
+        else:
+            fields.append(BitField(f.name, f.default, f.width))
+    return fields
+
+
+def _class_name(fmt_name: str) -> str:
+    return "".join(part[:1].upper() + part[1:] for part in fmt_name.replace("-", "_").split("_"))
+
+
+def packet_class(
+    fmt: BitFormat,
+    *,
+    class_name: str | None = None,
+    display_name: str | None = None,
+    extra_fields: list[Any] | None = None,
+    attrs: dict[str, Any] | None = None,
+) -> type[Packet]:
+    """Build a Scapy ``Packet`` subclass whose fields are exactly ``fmt``'s.
+
+    ``extra_fields`` are appended after the declared ones (e.g. a payload
+    length or a CRC field computed by the caller); ``attrs`` adds methods such
+    as ``guess_payload_class`` or ``post_build``.
+    """
+    namespace: dict[str, Any] = {
+        "name": display_name or fmt.name,
+        "fields_desc": scapy_fields(fmt) + list(extra_fields or []),
+        "__doc__": fmt.description or f"Scapy view of the {fmt.name} format.",
+        "__module__": __name__,
+    }
+    namespace.update(attrs or {})
+    return type(class_name or _class_name(fmt.name), (Packet,), namespace)
