@@ -6,16 +6,22 @@ is GPL-2.0-only; install it with the ``scapy`` extra. No layout is typed here:
 Scapy ``Packet`` subclass with one ``BitField`` (or ``BitEnumField``) per
 declared field, in declaration (MSB-first) order — the same order and
 bit numbering Scapy uses for ``BitField`` runs.
+
+Importing this module registers pcap link type 147 (``LINKTYPE_USER0``) with
+Scapy, so ``rdpcap()`` of a ualink_ref capture dissects every record with no
+further setup (see ``specs/capture.md``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from scapy.config import conf
 from scapy.fields import BitEnumField, BitField
-from scapy.packet import Packet
+from scapy.packet import Packet, Raw
 
 from ualink_ref.bitfields import BitFormat
+from ualink_ref.capture import LINKTYPE_USER0, PSEUDO_HEADER
 
 
 def scapy_fields(fmt: BitFormat) -> list[Any]:
@@ -55,3 +61,26 @@ def packet_class(
     }
     namespace.update(attrs or {})
     return type(class_name or _class_name(fmt.name), (Packet,), namespace)
+
+
+# -- capture records (link type 147) -------------------------------------------
+
+
+def _capture_payload(pkt: Packet, payload: bytes) -> Any:
+    """Choose the layer after the pseudo-header from its ``record_kind``."""
+    del payload
+    return RECORD_LAYERS.get(pkt.getfieldval("record_kind"), Raw)
+
+
+#: Scapy view of the capture pseudo-header (``specs/capture.md``).
+UALinkCapture = packet_class(
+    PSEUDO_HEADER,
+    class_name="UALinkCapture",
+    display_name="UALink capture record",
+    attrs={"guess_payload_class": _capture_payload},
+)
+
+#: record_kind -> layer that dissects the record's data (Raw until a layer is known).
+RECORD_LAYERS: dict[int, Any] = {}
+
+conf.l2types.register(LINKTYPE_USER0, UALinkCapture)
