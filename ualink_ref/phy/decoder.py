@@ -82,7 +82,8 @@ def _evaluate(coefs: NDArray[np.uint16], log_x: NDArray[np.int64]) -> NDArray[np
     degrees = np.arange(coefs.shape[1], dtype=np.int64)
     powers = np.mod(log[coefs] + degrees[None, :] * log_x[:, None], gf.ORDER)
     terms = np.where(coefs != 0, exp[powers], 0).astype(np.uint16)
-    return np.bitwise_xor.reduce(terms, axis=1)
+    result: NDArray[np.uint16] = np.bitwise_xor.reduce(terms, axis=1)
+    return result
 
 
 def correct(tables: CodeTables, codewords: NDArray[np.uint8]) -> Corrections:

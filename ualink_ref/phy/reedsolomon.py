@@ -80,7 +80,7 @@ def code_tables(n: int, k: int) -> CodeTables:
         top = current[0]
         current = np.concatenate([current[1:], np.zeros(1, np.uint16)])
         if top:
-            current ^= gf.mul(np.uint16(top), g_low)
+            current ^= gf.mul(np.full(1, top, dtype=np.uint16), g_low)
     degrees = (n - 1 - np.arange(n)).astype(np.int64)
     enc_coef = rem[degrees[:k]]  # message symbol i sits at degree n-1-i
     js = np.arange(two_t, dtype=np.int64)
@@ -121,7 +121,7 @@ class RSDecodeResult:
         return not bool(np.any(self.uncorrectable))
 
     def raise_if_uncorrectable(self) -> RSDecodeResult:
-        """Raise :class:`FecUncorrectableError` if any codeword is uncorrectable, else return self."""
+        """Raise :class:`FecUncorrectableError` if a codeword is uncorrectable; else return self."""
         flags = np.atleast_1d(self.uncorrectable)
         if flags.any():
             indices = [int(i) for i in np.flatnonzero(flags)]
@@ -209,7 +209,7 @@ class ReedSolomonCode:
         return correct(self.tables, codewords)
 
     def decode(self, cws: ArrayLike) -> RSDecodeResult:
-        """Correct codewords of shape ``(n,)`` or ``(N, n)``; flag (not raise) uncorrectable ones."""
+        """Correct codewords of shape ``(n,)`` or ``(N, n)``; flag uncorrectable ones (no raise)."""
         sym, single = _as_symbols(cws, self.n, f"{self.name} codeword", DecodeError)
         fix = self.correct_bytes(gf.symbols_to_bytes(sym))
         fixed = sym.copy()
