@@ -123,9 +123,9 @@ def bytes_to_symbols(data: NDArray[np.uint8], m: int) -> U16:
     buf[..., :5] = padded.reshape(*lead, groups, 5)
     words = buf.view("<u8")[..., 0]
     mask = np.uint64(ORDER)
-    out = np.stack(
-        [(words >> np.uint64(s)) & mask for s in (0, 10, 20, 30)], axis=-1
-    ).reshape(*lead, groups * 4)
+    out = np.stack([(words >> np.uint64(s)) & mask for s in (0, 10, 20, 30)], axis=-1).reshape(
+        *lead, groups * 4
+    )
     return np.ascontiguousarray(out[..., :m].astype(np.uint16))
 
 
