@@ -61,13 +61,32 @@ def alpha_pow(e: NDArray[np.integer] | int) -> U16:
     return exp[np.mod(e, ORDER)]
 
 
-def mul(a: NDArray[np.integer], b: NDArray[np.integer]) -> U16:
-    """Elementwise product of field elements (broadcasting)."""
+def _mul_log(a: NDArray[np.integer], b: NDArray[np.integer]) -> U16:
+    """Elementwise product through the log/antilog tables."""
     exp, log = tables()
     a = np.asarray(a)
     b = np.asarray(b)
     prod = exp[log[a] + log[b]]
     return np.where((a != 0) & (b != 0), prod, 0).astype(np.uint16)
+
+
+@cache
+def mul_table() -> U16:
+    """The full 1024 x 1024 product table, flattened (2 MiB; one gather per product)."""
+    everything = np.arange(Q, dtype=np.int64)
+    table = _mul_log(everything[:, None], everything[None, :]).ravel()
+    table.setflags(write=False)
+    return table
+
+
+def mul(a: NDArray[np.integer], b: NDArray[np.integer]) -> U16:
+    """Elementwise product of field elements (broadcasting).
+
+    One gather from the full product table: about 3x faster than log + log +
+    antilog with zero masking, and this is the inner operation of the decoder.
+    """
+    index = (np.asarray(a).astype(np.intp) << M) | np.asarray(b).astype(np.intp)
+    return np.take(mul_table(), index)
 
 
 def inv(a: NDArray[np.integer]) -> U16:
