@@ -33,6 +33,9 @@ POOL = NUM_VCS  # index of the shared pool in per-source arrays
 #: Largest increment one field can carry, per class: FTYPE 0 (pool), FTYPE 6 (VC).
 POOL_RETURN_MAX = (63, 63, 255, 255)
 VC_RETURN_MAX = (31, 31, 255, 255)
+#: Most credits of each class one field can need: a 256-byte Write takes a
+#: byte-enable buffer plus 4 beats; a 256-byte read response 4 beats.
+MAX_NEED = (1, 1, 5, 4)
 
 
 @dataclass(frozen=True)
@@ -160,8 +163,43 @@ class ReceiverCredits:
         return result
 
 
+def check_config(config: CreditConfig) -> None:
+    """Raise ``ValueError`` unless every VC can carry a maximal request and response.
+
+    A field takes all its credits from its VC or all from the pool, so for
+    each pair (command class, data class) the VC or the pool must hold one
+    command credit and the largest data need at once; otherwise a large
+    operation could wait forever.
+    """
+    for cmd_cls, data_cls in ((REQ_CMD, REQ_DATA), (RSP_CMD, RSP_DATA)):
+        need = MAX_NEED[data_cls]
+        if not any(
+            cap[cmd_cls] >= 1 and cap[data_cls] >= need for cap in (config.per_vc, config.pool)
+        ):
+            raise ValueError(
+                f"credit config cannot carry a maximal field: {CLASS_NAMES[cmd_cls]} >= 1 and "
+                f"{CLASS_NAMES[data_cls]} >= {need} are needed in the VC or in the pool"
+            )
+
+
+def return_thresholds(config: CreditConfig) -> list[tuple[int, int, int, int]]:
+    """Owed count per (source, class) that makes a credit-only flit worth sending."""
+    rows = []
+    for source in range(NUM_VCS + 1):
+        cap = config.capacity(source)
+        row = []
+        for cls in range(4):
+            if cap[cls] <= 0:
+                row.append(0)
+            else:
+                row.append(max(1, min(cap[cls] // 2, cap[cls] - MAX_NEED[cls] + 1)))
+        rows.append((row[0], row[1], row[2], row[3]))
+    return rows
+
+
 __all__ = [
     "CLASS_NAMES",
+    "MAX_NEED",
     "NUM_VCS",
     "POOL",
     "POOL_RETURN_MAX",
@@ -173,4 +211,6 @@ __all__ = [
     "CreditConfig",
     "ReceiverCredits",
     "SenderCredits",
+    "check_config",
+    "return_thresholds",
 ]

@@ -53,7 +53,6 @@ from ualink_ref.errors import (
     TagError,
     TruncatedError,
 )
-from ualink_ref.tl import fields as F
 from ualink_ref.tl.credits import (
     NUM_VCS,
     POOL,
@@ -64,58 +63,44 @@ from ualink_ref.tl.credits import (
     CreditConfig,
     ReceiverCredits,
     SenderCredits,
+    check_config,
+    return_thresholds,
 )
 from ualink_ref.tl.memory import Memory
+from ualink_ref.tl.target import execute
 from ualink_ref.tl.upli import (
     ACC_BITS,
     NUM_TAGS,
-    REGION_BYTES,
     AtomicOp,
     Command,
     Status,
     atomic_attr,
-    atomic_op_of,
     beats_for,
     check_access,
     check_atomic,
+)
+from ualink_ref.tl.wire import (
+    ADDR_LO_BITS,
+    pack_compressed_request,
+    pack_compressed_response,
+    pack_flow_control,
+    pack_request,
+    pack_response,
+    unpack_compressed_request,
+    unpack_compressed_response,
+    unpack_flow_control,
+    unpack_request,
+    unpack_response,
 )
 
 _STATUS = tuple(Status)
 _HALF = 32
 _ZERO_HALF = bytes(_HALF)
 
-# Shifts taken from the one declaration of each layout (fields.py).
-_S = F.shift_of
-_RQ = F.REQUEST
-RQ_FTYPE, RQ_CMD, RQ_VC, RQ_ASI = (_S(_RQ, n) for n in ("ftype", "cmd", "vchan", "asi"))
-RQ_TAG = _S(_RQ, "tag")
-RQ_POOL, RQ_ATTR, RQ_LEN, RQ_META = (_S(_RQ, n) for n in ("pool", "attr", "len", "metadata"))
-RQ_ADDR, RQ_SRC, RQ_DST = (_S(_RQ, n) for n in ("addr", "src_acc", "dst_acc"))
-RQ_CLOAD, RQ_CWAY, RQ_BEATS = (_S(_RQ, n) for n in ("cload", "cway", "numbeats"))
-_CQ = F.COMPRESSED_REQUEST
-CQ_FTYPE, CQ_CMD, CQ_VC, CQ_TAG = (_S(_CQ, n) for n in ("ftype", "cmd", "vchan", "tag"))
-CQ_POOL, CQ_ATTR, CQ_LEN = (_S(_CQ, n) for n in ("pool", "attr", "len"))
-CQ_CWAY, CQ_BEATS, CQ_ADDR = (_S(_CQ, n) for n in ("cway", "numbeats", "addr_lo"))
-_RS = F.RESPONSE
-RS_FTYPE, RS_VC, RS_TAG, RS_POOL = (_S(_RS, n) for n in ("ftype", "vchan", "tag", "pool"))
-RS_LEN, RS_OFF, RS_STATUS, RS_RDWR = (_S(_RS, n) for n in ("len", "offset", "status", "rd_wr"))
-RS_LAST, RS_SRC, RS_DST, RS_SPARE = (_S(_RS, n) for n in ("last", "src_acc", "dst_acc", "spare"))
-_CS = F.COMPRESSED_RESPONSE_DATA
-CS_FTYPE, CS_VC, CS_TAG, CS_POOL = (_S(_CS, n) for n in ("ftype", "vchan", "tag", "pool"))
-CS_LEN, CS_OFF, CS_LAST, CS_SPARE = (_S(_CS, n) for n in ("len", "offset", "last", "spare"))
-_FC = F.FLOW_CONTROL
-FC_SHIFTS = tuple(_S(_FC, n) for n in ("req_cmd", "rsp_cmd", "req_data", "rsp_data"))
-FC_MASKS = tuple(_FC.field(n).max_value for n in ("req_cmd", "rsp_cmd", "req_data", "rsp_data"))
-_VF = F.VC_FLOW_CONTROL
-VF_VC = _S(_VF, "vchan")
-VF_SHIFTS = tuple(_S(_VF, n) for n in ("req_cmd", "rsp_cmd", "req_data", "rsp_data"))
-VF_MASKS = tuple(_VF.field(n).max_value for n in ("req_cmd", "rsp_cmd", "req_data", "rsp_data"))
-_ADDR_LO_BITS = F.COMPRESSED_REQUEST.field("addr_lo").width + 2  # address bits 23..0
 _RD_WR_READ = {Command.READ: 0, Command.ATOMIC_R: 0}
 _DATA_COMMANDS = frozenset(
     (Command.WRITE_FULL, Command.WRITE_MESSAGE, Command.ATOMIC_R, Command.ATOMIC_NR)
 )
-_MAX_NEED = (1, 1, 5, 4)  # most credits of each class one field can need
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,7 +160,7 @@ class _Op:
 class _Rsp:
     """A queued response (completer side)."""
 
-    __slots__ = ("beats", "dst", "halves", "rd_wr", "status", "tag", "vc")
+    __slots__ = ("beats", "dst", "halves", "rd_wr", "stalled", "status", "tag", "vc")
 
     def __init__(
         self, tag: int, vc: int, status: int, rd_wr: int, dst: int, halves: list[bytes], beats: int
@@ -187,6 +172,7 @@ class _Rsp:
         self.dst = dst
         self.halves = halves
         self.beats = beats
+        self.stalled = False
 
 
 class TransactionLayer:
@@ -206,12 +192,12 @@ class TransactionLayer:
         self.memory = memory if memory is not None else Memory()
         self.compress = compress
         self.credit_config = credits or CreditConfig()
-        _check_config(self.credit_config)
+        check_config(self.credit_config)
         self.counters = TLCounters()
         self.messages: list[tuple[int, int, bytes]] = []  # Write Message: (src, addr, data)
         self.tx_credits = SenderCredits()
         self.rx_credits = ReceiverCredits(self.credit_config)
-        self._thresholds = _thresholds(self.credit_config)
+        self._thresholds = return_thresholds(self.credit_config)
         self._next_handle = 0
         self._free_tags: deque[int] = deque(range(NUM_TAGS))
         self._req_q: deque[_Op] = deque()
@@ -368,22 +354,20 @@ class TransactionLayer:
                 break
             source = tx.take(rsp.vc, RSP_CMD, RSP_DATA, rsp.beats)
             if source < 0:
-                counters.credit_stalls += 1
+                if not rsp.stalled:
+                    rsp.stalled = True
+                    counters.credit_stalls += 1
                 break
             rsp_q.popleft()
             pool = 1 if source == POOL else 0
             len_field = rsp.beats - 1 if rsp.beats else 0
             if compressed:
-                ftype = 4 if rsp.beats else 5
-                word = (ftype << CS_FTYPE | rsp.vc << CS_VC | rsp.tag << CS_TAG
-                        | pool << CS_POOL | len_field << CS_LEN | 1 << CS_LAST)
-                parts.append(word.to_bytes(4, "big"))
+                parts.append(pack_compressed_response(rsp.beats > 0, rsp.vc, rsp.tag, pool,
+                                                      len_field))
                 counters.compressed_responses += 1
             else:
-                word = (2 << RS_FTYPE | rsp.vc << RS_VC | rsp.tag << RS_TAG | pool << RS_POOL
-                        | len_field << RS_LEN | rsp.status << RS_STATUS | rsp.rd_wr << RS_RDWR
-                        | 1 << RS_LAST | self.acc_id << RS_SRC | rsp.dst << RS_DST)
-                parts.append(word.to_bytes(8, "big"))
+                parts.append(pack_response(rsp.vc, rsp.tag, pool, len_field, rsp.status,
+                                           rsp.rd_wr, self.acc_id, rsp.dst))
             room -= size
             counters.responses_sent += 1
             if rsp.halves:
@@ -392,7 +376,7 @@ class TransactionLayer:
         while req_q and room >= 2:
             op = req_q[0]
             way = -1
-            key = (0, op.dst, op.metadata, op.addr >> _ADDR_LO_BITS)
+            key = (0, op.dst, op.metadata, op.addr >> ADDR_LO_BITS)
             if self.compress:
                 ways = self._tx_ways
                 way = ways.index(key) if key in ways else -1
@@ -415,11 +399,8 @@ class TransactionLayer:
             self._outstanding[tag] = op
             pool = 1 if source == POOL else 0
             if way >= 0:
-                word = (3 << CQ_FTYPE | op.cmd << CQ_CMD | op.vc << CQ_VC | tag << CQ_TAG
-                        | pool << CQ_POOL | op.attr << CQ_ATTR | op.len_field << CQ_LEN
-                        | way << CQ_CWAY | op.numbeats << CQ_BEATS
-                        | ((op.addr & ((1 << _ADDR_LO_BITS) - 1)) >> 2) << CQ_ADDR)
-                parts.append(word.to_bytes(8, "big"))
+                parts.append(pack_compressed_request(op.cmd, op.vc, tag, pool, op.attr,
+                                                     op.len_field, way, op.numbeats, op.addr))
                 counters.compressed_requests += 1
             else:
                 cload = 0
@@ -429,12 +410,9 @@ class TransactionLayer:
                     cway = self._tx_next_way
                     self._tx_ways[cway] = key
                     self._tx_next_way = (cway + 1) & 3
-                word = (1 << RQ_FTYPE | op.cmd << RQ_CMD | op.vc << RQ_VC | tag << RQ_TAG
-                        | pool << RQ_POOL | op.attr << RQ_ATTR | op.len_field << RQ_LEN
-                        | op.metadata << RQ_META | (op.addr >> 2) << RQ_ADDR
-                        | self.acc_id << RQ_SRC | op.dst << RQ_DST | cload << RQ_CLOAD
-                        | cway << RQ_CWAY | op.numbeats << RQ_BEATS)
-                parts.append(word.to_bytes(16, "big"))
+                parts.append(pack_request(op.cmd, op.vc, 0, tag, pool, op.attr, op.len_field,
+                                          op.metadata, op.addr, self.acc_id, op.dst, cload, cway,
+                                          op.numbeats))
             room -= size
             counters.requests_sent += 1
             if op.halves:
@@ -462,15 +440,7 @@ class TransactionLayer:
     def _emit_returns(self, parts: list[bytes], room: int) -> int:
         returns = self.rx_credits.take_returns(room)
         for source, counts in returns:
-            if source == POOL:
-                word = 0
-                for cls in range(4):
-                    word |= counts[cls] << FC_SHIFTS[cls]
-            else:
-                word = 6 << 28 | source << VF_VC
-                for cls in range(4):
-                    word |= counts[cls] << VF_SHIFTS[cls]
-            parts.append(word.to_bytes(4, "big"))
+            parts.append(pack_flow_control(source, counts))
         self.counters.credit_returns_sent += len(returns)
         return len(returns)
 
@@ -503,7 +473,7 @@ class TransactionLayer:
                 break  # the rest is NOP padding
             ftype = half[start] >> 4
             if ftype == 0 or ftype == 6:
-                self._rx_flow_control(ftype, int.from_bytes(half[start : start + 4], "big"))
+                self._rx_flow_control(int.from_bytes(half[start : start + 4], "big"))
                 sector += 1
             elif ftype == 1:
                 if sector > 4:
@@ -527,51 +497,28 @@ class TransactionLayer:
                 raise FieldRangeError("ftype", ftype, f"unknown TL field type at sector {sector}")
         self._drain()
 
-    def _rx_flow_control(self, ftype: int, word: int) -> None:
-        tx = self.tx_credits
-        if ftype == 0:
-            for cls in range(4):
-                count = word >> FC_SHIFTS[cls] & FC_MASKS[cls]
-                if count:
-                    tx.grant(POOL, cls, count)
-        else:
-            vc = word >> VF_VC & 3
-            for cls in range(4):
-                count = word >> VF_SHIFTS[cls] & VF_MASKS[cls]
-                if count:
-                    tx.grant(vc, cls, count)
+    def _rx_flow_control(self, word: int) -> None:
+        source, counts = unpack_flow_control(word)
+        grant = self.tx_credits.grant
+        for cls in range(4):
+            if counts[cls]:
+                grant(source, cls, counts[cls])
 
     def _rx_request(self, word: int, compressed: bool) -> None:
         if compressed:
-            cmd = word >> CQ_CMD & 0x3F
-            vc = word >> CQ_VC & 3
-            tag = word >> CQ_TAG & 0x7FF
-            pool = word >> CQ_POOL & 1
-            attr = word >> CQ_ATTR & 0xFF
-            len_field = word >> CQ_LEN & 0x3F
-            numbeats = word >> CQ_BEATS & 3
-            cached = self._rx_ways[word >> CQ_CWAY & 3]
+            cmd, vc, tag, pool, attr, len_field, cway, numbeats, addr_lo = (
+                unpack_compressed_request(word)
+            )
+            cached = self._rx_ways[cway]
             if cached is None:
                 raise ProtocolError("compressed request names an empty address-cache way")
             asi, src, dst, metadata, hi = cached
-            addr = hi << _ADDR_LO_BITS | (word >> CQ_ADDR & 0x3FFFFF) << 2
+            addr = hi << ADDR_LO_BITS | addr_lo
         else:
-            cmd = word >> RQ_CMD & 0x3F
-            vc = word >> RQ_VC & 3
-            asi = word >> RQ_ASI & 3
-            tag = word >> RQ_TAG & 0x7FF
-            pool = word >> RQ_POOL & 1
-            attr = word >> RQ_ATTR & 0xFF
-            len_field = word >> RQ_LEN & 0x3F
-            metadata = word >> RQ_META & 0xFF
-            addr = (word >> RQ_ADDR & ((1 << 55) - 1)) << 2
-            src = word >> RQ_SRC & 0x3FF
-            dst = word >> RQ_DST & 0x3FF
-            numbeats = word >> RQ_BEATS & 3
-            if word >> RQ_CLOAD & 1:
-                self._rx_ways[word >> RQ_CWAY & 3] = (
-                    asi, src, dst, metadata, addr >> _ADDR_LO_BITS
-                )
+            (cmd, vc, asi, tag, pool, attr, len_field, metadata, addr, src, dst, cload, cway,
+             numbeats) = unpack_request(word)
+            if cload:
+                self._rx_ways[cway] = (asi, src, dst, metadata, addr >> ADDR_LO_BITS)
         if cmd == Command.READ:
             halves = 0
         elif cmd == Command.WRITE:
@@ -591,30 +538,18 @@ class TransactionLayer:
 
     def _rx_response(self, word: int, compressed: bool) -> None:
         if compressed:
-            if word >> CS_SPARE & 0x1FF:
-                raise ReservedBitsError("tl_compressed_response.spare", word >> CS_SPARE & 0x1FF)
-            ftype = word >> CS_FTYPE
-            vc = word >> CS_VC & 3
-            tag = word >> CS_TAG & 0x7FF
-            pool = word >> CS_POOL & 1
-            len_field = word >> CS_LEN & 3
-            offset = word >> CS_OFF & 3
-            last = word >> CS_LAST & 1
+            ftype, vc, tag, pool, len_field, offset, last, spare = unpack_compressed_response(word)
+            if spare:
+                raise ReservedBitsError("tl_compressed_response.spare", spare)
             status = 0
             beats = len_field + 1 if ftype == 4 else 0
             dst = self.acc_id
         else:
-            if word >> RS_SPARE & 0xFFFF:
-                raise ReservedBitsError("tl_response.spare", word >> RS_SPARE & 0xFFFF)
-            vc = word >> RS_VC & 3
-            tag = word >> RS_TAG & 0x7FF
-            pool = word >> RS_POOL & 1
-            len_field = word >> RS_LEN & 3
-            offset = word >> RS_OFF & 3
-            status = word >> RS_STATUS & 0xF
-            rd_wr = word >> RS_RDWR & 1
-            last = word >> RS_LAST & 1
-            dst = word >> RS_DST & 0x3FF
+            vc, tag, pool, len_field, offset, status, rd_wr, last, _src, dst, spare = (
+                unpack_response(word)
+            )
+            if spare:
+                raise ReservedBitsError("tl_response.spare", spare)
             beats = len_field + 1 if rd_wr == 0 and status == 0 else 0
         source = POOL if pool else vc
         self.rx_credits.consume(source, RSP_CMD, RSP_DATA, beats)
@@ -639,7 +574,17 @@ class TransactionLayer:
             if item[1]:
                 self._complete(item[3], halves)  # type: ignore[arg-type]
             else:
-                self._execute(item[3], halves)  # type: ignore[arg-type]
+                self._serve(item[3], halves)  # type: ignore[arg-type]
+
+    def _serve(self, info: tuple[int, ...], halves: list[bytes]) -> None:
+        (cmd, vc, asi, tag, attr, len_field, _metadata, addr, src, dst,
+         numbeats, source, data_credits) = info
+        self.rx_credits.free(source, REQ_CMD, REQ_DATA, data_credits)
+        status, rd_wr, out, beats = execute(
+            self.memory, self.acc_id, self.messages, cmd, asi, attr, len_field, addr, src, dst,
+            numbeats, halves,
+        )
+        self._rsp_q.append(_Rsp(tag, vc, status, rd_wr, src, out, beats))
 
     def _complete(self, info: tuple[int, int, int, int], halves: list[bytes]) -> None:
         tag, status, source, beats = info
@@ -656,79 +601,6 @@ class TransactionLayer:
         elif status == 0 and beats:
             raise ProtocolError(f"response for tag {tag} carries unexpected data")
         self._events.append(Completion(op.handle, _STATUS[status], data))
-
-    def _execute(self, info: tuple[int, ...], halves: list[bytes]) -> None:
-        (cmd, vc, asi, tag, attr, len_field, _metadata, addr, src, dst,
-         numbeats, source, data_credits) = info
-        self.rx_credits.free(source, REQ_CMD, REQ_DATA, data_credits)
-        nbytes = (len_field + 1) * 4
-        rd_wr = _RD_WR_READ.get(cmd, 1)  # type: ignore[call-overload]
-        status = 0
-        out: list[bytes] = []
-        beats = 0
-        if asi or dst != self.acc_id:
-            status = Status.UNSUPPORTED_REQUEST
-        elif cmd == Command.ATOMIC_R or cmd == Command.ATOMIC_NR:
-            op = atomic_op_of(attr)
-            size = nbytes
-            if op is None or numbeats or size not in (4, 8):
-                status = Status.UNSUPPORTED_REQUEST
-            else:
-                payload = halves[0]
-                operand = int.from_bytes(payload[:size], "little")
-                compare = int.from_bytes(payload[size : 2 * size], "little")
-                st, old = self.memory.atomic(op, size, addr, operand, compare)
-                status = st
-                if st == 0 and cmd == Command.ATOMIC_R and old is not None:
-                    beat = old.to_bytes(size, "little") + bytes(64 - size)
-                    out = [beat[:_HALF], beat[_HALF:]]
-                    beats = 1
-        elif numbeats != beats_for(nbytes) - 1 or addr // REGION_BYTES != (
-            addr + nbytes - 1
-        ) // REGION_BYTES:
-            status = Status.UNSUPPORTED_REQUEST
-        elif cmd == Command.READ:
-            st, data = self.memory.read(addr, nbytes)
-            status = st
-            if data is not None:
-                beats = numbeats + 1
-                if nbytes % 64:
-                    data += bytes(beats * 64 - nbytes)
-                out = [data[i : i + _HALF] for i in range(0, beats * 64, _HALF)]
-        elif cmd == Command.WRITE_MESSAGE:
-            self.messages.append((src, addr, b"".join(halves)[:nbytes]))
-        else:
-            if cmd == Command.WRITE:
-                mask = int.from_bytes(halves[0], "little") & ((1 << nbytes) - 1)
-                payload = b"".join(halves[1:])[:nbytes]
-                status = self.memory.write(addr, payload, mask)
-            else:
-                payload = halves[0] + halves[1] if len(halves) == 2 else b"".join(halves)
-                status = self.memory.write(addr, payload[:nbytes])
-        self._rsp_q.append(_Rsp(tag, vc, int(status), rd_wr, src, out, beats))
-
-
-def _check_config(config: CreditConfig) -> None:
-    for cls, need in enumerate(_MAX_NEED):
-        if max(config.capacity(s)[cls] for s in range(NUM_VCS + 1)) < need:
-            raise ValueError(
-                f"credit config cannot carry a maximal field: class {cls} needs {need}"
-            )
-
-
-def _thresholds(config: CreditConfig) -> list[tuple[int, int, int, int]]:
-    """Owed count per (source, class) that makes a credit-only flit worth sending."""
-    rows = []
-    for source in range(NUM_VCS + 1):
-        cap = config.capacity(source)
-        row = []
-        for cls in range(4):
-            if cap[cls] <= 0:
-                row.append(0)
-            else:
-                row.append(max(1, min(cap[cls] // 2, cap[cls] - _MAX_NEED[cls] + 1)))
-        rows.append((row[0], row[1], row[2], row[3]))
-    return rows
 
 
 def _mask_of(byte_enable: int | Sequence[int], length: int) -> int:
