@@ -1,0 +1,307 @@
+"""Produce captures: two full stacks over a seeded channel, every wire flit recorded.
+
+:class:`CaptureLink` is a small sans-IO harness of its own (it does not
+change the simulator): endpoint A (accelerator 0) and B (accelerator 1) are
+each a :class:`~ualink_ref.tl.TransactionLayer` over a
+:class:`~ualink_ref.dl.DataLink`; DL flits are FEC-encoded
+(:func:`ualink_ref.phy.encode_flits`), pass a seeded bit-error channel and
+optional scripted bit flips, and are FEC-decoded at the receiver. Each flit
+the receiver gets is recorded as a ``dl_flit`` record (and, with
+``raw_codewords``, the wire bytes before decoding as a ``fec_codewords``
+record), with deterministic timestamps ``slot * 25.6 ns``.
+
+Workloads are lists of :class:`Op`. :data:`SCENARIOS` holds the scripted
+scenarios whose captures are committed under ``vectors/`` (see
+``specs/capture.md``).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+from ualink_ref.capture import CaptureRecord
+from ualink_ref.dl import DataLink, TLFlitDelivered
+from ualink_ref.phy import BitErrorChannel, apply_bit_errors, decode_flits, encode_flits
+from ualink_ref.tl import Completion, CreditConfig, TransactionLayer
+from ualink_ref.tl.upli import AtomicOp
+
+#: pcap timestamp step per flit slot: 680 wire bytes at 212.5 Gb/s = 25.6 ns
+#: (project choice: 200G lane rate with RS(544,514) overhead; fixed for every mode).
+SLOT_NS = 25.6
+#: TL flits held ahead of the DL per side (project choice: keeps DL flits full).
+_TL_AHEAD = 20
+
+
+@dataclass(frozen=True)
+class Op:
+    """One UPLI operation of a capture workload, issued by ``side`` ("a" or "b")."""
+
+    side: str
+    kind: str  # "read", "write", "write_full", "atomic"
+    addr: int
+    length: int = 64
+    data: bytes = b""
+    atomic: str = "ADD"
+    operand: int = 1
+    compare: int | None = None
+    size: int = 8
+    fetch: bool = True
+
+
+@dataclass
+class CaptureResult:
+    """Records of a run and what it did."""
+
+    records: list[CaptureRecord]
+    completions: dict[str, list[Completion]]
+    slots: int
+    crc_errors: int = 0
+    replays: int = 0
+    flips: int = 0
+
+
+@dataclass
+class _Side:
+    name: str
+    tl: TransactionLayer
+    dl: DataLink
+    pipe: deque[tuple[int, bytes, int]] = field(default_factory=deque)  # (arrival, wire, index)
+    sent: int = 0  # DL flits transmitted
+
+
+class CaptureLink:
+    """Two stacks over one link, recording what each receiver gets (see module docstring)."""
+
+    def __init__(
+        self,
+        *,
+        fec: str = "kp4",
+        ber: float = 0.0,
+        seed: int = 0,
+        delay: int = 2,
+        raw_codewords: bool = False,
+        credits_b: CreditConfig | None = None,
+        flips: dict[tuple[str, int], Sequence[int]] | None = None,
+        dl_options: dict[str, int | float] | None = None,
+    ) -> None:
+        opts = dict(dl_options or {})
+        self.fec = fec
+        self.delay = delay
+        self.raw_codewords = raw_codewords
+        self.sides = {
+            "a": _Side("a", TransactionLayer(0), DataLink(**opts)),  # type: ignore[arg-type]
+            "b": _Side("b", TransactionLayer(1, credits=credits_b),
+                       DataLink(**opts)),  # type: ignore[arg-type]
+        }
+        rng = random.Random(seed)
+        self.channels = {
+            s: BitErrorChannel(ber, rng.randrange(2**32)) if ber > 0 else None for s in "ab"
+        }
+        #: (sending side, index of its transmitted DL flit) -> wire bit positions to flip.
+        self.flips = dict(flips or {})
+        self.records: list[CaptureRecord] = []
+        self.completions: dict[str, list[Completion]] = {"a": [], "b": []}
+        self.slot = 0
+        self.flipped = 0
+
+    def issue(self, op: Op) -> int:
+        """Queue ``op`` on its side's TL; return the operation handle."""
+        side = self.sides[op.side]
+        peer = 1 if op.side == "a" else 0
+        if op.kind == "read":
+            return side.tl.read(peer, op.addr, op.length)
+        if op.kind == "write_full":
+            return side.tl.write(peer, op.addr, op.data or bytes(op.length))
+        if op.kind == "write":
+            data = op.data or bytes(op.length)
+            return side.tl.write(peer, op.addr, data, byte_enable=(1 << len(data)) - 1)
+        if op.kind == "atomic":
+            return side.tl.atomic(peer, op.addr, op.atomic, op.operand, op.compare, op.size,
+                                  op.fetch)
+        raise ValueError(f"unknown op kind {op.kind!r}")
+
+    def step(self) -> int:
+        """One flit slot; returns the number of DL flits transmitted in it."""
+        now = float(self.slot)
+        sent = 0
+        for name, side in self.sides.items():
+            while side.dl.tx_backlog < _TL_AHEAD:
+                tl_flit = side.tl.poll_flit()
+                if tl_flit is None:
+                    break
+                side.dl.send([tl_flit])
+            timer = side.dl.next_timer()
+            if timer is not None and timer <= now:
+                side.dl.handle_timer(now)
+            flit = side.dl.poll(now)
+            if flit is None:
+                continue
+            wire = encode_flits(flit, self.fec)
+            channel = self.channels[name]
+            if channel is not None:
+                wire = channel.apply(wire)
+            bits = self.flips.get((name, side.sent))
+            if bits:
+                wire = apply_bit_errors(wire, list(bits))
+                self.flipped += 1
+            side.pipe.append((self.slot + self.delay, wire, side.sent))
+            side.sent += 1
+            sent += 1
+        for name, side in self.sides.items():
+            peer = self.sides["b" if name == "a" else "a"]
+            while side.pipe and side.pipe[0][0] <= self.slot:
+                _arrival, wire, _index = side.pipe.popleft()
+                self._deliver(name, wire, peer, now)
+        for name, side in self.sides.items():
+            while (c := side.tl.next_event()) is not None:
+                self.completions[name].append(c)
+        self.slot += 1
+        return sent
+
+    def _deliver(self, sender: str, wire: bytes, peer: _Side, now: float) -> None:
+        res = decode_flits(wire, self.fec)
+        direction = "a_to_b" if sender == "a" else "b_to_a"
+        port = 0 if sender == "a" else 1
+        ts = round(self.slot * SLOT_NS)
+        if self.raw_codewords:
+            self.records.append(CaptureRecord(wire, "fec_codewords", direction, self.fec, port,
+                                              slot=self.slot, timestamp_ns=ts))
+        self.records.append(CaptureRecord(
+            res.flits, "dl_flit", direction, self.fec, port,
+            symbols_corrected=int(res.corrected[0]), uncorrectable=bool(res.uncorrectable[0]),
+            slot=self.slot, timestamp_ns=ts))
+        for event in peer.dl.receive(res.flits, now):
+            if isinstance(event, TLFlitDelivered):
+                peer.tl.receive_flit(event.data)
+
+    @property
+    def busy(self) -> bool:
+        """True while either side has TL work, DL work, or flits on the wire."""
+        return any(s.tl.busy or not s.dl.idle or s.pipe or s.dl.tx_backlog
+                   for s in self.sides.values())
+
+    def run(self, ops: Iterable[Op], *, max_slots: int = 200_000,
+            until: Callable[[CaptureLink], bool] | None = None) -> CaptureResult:
+        """Issue ``ops`` and step until everything completed and the link is idle."""
+        for op in ops:
+            self.issue(op)
+        quiet = 0
+        while self.slot < max_slots:
+            sent = self.step()
+            if until is not None and until(self):
+                break
+            quiet = quiet + 1 if sent == 0 and not self.busy else 0
+            if quiet >= 2:
+                break
+        else:
+            raise RuntimeError(f"capture run still busy after {max_slots} slots")
+        return CaptureResult(
+            self.records, self.completions, self.slot,
+            crc_errors=sum(s.dl.counters.crc_errors for s in self.sides.values()),
+            replays=sum(s.dl.counters.replays for s in self.sides.values()),
+            flips=self.flipped,
+        )
+
+
+# -- scripted scenarios -----------------------------------------------------------
+
+
+def _pattern(n: int, salt: int) -> bytes:
+    return bytes((i * 7 + salt) & 0xFF for i in range(n))
+
+
+def _clean() -> list[Op]:
+    ops = [Op("a", "write_full", 0x1000 + 0x100 * i, 64 * (i % 4 + 1),
+              _pattern(64 * (i % 4 + 1), i)) for i in range(4)]
+    ops += [Op("a", "read", 0x1000 + 0x100 * i, 64 * (i % 4 + 1)) for i in range(4)]
+    ops += [Op("b", "write", 0x2000, 16, _pattern(16, 9)), Op("b", "read", 0x2000, 16)]
+    return ops
+
+
+def _bulk(n: int) -> list[Op]:
+    return [Op("a", "write_full", 0x10000 + 0x100 * i, 256, _pattern(256, i)) for i in range(n)]
+
+
+def _atomics() -> list[Op]:
+    ops: list[Op] = []
+    addr = 0x3000
+    for op in AtomicOp:
+        for size in (4, 8):
+            compare = 0 if op is AtomicOp.CAS else None
+            for fetch in (True, False):
+                ops.append(Op("a", "atomic", addr, atomic=op.name, operand=5, compare=compare,
+                              size=size, fetch=fetch))
+                addr += 8
+    return ops
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A scripted capture: workload, link settings, and what it demonstrates."""
+
+    name: str
+    description: str
+    ops: Callable[[], list[Op]]
+    settings: dict[str, object] = field(default_factory=dict)
+
+
+#: The committed scenario captures (``vectors/captures/<name>.pcap``).
+SCENARIOS: dict[str, Scenario] = {
+    s.name: s
+    for s in (
+        Scenario("clean", "Reads, WriteFulls and a partial Write both ways, no errors", _clean),
+        Scenario(
+            "replay",
+            "Bulk writes A->B; A's 3rd DL flit is corrupted on the wire beyond FEC repair "
+            "(40 symbol errors), B drops it (CRC), requests a replay, A replays",
+            lambda: _bulk(12),
+            {"fec": "kp4", "flips": {("a", 2): [30 * k + 3 for k in range(40)]}},
+        ),
+        Scenario(
+            "credits",
+            "B grants few credits (1 request, 5 data buffers per VC, none pooled): A's "
+            "writes stall until B returns credits in flow-control fields",
+            lambda: _bulk(10),
+            {"credits_b": CreditConfig(per_vc=(1, 8, 5, 16), pool=(0, 0, 0, 0))},
+        ),
+        Scenario("atomics", "Every atomic op, 4 and 8 bytes, AtomicR and AtomicNR", _atomics),
+    )
+}
+
+
+def run_scenario(name: str) -> CaptureResult:
+    """Run scenario ``name`` and return its records (deterministic)."""
+    scenario = SCENARIOS[name]
+    link = CaptureLink(**scenario.settings)  # type: ignore[arg-type]
+    return link.run(scenario.ops())
+
+
+
+
+def random_workload(n: int, *, seed: int = 0) -> list[Op]:
+    """``n`` random operations from both ends: reads, writes, atomics (deterministic)."""
+    rng = random.Random(seed)
+    ops: list[Op] = []
+    for _ in range(n):
+        side = rng.choice("ab")
+        kind = rng.choice(["read", "write_full", "write", "atomic"])
+        if kind == "atomic":
+            op = rng.choice(list(AtomicOp))
+            size = rng.choice([4, 8])
+            ops.append(Op(side, kind, 0x8000 + size * rng.randrange(64), atomic=op.name,
+                          operand=rng.randrange(1 << (8 * size)), size=size,
+                          compare=rng.randrange(4) if op is AtomicOp.CAS else None,
+                          fetch=rng.random() < 0.5))
+            continue
+        length = 4 * rng.randint(1, 64)
+        addr = 0x100 * rng.randrange(256) + 4 * rng.randrange((256 - length) // 4 + 1)
+        data = bytes(rng.randrange(256) for _ in range(length)) if kind != "read" else b""
+        ops.append(Op(side, kind, addr, length, data))
+    return ops
+
+
+__all__ = ["SCENARIOS", "SLOT_NS", "CaptureLink", "CaptureResult", "Op", "Scenario",
+           "random_workload", "run_scenario"]
