@@ -57,6 +57,7 @@ class CaptureResult:
 
     records: list[CaptureRecord]
     completions: dict[str, list[Completion]]
+    delivered: dict[str, list[bytes]]
     slots: int
     crc_errors: int = 0
     replays: int = 0
@@ -104,6 +105,8 @@ class CaptureLink:
         self.flips = dict(flips or {})
         self.records: list[CaptureRecord] = []
         self.completions: dict[str, list[Completion]] = {"a": [], "b": []}
+        #: TL flits each receiver's DataLink delivered, by direction (for cross-checks).
+        self.delivered: dict[str, list[bytes]] = {"a_to_b": [], "b_to_a": []}
         self.slot = 0
         self.flipped = 0
 
@@ -175,6 +178,7 @@ class CaptureLink:
             slot=self.slot, timestamp_ns=ts))
         for event in peer.dl.receive(res.flits, now):
             if isinstance(event, TLFlitDelivered):
+                self.delivered[direction].append(event.data)
                 peer.tl.receive_flit(event.data)
 
     @property
@@ -199,7 +203,7 @@ class CaptureLink:
         else:
             raise RuntimeError(f"capture run still busy after {max_slots} slots")
         return CaptureResult(
-            self.records, self.completions, self.slot,
+            self.records, self.completions, self.delivered, self.slot,
             crc_errors=sum(s.dl.counters.crc_errors for s in self.sides.values()),
             replays=sum(s.dl.counters.replays for s in self.sides.values()),
             flips=self.flipped,
