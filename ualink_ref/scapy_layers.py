@@ -14,6 +14,8 @@ further setup (see ``specs/capture.md``).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from scapy.config import conf
@@ -21,7 +23,8 @@ from scapy.fields import BitEnumField, BitField
 from scapy.packet import Packet, Raw
 
 from ualink_ref.bitfields import BitFormat
-from ualink_ref.capture import LINKTYPE_USER0, PSEUDO_HEADER
+from ualink_ref.capture import LINKTYPE_USER0, PSEUDO_HEADER, CaptureRecord
+from ualink_ref.dissect import dissect_records
 
 
 def scapy_fields(fmt: BitFormat) -> list[Any]:
@@ -84,3 +87,58 @@ UALinkCapture = packet_class(
 RECORD_LAYERS: dict[int, Any] = {}
 
 conf.l2types.register(LINKTYPE_USER0, UALinkCapture)
+
+# The per-layer modules use packet_class above, so they are imported last.
+from ualink_ref.scapy_dl import UALinkDLFlit  # noqa: E402
+from ualink_ref.scapy_tl import TLControlHalf, TLDataHalf, TLFlit  # noqa: E402
+
+RECORD_LAYERS[0] = UALinkDLFlit  # record_kind dl_flit
+
+
+# -- TL flits across DL flits ----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CapturedTLFlit:
+    """A TL flit reassembled from a capture, with where it was completed."""
+
+    record: int  # index of the record (packet) whose DL flit completed it
+    direction: str
+    flit: Packet  # a TLFlit layer
+
+    def fields(self) -> list[Packet]:
+        """Every non-NOP control field of the flit (requests, responses, credits)."""
+        out = []
+        for half in self.flit.getfieldval("halves"):
+            if isinstance(half, TLControlHalf):
+                out += [f for f in half.getfieldval("ctrl_fields") if any(
+                    f.getfieldval(x.name) for x in f.fields_desc if x.name != "ftype"
+                ) or f.getfieldval("ftype")]
+        return out
+
+
+def reassemble_tl(packets: Iterable[Packet]) -> list[CapturedTLFlit]:
+    """TL flits of a capture (e.g. ``rdpcap()`` output), reassembled across DL flits.
+
+    Follows each direction's DL sequence the way the receiver does (CRC
+    failures, duplicates and gaps dropped; see :mod:`ualink_ref.dissect`), so
+    every TL flit appears once, in order, as the receiving TL got it.
+    """
+    records = [CaptureRecord.decode(bytes(p)) for p in packets if isinstance(p, UALinkCapture)]
+    out = []
+    for f in dissect_records(records):
+        for view in f.tl_flits:
+            halves = [TLDataHalf(h.raw) if h.kind == "data" else TLControlHalf(h.raw)
+                      for h in view.halves]
+            out.append(CapturedTLFlit(f.index, f.direction, TLFlit(halves=halves)))
+    return out
+
+
+def list_requests(packets: Iterable[Packet]) -> list[tuple[int, str, Packet]]:
+    """Every request field in a capture: ``(record index, direction, field layer)``."""
+    return [
+        (t.record, t.direction, field)
+        for t in reassemble_tl(packets)
+        for field in t.fields()
+        if field.getfieldval("ftype") in (1, 3)  # uncompressed / compressed request
+    ]
