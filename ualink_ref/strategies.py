@@ -21,9 +21,12 @@ Generic strategies work on any :class:`~ualink_ref.bitfields.BitFormat`:
   :func:`wrong_lengths`, :func:`mutations` — malformed variants of valid
   inputs, each as a :class:`Mutation` that remembers the original.
 
-Per-layer strategies (TL flits, DL flits, DL messages, requests, workloads)
-live in :mod:`ualink_ref.strategies_layers` and are re-exported from here
-when their layers are installed.
+Per-layer strategies build valid values of the model's own types:
+
+* :func:`dl_messages`, :func:`dl_flits` (``DLFlit`` values; ``.encode()`` for bytes);
+* :func:`tl_fields`, :func:`tl_control_halves`, :func:`tl_flits`;
+* :func:`requests` (UPLI operations as ``capture_run.Op``), :func:`workloads`;
+* :func:`capture_records`.
 """
 
 from __future__ import annotations
@@ -40,14 +43,21 @@ __all__ = [
     "Mutation",
     "bit_flips",
     "capture_records",
+    "dl_flits",
+    "dl_messages",
     "extensions",
     "field_values",
     "format_bytes",
     "format_values",
     "mutations",
+    "requests",
     "reserved_bits_set",
+    "tl_control_halves",
+    "tl_fields",
+    "tl_flits",
     "truncations",
     "unknown_enum_values",
+    "workloads",
     "wrong_lengths",
 ]
 
@@ -272,3 +282,169 @@ def capture_records(
         )
 
     return build()
+
+
+# -- data link layer --------------------------------------------------------------
+
+
+def dl_messages() -> st.SearchStrategy[Any]:
+    """DL message values (``ualink_ref.dl.messages``), known types and unknown words."""
+    from ualink_ref.dl import formats as F
+    from ualink_ref.dl import messages as M
+
+    def unknown(values: dict[str, int]) -> Any:
+        return M.UnknownMessage(F.DL_MESSAGE.to_int(values))
+
+    known = {(f.field("mclass").default, f.field("mtype").default)
+             for f in (F.NOOP_MESSAGE, F.TL_RATE_MESSAGE, F.DEVICE_ID_MESSAGE,
+                       F.PORT_NUMBER_MESSAGE, F.CHANNEL_NEGOTIATION_MESSAGE, F.UART_MESSAGE)}
+    return st.one_of(
+        st.just(M.NoOp()),
+        st.builds(M.TLRateNotification, st.integers(0, 255)),
+        st.builds(M.DeviceId, st.booleans(), st.integers(0, 0xFFFF)),
+        st.builds(M.PortNumber, st.booleans(), st.integers(0, 255)),
+        st.builds(M.ChannelNegotiation, st.sampled_from(list(M.ChannelCommand))),
+        st.builds(M.UartData, st.binary(max_size=2)),
+        format_values(F.DL_MESSAGE)
+        .filter(lambda v: v["compressed"] or (v["mclass"], v["mtype"]) not in known)
+        .map(unknown),
+    )
+
+
+def dl_flits(*, payload: bool | None = None) -> st.SearchStrategy[Any]:
+    """Valid :class:`ualink_ref.dl.DLFlit` values: every op, sequence fields, TL bytes at
+    every legal length and phase, DL messages in any segment. ``payload`` forces
+    (``True``) or forbids (``False``) TL bytes."""
+    from ualink_ref.dl.flit import SEGMENTS, TL_FLIT_BYTES, DLFlit, capacity
+    from ualink_ref.dl.formats import FlitOp
+
+    word_lists = st.lists(st.one_of(st.none(), dl_messages().map(lambda m: m.encode())),
+                          min_size=SEGMENTS, max_size=SEGMENTS)
+
+    @st.composite
+    def build(draw: Any) -> DLFlit:
+        words = draw(word_lists)
+        messages = tuple(words)
+        cap = capacity(messages)
+        has_tl = draw(st.booleans()) if payload is None else payload
+        tl_len, first = 0, 0
+        if has_tl:
+            first = 4 * draw(st.integers(0, 15))
+            full = draw(st.booleans())
+            if full:
+                tl_len = cap
+            else:
+                tl_len = first + TL_FLIT_BYTES * draw(st.integers(0, (cap - first) // 64))
+                if tl_len == 0 or tl_len > cap:
+                    tl_len = cap
+        tl = draw(st.binary(min_size=tl_len, max_size=tl_len))
+        ops = [FlitOp.EXPLICIT, FlitOp.ACK, FlitOp.REPLAY_REQUEST]
+        if tl:
+            ops.append(FlitOp.REPLAY)
+        op = draw(st.sampled_from(ops))
+        if op.is_command:
+            low = 1 if op is FlitOp.REPLAY_REQUEST else 0
+            return DLFlit(op, ack_req_seq=draw(st.integers(low, 511)),
+                          flit_seq_lo=draw(st.integers(0, 7)) if tl else 0, tl=tl,
+                          first_tl_start=first, messages=messages)
+        return DLFlit(op, flit_seq=draw(st.integers(1, 511)) if tl else 0, tl=tl,
+                      first_tl_start=first, messages=messages)
+
+    return build()
+
+
+# -- transaction layer --------------------------------------------------------------
+
+
+def tl_fields(
+    *, ftypes: tuple[int, ...] | None = None
+) -> st.SearchStrategy[tuple[int, dict[str, int]]]:
+    """``(ftype, values)`` of TL control fields (requests use modelled commands only)."""
+    from ualink_ref.tl.fields import FORMATS, FType
+    from ualink_ref.tl.upli import Command
+
+    chosen = sorted(FORMATS) if ftypes is None else list(ftypes)
+    cmds = [int(c) for c in Command]
+
+    def one(ft: int) -> st.SearchStrategy[tuple[int, dict[str, int]]]:
+        fixed: dict[str, int] = {"ftype": ft}
+        strategy = format_values(FORMATS[ft], fixed=fixed)
+        if ft in (FType.REQUEST, FType.COMPRESSED_REQUEST):
+            strategy = st.tuples(strategy, st.sampled_from(cmds)).map(
+                lambda vc: {**vc[0], "cmd": vc[1]})
+        return strategy.map(lambda v: (ft, v))
+
+    return st.one_of(*(one(ft) for ft in chosen))
+
+
+def tl_control_halves() -> st.SearchStrategy[bytes]:
+    """32-byte control half-flits: TL fields packed in order, zero padded."""
+    from ualink_ref.tl.fields import SECTORS
+    from ualink_ref.tl.flit import encode_control_half
+
+    any_field = tl_fields()
+
+    @st.composite
+    def build(draw: Any) -> bytes:
+        fields: list[tuple[int, dict[str, int]]] = []
+        used = 0
+        for _ in range(draw(st.integers(0, 8))):
+            ft, values = draw(any_field)
+            if used + SECTORS[ft] > 8:
+                break
+            fields.append((ft, values))
+            used += SECTORS[ft]
+        return encode_control_half(fields)
+
+    return build()
+
+
+def tl_flits() -> st.SearchStrategy[bytes]:
+    """64-byte TL flits that dissect with no earlier state (start with a control half)."""
+    from ualink_ref.tl.flit import decode_control_half
+
+    control = tl_control_halves()
+
+    @st.composite
+    def build(draw: Any) -> bytes:
+        first: bytes = draw(control)
+        owed = sum(f.data_halves for f in decode_control_half(first))
+        second: bytes = (draw(st.binary(min_size=32, max_size=32)) if owed
+                         else draw(control))
+        return first + second
+
+    return build()
+
+
+def requests(*, side: str | None = None) -> st.SearchStrategy[Any]:
+    """Legal UPLI operations (``ualink_ref.capture_run.Op``): Read, Write (byte enables),
+    WriteFull and every atomic op and size, within one 256-byte region."""
+    from ualink_ref.capture_run import Op
+    from ualink_ref.tl.upli import AtomicOp
+
+    sides = st.sampled_from("ab") if side is None else st.just(side)
+
+    @st.composite
+    def build(draw: Any) -> Op:
+        who = draw(sides)
+        kind = draw(st.sampled_from(["read", "write", "write_full", "atomic"]))
+        region = 0x100 * draw(st.integers(0, 0xFFFF))
+        if kind == "atomic":
+            op = draw(st.sampled_from(list(AtomicOp)))
+            size = draw(st.sampled_from([4, 8]))
+            addr = region + size * draw(st.integers(0, 256 // size - 1))
+            compare = draw(st.integers(0, (1 << 8 * size) - 1)) if op is AtomicOp.CAS else None
+            return Op(who, kind, addr, atomic=op.name, size=size, compare=compare,
+                      operand=draw(st.integers(0, (1 << 8 * size) - 1)),
+                      fetch=draw(st.booleans()))
+        length = 4 * draw(st.integers(1, 64))
+        addr = region + 4 * draw(st.integers(0, (256 - length) // 4))
+        data = b"" if kind == "read" else draw(st.binary(min_size=length, max_size=length))
+        return Op(who, kind, addr, length, data)
+
+    return build()
+
+
+def workloads(*, max_ops: int = 20) -> st.SearchStrategy[list[Any]]:
+    """Lists of :func:`requests` from both ends (a capture / simulation workload)."""
+    return st.lists(requests(), min_size=1, max_size=max_ops)
