@@ -90,7 +90,8 @@ DL_MESSAGE_LAYERS: dict[tuple[int, int], type[Packet]] = {
 }
 
 
-def _message_class(m: bytes) -> type[Packet]:
+def message_layer(m: bytes) -> type[Packet]:
+    """The DL message layer for a 4-byte message word (``DLMessage`` when unknown)."""
     if len(m) < MESSAGE_BYTES:
         return DLMessage
     common = DL_MESSAGE.from_int(int.from_bytes(m[:MESSAGE_BYTES], "big"))
@@ -106,7 +107,7 @@ def _segment_class(index: int, length: int) -> type[Packet]:
         display_name=f"DL segment {index} ({length} bytes)",
         extra_fields=[
             ConditionalField(
-                DispatchPacketField("message", None, _message_class, DLMessage),
+                DispatchPacketField("message", None, message_layer, DLMessage),
                 lambda pkt: pkt.getfieldval("msg") == 1,
             ),
             StrLenField("body", b"",
@@ -182,4 +183,5 @@ __all__ = [
     "DLMessage",
     "DispatchPacketField",
     "UALinkDLFlit",
+    "message_layer",
 ]

@@ -27,14 +27,25 @@ from ualink_ref.capture import LINKTYPE_USER0, PSEUDO_HEADER, CaptureRecord
 from ualink_ref.dissect import dissect_records
 
 
+def scapy_name(field_name: str) -> str:
+    """The Scapy field name of a declared field.
+
+    A declared name that is also an attribute of Scapy's ``Packet`` (such as
+    ``payload``, ``direction`` or ``command``) would shadow it, so it gets a
+    trailing underscore (``payload_``); every other name is unchanged.
+    """
+    return field_name + "_" if hasattr(Packet, field_name) else field_name
+
+
 def scapy_fields(fmt: BitFormat) -> list[Any]:
     """Scapy field objects for every field of ``fmt``, MSB first."""
     fields: list[Any] = []
     for f in fmt.fields:
+        name = scapy_name(f.name)
         if f.enum:
-            fields.append(BitEnumField(f.name, f.default, f.width, dict(f.enum)))
+            fields.append(BitEnumField(name, f.default, f.width, dict(f.enum)))
         else:
-            fields.append(BitField(f.name, f.default, f.width))
+            fields.append(BitField(name, f.default, f.width))
     return fields
 
 
@@ -89,8 +100,25 @@ RECORD_LAYERS: dict[int, Any] = {}
 conf.l2types.register(LINKTYPE_USER0, UALinkCapture)
 
 # The per-layer modules use packet_class above, so they are imported last.
-from ualink_ref.scapy_dl import UALinkDLFlit  # noqa: E402
-from ualink_ref.scapy_tl import TLControlHalf, TLDataHalf, TLFlit  # noqa: E402
+from ualink_ref.scapy_dl import (  # noqa: E402
+    DL_MESSAGE_LAYERS,
+    DL_SEGMENT_LAYERS,
+    DLCommandHeader,
+    DLExplicitHeader,
+    DLMessage,
+    UALinkDLFlit,
+    message_layer,
+)
+from ualink_ref.scapy_tl import (  # noqa: E402
+    TL_FIELD_LAYERS,
+    TLControlHalf,
+    TLDataHalf,
+    TLFlit,
+    TLUnknownSector,
+    UPLIRequest,
+    UPLIResponse,
+    tl_flit,
+)
 
 RECORD_LAYERS[0] = UALinkDLFlit  # record_kind dl_flit
 
@@ -142,3 +170,30 @@ def list_requests(packets: Iterable[Packet]) -> list[tuple[int, str, Packet]]:
         for field in t.fields()
         if field.getfieldval("ftype") in (1, 3)  # uncompressed / compressed request
     ]
+
+
+__all__ = [
+    "DL_MESSAGE_LAYERS",
+    "DL_SEGMENT_LAYERS",
+    "RECORD_LAYERS",
+    "TL_FIELD_LAYERS",
+    "CapturedTLFlit",
+    "DLCommandHeader",
+    "DLExplicitHeader",
+    "DLMessage",
+    "TLControlHalf",
+    "TLDataHalf",
+    "TLFlit",
+    "TLUnknownSector",
+    "UALinkCapture",
+    "UALinkDLFlit",
+    "UPLIRequest",
+    "UPLIResponse",
+    "list_requests",
+    "message_layer",
+    "packet_class",
+    "reassemble_tl",
+    "scapy_fields",
+    "scapy_name",
+    "tl_flit",
+]
