@@ -34,7 +34,11 @@ def fake_atheris() -> Iterator[None]:
 
 
 def test_there_is_a_harness_per_decoder() -> None:
-    assert {"fuzz_capture_file", "fuzz_capture_record"} <= set(HARNESSES)
+    assert {
+        "fuzz_capture_file", "fuzz_capture_record", "fuzz_datalink", "fuzz_dissect",
+        "fuzz_dl_flit", "fuzz_dl_message", "fuzz_phy_kp4", "fuzz_phy_ll_interleaved",
+        "fuzz_tl_field", "fuzz_tl_flit",
+    } <= set(HARNESSES)
 
 
 @pytest.mark.parametrize("name", HARNESSES)
