@@ -17,7 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 #: Rows processed per gather; bounds the temporary (bytes x rows x words) array.
-_BLOCK_ROWS = 2048
+_BLOCK_ROWS = 1024
 
 
 class Gf2ByteTable:
