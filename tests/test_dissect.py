@@ -137,7 +137,7 @@ def test_cli_capture_and_dissect(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert main(["dissect", str(out)]) == 0
     text = capsys.readouterr().out
     lines, summary = text.split("\n\n")
-    assert len(lines.splitlines()) == len(dissect_records(read_capture(out)))
+    assert len(lines.splitlines()) == 1 + len(dissect_records(read_capture(out)))
     assert summary.startswith("summary:") and "requests by command" in summary
     assert main(["dissect", str(out), "-v", "--direction", "a_to_b", "--no-summary"]) == 0
     verbose = capsys.readouterr().out

@@ -14,13 +14,14 @@ from ualink_ref.capture import DIRECTIONS
 
 def _cmd_dissect(args: argparse.Namespace) -> int:
     from ualink_ref.capture import read_capture
-    from ualink_ref.dissect import Filter, dissect_records, render, summarize
+    from ualink_ref.dissect import HEADING, Filter, dissect_records, render, summarize
 
     records = read_capture(Path(args.file))
     flt = Filter(direction=args.direction, seq=args.seq, command=args.command)
     flits = dissect_records(records)
     shown = [f for f in flits if flt.matches(f)]
     if not args.summary_only:
+        print(HEADING)
         for flit in shown:
             print(render(flit, verbose=args.verbose))
     if not args.no_summary:

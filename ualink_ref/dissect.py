@@ -287,6 +287,7 @@ def _seen(st: _Direction, seq: int) -> bool:
 # -- rendering, filters, summary -------------------------------------------------
 
 _ARROW = {"a_to_b": "A>B", "b_to_a": "B>A"}
+_MAX_ITEMS = 4  # items of TL content on a default (one-line) rendering
 
 
 def _dl_line(f: DissectedFlit) -> str:
@@ -306,6 +307,10 @@ def _dl_line(f: DissectedFlit) -> str:
     return text
 
 
+#: Column heading for :func:`render` lines.
+HEADING = "  rec    slot dir DL flit [flags] | TL content"
+
+
 def render(f: DissectedFlit, *, verbose: bool = False) -> str:
     """One line per flit (``verbose``: followed by every field, indented)."""
     rec = f.record
@@ -322,11 +327,14 @@ def render(f: DissectedFlit, *, verbose: bool = False) -> str:
     if flags:
         parts.append("[" + " ".join(flags) + "]")
     content = [op.describe() for op in f.ops]
-    content += [f"credits {c}" for c in f.credits]
+    if f.credits:
+        content.append(f"{len(f.credits)} credit return(s)")
     content += f.messages
+    if len(content) > _MAX_ITEMS and not verbose:  # one short line; -v shows everything
+        content = [*content[: _MAX_ITEMS - 1], f"(+{len(content) - _MAX_ITEMS + 1} more)"]
     if content:
         parts.append("| " + "; ".join(content))
-    line = " ".join(parts)
+    line = " ".join(parts).rstrip()
     if not verbose:
         return line
     return line + "\n" + "\n".join("        " + d for d in _details(f))
@@ -347,6 +355,7 @@ def _details(f: DissectedFlit) -> list[str]:
     good = crc32(raw[:CRC_COVERAGE]) == stored
     out.append(f"crc={stored:#010x} ({'valid' if good else 'INVALID'})")
     out += [f"message {m}" for m in f.messages]
+    out += [f"credits {c}" for c in f.credits]
     for n, view in enumerate(f.tl_flits):
         out += [f"tl_flit{n} {line}" for line in view.describe().splitlines()]
     out += [f"note: {n}" for n in f.notes]
@@ -419,4 +428,4 @@ def _counts(counter: Counter[str], order: Iterable[str]) -> str:
     return ", ".join(f"{k} {counter[k]}" for k in order if counter[k])
 
 
-__all__ = ["DissectedFlit", "Filter", "TLOp", "dissect_records", "render", "summarize"]
+__all__ = ["HEADING", "DissectedFlit", "Filter", "TLOp", "dissect_records", "render", "summarize"]
