@@ -173,6 +173,23 @@ class UALinkDLFlit(Packet):
         """Nothing follows a flit inside a capture record."""
         return b"", s
 
+    def mysummary(self) -> Any:
+        """One line for ``pkt.summary()``: op, sequence fields, CRC validity.
+
+        The record layer's summary (direction, slot) is kept in front of it.
+        """
+        header = self.getfieldval("header")
+        parts = [header.sprintf("%op%") if header is not None else "?"]
+        if header is not None:
+            for name in ("flit_seq", "ack_req_seq", "flit_seq_lo"):
+                if name in header.fields:
+                    parts.append(f"{name}={header.getfieldval(name)}")
+        valid = self.getfieldval("crc_valid")
+        parts.append("crc " + ("?" if valid is None else "ok" if valid else "BAD"))
+        underlayer = self.underlayer
+        keep = [type(underlayer)] if underlayer is not None else []
+        return "DL " + " ".join(parts), keep
+
 
 __all__ = [
     "DL_MESSAGE_LAYERS",

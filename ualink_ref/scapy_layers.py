@@ -86,12 +86,17 @@ def _capture_payload(pkt: Packet, payload: bytes) -> Any:
     return RECORD_LAYERS.get(pkt.getfieldval("record_kind"), Raw)
 
 
+def _capture_summary(pkt: Packet) -> str:
+    """One line for ``pkt.summary()``: record kind, direction and slot."""
+    return pkt.sprintf("UALink %record_kind% %direction_% slot=%slot% fec=%fec_mode%")
+
+
 #: Scapy view of the capture pseudo-header (``specs/capture.md``).
 UALinkCapture = packet_class(
     PSEUDO_HEADER,
     class_name="UALinkCapture",
     display_name="UALink capture record",
-    attrs={"guess_payload_class": _capture_payload},
+    attrs={"guess_payload_class": _capture_payload, "mysummary": _capture_summary},
 )
 
 #: record_kind -> layer that dissects the record's data (Raw until a layer is known).
