@@ -17,10 +17,12 @@ scenarios whose captures are committed under ``vectors/`` (see
 
 from __future__ import annotations
 
+import importlib
 import random
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from ualink_ref.capture import CaptureRecord
 from ualink_ref.dl import DataLink, TLFlitDelivered
@@ -307,5 +309,63 @@ def random_workload(n: int, *, seed: int = 0) -> list[Op]:
     return ops
 
 
+
+
+# -- captures of the simulator's runs ------------------------------------------------
+
+
+def capture_simulation(
+    workload: Iterable[Any],
+    *,
+    fec: str = "kp4",
+    ber: float = 0.0,
+    burst: Any = None,
+    seed: int = 0,
+    raw_codewords: bool = False,
+    **options: Any,
+) -> tuple[list[CaptureRecord], Any]:
+    """Run ``ualink_ref.sim.Simulation`` and record every wire chunk each endpoint receives.
+
+    Takes what :func:`ualink_ref.sim.simulate` takes (a workload of
+    ``ualink_ref.sim.Op``, FEC mode, BER, bursts, seed, options). The
+    simulator is not modified: each endpoint's ``receive`` is wrapped on the
+    instance, the wire bytes are FEC-decoded once more here (the same
+    decoder), and each flit becomes a ``dl_flit`` record (plus the chunk as a
+    ``fec_codewords`` record with ``raw_codewords``). Records of one received
+    batch get consecutive slots from the batch's arrival slot. Returns
+    ``(records, report)``.
+    """
+    sim_module = importlib.import_module("ualink_ref.sim")
+    sim = sim_module.Simulation(workload, fec=fec, ber=ber, burst=burst, seed=seed, **options)
+    records: list[CaptureRecord] = []
+    for endpoint, direction, port in ((sim.b, "a_to_b", 0), (sim.a, "b_to_a", 1)):
+        endpoint.receive = _recording(endpoint, direction, port, raw_codewords, records)
+    report = sim.run()
+    return records, report
+
+
+def _recording(endpoint: Any, direction: str, port: int, raw: bool,
+               records: list[CaptureRecord]) -> Callable[[bytes, float], None]:
+    inner = endpoint.receive
+    fec, interleave = endpoint.phy, endpoint.interleave
+
+    def receive(data: bytes, now: float) -> None:
+        slot = int(now)
+        if raw:
+            records.append(CaptureRecord(bytes(data), "fec_codewords", direction, fec, port,
+                                         interleave=interleave, slot=slot,
+                                         timestamp_ns=round(slot * SLOT_NS)))
+        res = decode_flits(data, fec, interleave)
+        for i in range(len(res.flits) // 640):
+            records.append(CaptureRecord(
+                res.flits[640 * i:640 * (i + 1)], "dl_flit", direction, fec, port,
+                interleave=interleave, symbols_corrected=int(res.corrected[i]),
+                uncorrectable=bool(res.uncorrectable[i]), slot=slot + i,
+                timestamp_ns=round((slot + i) * SLOT_NS)))
+        inner(data, now)
+
+    return receive
+
+
 __all__ = ["SCENARIOS", "SLOT_NS", "CaptureLink", "CaptureResult", "Op", "Scenario",
-           "random_workload", "run_scenario"]
+           "capture_simulation", "random_workload", "run_scenario"]

@@ -82,7 +82,8 @@ class DissectedFlit:
     status: str = ""  # "accepted", "duplicate", "gap", "unsynchronised", "" (no payload)
     replayed: bool = False  # a data flit whose sequence number was seen recently
     messages: tuple[str, ...] = ()
-    tl_flits: tuple[TLFlitView, ...] = ()
+    tl_flits: tuple[TLFlitView, ...] = ()  # TL flits completed here that dissected
+    tl_raw: tuple[bytes, ...] = ()  # every 64-byte TL flit completed here, dissected or not
     ops: tuple[TLOp, ...] = ()
     credits: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
@@ -104,6 +105,9 @@ class _Direction:
     pending: int = 0  # data half-flits owed to the TL stream
     recent: dict[int, int] = field(default_factory=dict)  # seq -> data-flit counter
     data_flits: int = 0
+    lossy: bool = False  # a flit was lost (CRC error, malformed) before synchronising
+    unplaced: int = 0  # good data flits seen before synchronising
+    guessed: bool = False  # synchronised on low bits only (mid-stream, implicit header)
     # Address cache of compressed requests: way -> request addr field >> 22 (bits 56..24).
     ways: list[int | None] = field(default_factory=lambda: [None] * 4)
 
@@ -196,9 +200,11 @@ def _dissect_flit(st: _Direction, ctx: _Ctx) -> DissectedFlit:
     try:
         flit = DLFlit.decode(ctx.raw)
     except CrcError as exc:
+        st.lossy = True
         return ctx.result(flit=None, crc_error=True, error=(
             f"CRC error (stored {exc.expected:#010x}, computed {exc.actual:#010x})"))
     except DecodeError as exc:
+        st.lossy = True
         return ctx.result(flit=None, error=f"malformed: {exc}")
     messages = tuple(_message_text(m) for m in flit.messages if m is not None)
     if not flit.payload:
@@ -207,11 +213,23 @@ def _dissect_flit(st: _Direction, ctx: _Ctx) -> DissectedFlit:
     tl = flit.tl
     if flit.op.is_command:  # implicit sequence number: only its low 3 bits are sent
         if st.expected is None:
-            if st.data_flits or flit.flit_seq_lo != 1 or flit.first_tl_start:
+            if not st.unplaced and not st.lossy and flit.flit_seq_lo == 1 and not (
+                    flit.first_tl_start):
+                st.expected = 1  # the first data flit of a link is number 1
+                notes.append("implicit seq taken as 1: capture starts at link start")
+            elif not st.lossy:
+                # Mid-stream capture, nothing lost: follow the low bits; the high bits are
+                # learnt from the next explicit header (shown as "?" until then).
+                st.expected = flit.flit_seq_lo or 8
+                st.guessed = True
+                st.partial.clear()
+                st.pending = 0
+                tl = tl[flit.first_tl_start:]
+                notes.append("synchronised on an implicit header: sequence numbers unknown")
+            else:
+                st.unplaced += 1
                 return ctx.result(flit=flit, status="unsynchronised", messages=messages,
-                                  notes=("implicit sequence number before any explicit one",))
-            st.expected = 1  # the first data flit of a link is number 1
-            notes.append("implicit seq taken as 1: capture starts at link start")
+                                  notes=("implicit sequence number before synchronisation",))
         if flit.flit_seq_lo != st.expected & 7:
             # The sender goes implicit only within 7 flits of the acked point, so the
             # number is the first one from `expected` on with these low bits (dl rule 4).
@@ -226,7 +244,15 @@ def _dissect_flit(st: _Direction, ctx: _Ctx) -> DissectedFlit:
     else:
         seq = flit.flit_seq
         replayed = flit.op is FlitOp.REPLAY or _seen(st, seq)
-        if st.expected is None:  # first explicit data flit: synchronise here
+        if st.expected is None:
+            # Synchronise on: seq 1 (link start); a replay (it starts where the receiver
+            # asked, DL rule 3); or any explicit flit when nothing was lost before it (a
+            # capture that starts mid-stream). After a loss, wait for one of the first two.
+            if seq != 1 and flit.op is not FlitOp.REPLAY and st.lossy:
+                st.unplaced += 1
+                return ctx.result(flit=flit, seq=seq, status="unsynchronised",
+                                  messages=messages, notes=(
+                                      "waiting for sequence 1 or a replay after a lost flit",))
             st.expected = seq
             st.partial.clear()
             st.pending = 0
@@ -234,6 +260,9 @@ def _dissect_flit(st: _Direction, ctx: _Ctx) -> DissectedFlit:
                 notes.append(f"synchronised: the first {flit.first_tl_start} TL bytes finish "
                              "a TL flit begun before the capture")
                 tl = tl[flit.first_tl_start:]
+        elif st.guessed and seq & 7 == st.expected & 7:
+            st.guessed = False  # the explicit header gives the high bits
+            st.expected = seq
         elif seq != st.expected:
             _remember(st, seq)
             if (seq - st.expected) % SEQ_MAX >= _REPLAY_MEMORY:
@@ -252,11 +281,13 @@ def _dissect_flit(st: _Direction, ctx: _Ctx) -> DissectedFlit:
     _remember(st, seq)
     st.partial += tl
     views: list[TLFlitView] = []
+    raw: list[bytes] = []
     ops: list[TLOp] = []
     credits: list[str] = []
     while len(st.partial) >= TL_FLIT_BYTES:
         chunk = bytes(st.partial[:TL_FLIT_BYTES])
         del st.partial[:TL_FLIT_BYTES]
+        raw.append(chunk)
         try:
             view = dissect(chunk, st.pending)
         except DecodeError as exc:
@@ -268,8 +299,10 @@ def _dissect_flit(st: _Direction, ctx: _Ctx) -> DissectedFlit:
         o, c = _ops_of(view, st.ways)
         ops += o
         credits += c
-    return ctx.result(flit=flit, seq=seq, status="accepted", replayed=replayed,
-                      messages=messages, tl_flits=tuple(views), ops=tuple(ops),
+    return ctx.result(flit=flit, seq=None if st.guessed else seq, status="accepted",
+                      replayed=replayed,
+                      messages=messages, tl_flits=tuple(views), tl_raw=tuple(raw),
+                      ops=tuple(ops),
                       credits=tuple(credits), notes=tuple(notes))
 
 
