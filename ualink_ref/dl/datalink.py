@@ -199,6 +199,11 @@ class DataLink:
         return self._next_fresh - self._acked
 
     @property
+    def next_seq(self) -> int:
+        """Wire sequence number (1..511) the next new data flit will carry."""
+        return seq_of(self._next_fresh)
+
+    @property
     def replaying(self) -> bool:
         """True while replayed flits are still to be sent."""
         return self._replay_at is not None
