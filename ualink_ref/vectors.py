@@ -36,6 +36,7 @@ VECTOR_VERSION = 1
 
 #: Layer name -> module providing its vector source. Order is generation order.
 LAYER_MODULES: dict[str, str] = {
+    "phy": "ualink_ref.phy.vectors",
     "dl": "ualink_ref.dl.vectors",
 }
 
