@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import zlib
 
 import pytest
@@ -50,10 +51,8 @@ def test_tl_flit_starts_found_without_earlier_state(flit: DLFlit) -> None:
 
 @given(st.binary(min_size=0, max_size=700))
 def test_arbitrary_bytes_raise_only_decode_errors(data: bytes) -> None:
-    try:
+    with contextlib.suppress(DecodeError):  # anything else escapes and fails the test
         DLFlit.decode(data)
-    except DecodeError:
-        pass
 
 
 @given(st.binary(min_size=636, max_size=636))

@@ -143,7 +143,7 @@ class DataLink:
         replay_timeout: float = 128.0,
         max_replays: int = 4,
         explicit_interval: int = 32,
-        ack_interval: int = 16,
+        ack_interval: int = 32,
     ) -> None:
         if not 1 <= window <= MAX_WINDOW:
             raise ValueError(f"window must be 1..{MAX_WINDOW}")
@@ -395,7 +395,6 @@ class DataLink:
         self._futile_replays = 0
         if self._replay_at is not None and self._replay_at < new_acked:
             self._replay_at = new_acked if new_acked < self._next_fresh else None
-            self._replay_first = True
         self._deadline = now + self.replay_timeout if self._buffer else None
 
     def _on_ack(self, value: int, now: float) -> None:

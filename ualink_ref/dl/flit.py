@@ -25,7 +25,14 @@ from functools import cache
 
 from ualink_ref.dl.crc import CRC_COVERAGE, crc32
 from ualink_ref.dl.formats import COMMAND_HEADER, EXPLICIT_HEADER, SEGMENT_HEADER, FlitOp
-from ualink_ref.errors import CrcError, EncodeError, FieldRangeError, TruncatedError
+from ualink_ref.errors import (
+    CrcError,
+    DecodeError,
+    EncodeError,
+    FieldRangeError,
+    ReservedBitsError,
+    TruncatedError,
+)
 
 #: Size of a DL flit on the wire (before FEC).
 FLIT_BYTES = 640
@@ -259,6 +266,23 @@ class DLFlit:
         return _parse(data)
 
 
+@cache
+def _segment_table() -> tuple[tuple[int, int, int] | None, ...]:
+    """(tl_starts, msg, tl_offset) for each segment-header byte; ``None`` if it is invalid.
+
+    Built once from the declaration, so the hot path does one tuple lookup per segment.
+    """
+    table: list[tuple[int, int, int] | None] = []
+    for byte in range(256):
+        try:
+            v = SEGMENT_HEADER.from_int(byte)
+        except DecodeError:
+            table.append(None)  # the only possible failure: alt_sector (reserved) set
+        else:
+            table.append((v["tl_starts"], v["msg"], v["tl_offset"]))
+    return tuple(table)
+
+
 def _parse(data: bytes) -> DLFlit:
     """Parse a flit whose CRC is already known to be good."""
     op_value = data[0] >> 5
@@ -270,41 +294,43 @@ def _parse(data: bytes) -> DLFlit:
     messages: list[int | None] = []
     pieces = []
     seg_headers = []
+    table = _segment_table()
     for k, ((hdr_off, body_off), length) in enumerate(zip(SEGMENT_OFFSETS, SEGMENT_LENGTHS,
                                                           strict=True)):
-        sh = SEGMENT_HEADER.unpack(data[hdr_off:hdr_off + 1])
-        seg_headers.append(sh)
+        entry = table[data[hdr_off]]
+        if entry is None:
+            raise ReservedBitsError(f"segment{k}.alt_sector", data[hdr_off] & 1)
+        starts, msg, offset = entry
+        seg_headers.append(entry)
         pos = body_off
         body = length
-        if sh["msg"]:
+        if msg:
             messages.append(int.from_bytes(data[pos:pos + MESSAGE_BYTES], "big"))
             pos += MESSAGE_BYTES
             body -= MESSAGE_BYTES
         else:
             messages.append(None)
-        bounds = [4 * sh["tl_offset"] + 64 * i for i in range(3)
-                  if 4 * sh["tl_offset"] + 64 * i < body]
-        if sh["tl_starts"] > len(bounds):
-            raise FieldRangeError(f"segment{k}.tl_starts", sh["tl_starts"],
+        bounds = [4 * offset + 64 * i for i in range(3) if 4 * offset + 64 * i < body]
+        if starts > len(bounds):
+            raise FieldRangeError(f"segment{k}.tl_starts", starts,
                                   f"only {len(bounds)} TL-flit boundaries fit")
-        n = bounds[sh["tl_starts"]] if sh["tl_starts"] < len(bounds) else body
+        n = bounds[starts] if starts < len(bounds) else body
         pieces.append(data[pos:pos + n])
         fill = data[pos + n:pos + body]
         if fill.count(0) != len(fill):
             raise FieldRangeError(f"segment{k}.fill", next(b for b in fill if b),
                                   "fill bytes must be zero")
     tl = b"".join(pieces)
-    first = 4 * seg_headers[0]["tl_offset"]
+    first = 4 * seg_headers[0][2]
     msgs = tuple(messages)
     problem = layout_problem(len(tl), first, msgs)
     if problem:
-        raise FieldRangeError("segment0.tl_offset", seg_headers[0]["tl_offset"], problem)
+        raise FieldRangeError("segment0.tl_offset", seg_headers[0][2], problem)
     for k, (want, got) in enumerate(zip(segment_layout(len(tl), first, msgs), seg_headers,
                                         strict=True)):
-        if (want.tl_offset, want.tl_starts, want.tl_bytes) != (
-                got["tl_offset"], got["tl_starts"], len(pieces[k])):
+        if (want.tl_offset, want.tl_starts, want.tl_bytes) != (got[2], got[0], len(pieces[k])):
             raise FieldRangeError(
-                f"segment{k}", SEGMENT_HEADER.to_int(got),
+                f"segment{k}", data[SEGMENT_OFFSETS[k][0]],
                 f"inconsistent with a continuous TL stream (expected tl_offset="
                 f"{want.tl_offset} tl_starts={want.tl_starts} with {want.tl_bytes} TL bytes)")
     if fields["payload"] != bool(tl):
