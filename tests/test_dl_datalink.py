@@ -154,13 +154,16 @@ def test_dl_messages_are_delivered() -> None:
 
 
 class _WrapLossChannel:
-    """Loses the first transmission of every data flit numbered 510, 511 or 1."""
+    """Loses the first transmission of every data flit numbered 510, 511 or 1 (or ``seqs``)."""
 
-    def __init__(self, sender: DataLink) -> None:
+    def __init__(self, sender: DataLink, seqs: tuple[int, ...] = (510, 511, 1),
+                 silent: bool = False) -> None:
         self.sender = sender
         self.delay = 1
         self.fresh_seen = 0
         self.lost: list[int] = []
+        self.seqs = seqs
+        self.silent = silent
 
     def apply(self, flit: bytes) -> bytes | None:
         fresh = self.sender.counters.data_flits_sent
@@ -168,9 +171,9 @@ class _WrapLossChannel:
             return flit  # not a new data flit
         self.fresh_seen = fresh
         seq = (fresh - 1) % 511 + 1
-        if seq in (510, 511, 1):
+        if seq in self.seqs:
             self.lost.append(seq)
-            return None if seq != 511 else flip_bits(flit, [4000])
+            return None if seq != 511 or self.silent else flip_bits(flit, [4000])
         return flit
 
 
@@ -202,4 +205,20 @@ def test_silent_loss_of_consecutive_flits_never_misdelivers(run: int, delay: int
         pair.a.send(sent[i:i + 6])
         pair.step()
     pair.run_until_idle()
+    assert pair.delivered["b"] == sent
+
+
+def test_silent_loss_of_seven_across_the_wrap_never_misdelivers() -> None:
+    # 506..511 and 1 lost silently: the next flit, seq 2, has the same low 3 bits as 506
+    # (the wrap skips 0), so the implicit form must not reach 7 flits past the ack.
+    a = DataLink()
+    lost = (*range(506, 512), 1)
+    ab = _WrapLossChannel(a, seqs=lost, silent=True)
+    pair = LinkPair(a, DataLink(), ab)  # type: ignore[arg-type]
+    sent = _flits(12, 530 * 628 // 64)
+    for i in range(0, len(sent), 9):
+        pair.a.send(sent[i:i + 9])
+        pair.step()
+    pair.run_until_idle()
+    assert ab.lost == [1, *lost]  # seq 1 also at the very start
     assert pair.delivered["b"] == sent

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections import deque
 
+from hypothesis import event, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
@@ -107,6 +108,12 @@ class GoBackN(RuleBasedStateMachine):
             assert 0 <= end.in_flight <= 256
 
     def teardown(self) -> None:
+        # Coverage notes (shown by --hypothesis-show-statistics).
+        c = [e.counters for e in self.ends.values()]
+        event(f"replays: {'yes' if any(x.replays for x in c) else 'no'}")
+        event(f"timeouts: {'yes' if any(x.timeouts for x in c) else 'no'}")
+        event(f"crc errors: {'yes' if any(x.crc_errors for x in c) else 'no'}")
+        event(f"sequence gaps: {'yes' if any(x.sequence_errors for x in c) else 'no'}")
         # Faults stop: the wire delivers everything, every slot. Bound: the data itself,
         # a few replay timeouts, and a full window of replays.
         queued = len(self.sent["A"]) + len(self.sent["B"])
@@ -124,4 +131,6 @@ class GoBackN(RuleBasedStateMachine):
                 f"delivered within {bound} fault-free slots")
 
 
+# Longer runs than the default 50 steps: enough for windows to fill and timers to fire.
+GoBackN.TestCase.settings = settings(settings.default, stateful_step_count=100)
 TestGoBackN = GoBackN.TestCase
