@@ -46,8 +46,9 @@ def test_tx_backlog_counts_tl_flits_not_completely_packed() -> None:
 
 
 def test_send_rejects_wrong_size() -> None:
-    with pytest.raises(EncodeError):
-        DataLink().send([bytes(63)])
+    for bad in (bytes(63), [0] * 64, "x" * 64):
+        with pytest.raises(EncodeError):
+            DataLink().send([bad])  # type: ignore[list-item]
 
 
 def test_timer_only_runs_while_flits_are_unacknowledged() -> None:

@@ -113,6 +113,11 @@ def test_bad_crc_names_both_values() -> None:
         {"op": FlitOp.ACK, "messages": (None,) * 4},
         {"op": FlitOp.ACK, "messages": (1 << 32, None, None, None, None)},
         {"op": 7},
+        {"op": "ack"},
+        {"op": FlitOp.ACK, "tl": "text"},
+        {"op": FlitOp.ACK, "messages": 5},
+        {"op": FlitOp.EXPLICIT, "flit_seq": 1, "tl": bytes(628), "first_tl_start": "0"},
+        {"op": FlitOp.ACK, "ack_req_seq": True},
     ],
 )
 def test_invalid_values_raise_encode_error(kwargs: dict[str, object]) -> None:

@@ -215,10 +215,12 @@ class DataLink:
                     or self._rr_owed or self._replay_at is not None)
 
     def send(self, tl_flits: Iterable[bytes]) -> None:
-        """Queue 64-byte TL flits for transmission, in order."""
-        for tl in tl_flits:
-            if len(tl) != TL_FLIT_BYTES:
-                raise EncodeError(f"TL flits are {TL_FLIT_BYTES} bytes, got {len(tl)}")
+        """Queue 64-byte TL flits for transmission, in order (all or none on a bad one)."""
+        batch = list(tl_flits)
+        for tl in batch:
+            if not isinstance(tl, bytes | bytearray | memoryview) or len(tl) != TL_FLIT_BYTES:
+                raise EncodeError(f"TL flits are {TL_FLIT_BYTES} bytes, got {tl!r:.40}")
+        for tl in batch:
             self._txq += tl
 
     def send_message(self, message: DLMessage) -> None:

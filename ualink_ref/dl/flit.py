@@ -99,6 +99,8 @@ def layout_problem(
         if m is not None and (isinstance(m, bool) or not isinstance(m, int)
                               or not 0 <= m <= 0xFFFFFFFF):
             return f"message word {m!r} is not a 32-bit integer"
+    if isinstance(first_tl_start, bool) or not isinstance(first_tl_start, int):
+        return f"first_tl_start {first_tl_start!r} is not an integer"
     cap = capacity(messages)
     if tl_len > cap:
         return f"{tl_len} TL bytes exceed the capacity of {cap}"
@@ -190,8 +192,14 @@ class DLFlit:
         except ValueError:
             raise EncodeError(f"DLFlit: unknown op {self.op!r}", field="op") from None
         object.__setattr__(self, "op", op)
+        if not isinstance(self.tl, bytes | bytearray | memoryview):
+            raise EncodeError(f"DLFlit: tl must be bytes, not {type(self.tl).__name__}",
+                              field="tl")
         object.__setattr__(self, "tl", bytes(self.tl))  # accept bytearray / memoryview
-        object.__setattr__(self, "messages", tuple(self.messages))
+        try:
+            object.__setattr__(self, "messages", tuple(self.messages))
+        except TypeError:
+            raise EncodeError("DLFlit: messages must be a sequence", field="messages") from None
         problem = header_problem(op, self.flit_seq, self.ack_req_seq, self.flit_seq_lo,
                                  bool(self.tl)) or layout_problem(
             len(self.tl), self.first_tl_start, self.messages)
