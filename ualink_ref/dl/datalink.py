@@ -77,6 +77,7 @@ from ualink_ref.errors import CrcError, DecodeError, EncodeError
 MAX_WINDOW = 256
 #: A fresh flit may use the implicit-sequence header only this close to the acked point.
 IMPLICIT_REACH = 7
+_NO_MESSAGES: tuple[None, ...] = (None,) * SEGMENTS
 
 
 def seq_of(abs_seq: int) -> int:
@@ -133,7 +134,8 @@ class DataLink:
     * ``next_timer()`` / ``handle_timer(now)`` run the replay timer.
 
     ``now`` is any monotonic number in the caller's unit; ``replay_timeout`` is in
-    the same unit (the default assumes ``now`` counts flit slots).
+    the same unit (the default assumes ``now`` counts flit slots) and must exceed the
+    round trip plus ``ack_interval`` slots, or replays start before acks can arrive.
     """
 
     def __init__(
@@ -447,6 +449,10 @@ class DataLink:
 
     def _deliver(self, f: DLFlit, events: list[DLEvent]) -> None:
         """Report a good flit's messages and completed TL flits, in segment order."""
+        if f.messages == _NO_MESSAGES:  # common case: one pass over the TL bytes
+            if f.tl:
+                self._tl_bytes(f.tl, events)
+            return
         rel = 0
         for seg, word in zip(f.segments(), f.messages, strict=True):
             if word is not None:
@@ -456,12 +462,17 @@ class DataLink:
                 except DecodeError as exc:
                     events.append(MalformedFlit(f"DL message {word:#010x}: {exc}"))
             if seg.tl_bytes:
-                self._rx_partial += f.tl[rel:rel + seg.tl_bytes]
+                self._tl_bytes(f.tl[rel:rel + seg.tl_bytes], events)
                 rel += seg.tl_bytes
-                while len(self._rx_partial) >= TL_FLIT_BYTES:
-                    events.append(TLFlitDelivered(bytes(self._rx_partial[:TL_FLIT_BYTES])))
-                    del self._rx_partial[:TL_FLIT_BYTES]
-                    self._counters.tl_flits_delivered += 1
+
+    def _tl_bytes(self, data: bytes, events: list[DLEvent]) -> None:
+        """Append received TL stream bytes; report every TL flit they complete."""
+        buf = bytes(self._rx_partial) + data if self._rx_partial else data
+        whole = len(buf) - len(buf) % TL_FLIT_BYTES
+        events.extend(TLFlitDelivered(buf[i:i + TL_FLIT_BYTES])
+                      for i in range(0, whole, TL_FLIT_BYTES))
+        self._counters.tl_flits_delivered += whole // TL_FLIT_BYTES
+        self._rx_partial = bytearray(buf[whole:])
 
 
 __all__ = ["IMPLICIT_REACH", "MAX_WINDOW", "DLCounters", "DataLink", "seq_of"]

@@ -348,8 +348,14 @@ def _parse(data: bytes) -> DLFlit:
                              fields.get("flit_seq_lo", 0), bool(tl))
     if problem:
         raise FieldRangeError("dl_header", int.from_bytes(data[:HEADER_BYTES], "big"), problem)
-    return DLFlit(op, fields.get("flit_seq", 0), fields.get("ack_req_seq", 0),
-                  fields.get("flit_seq_lo", 0), tl, first, msgs)
+    # Every check __post_init__ makes has been made above: build without repeating them.
+    flit = object.__new__(DLFlit)
+    for name, value in (("op", op), ("flit_seq", fields.get("flit_seq", 0)),
+                        ("ack_req_seq", fields.get("ack_req_seq", 0)),
+                        ("flit_seq_lo", fields.get("flit_seq_lo", 0)), ("tl", tl),
+                        ("first_tl_start", first), ("messages", msgs)):
+        object.__setattr__(flit, name, value)
+    return flit
 
 
 __all__ = [
