@@ -6,6 +6,8 @@ import random
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ualink_ref.dl import (
     DataLink,
@@ -18,6 +20,7 @@ from ualink_ref.dl import (
     TLRateNotification,
 )
 from ualink_ref.dl.pair import flip_bits
+from ualink_ref.dl.strategies import dl_flits
 from ualink_ref.errors import EncodeError
 
 
@@ -223,3 +226,18 @@ def test_silent_loss_of_seven_across_the_wrap_never_misdelivers() -> None:
     pair.run_until_idle()
     assert ab.lost == [1, *lost]  # seq 1 also at the very start
     assert pair.delivered["b"] == sent
+
+
+@given(st.lists(dl_flits().map(DLFlit.encode) | st.binary(min_size=640, max_size=640),
+                max_size=12),
+       st.integers(0, 40))
+def test_any_received_bytes_are_handled_without_raising(flits: list[bytes], queued: int) -> None:
+    # A hostile or broken peer (valid CRCs, nonsense sequence numbers and acks) cannot
+    # crash the state machine or push it past its window.
+    link = DataLink()
+    link.send(_flits(13, queued))
+    for t, flit in enumerate(flits):
+        link.poll(t)
+        link.receive(flit, t)
+        link.handle_timer(t + 1000)
+        assert 0 <= link.in_flight <= 256
