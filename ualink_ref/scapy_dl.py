@@ -94,10 +94,15 @@ def message_layer(m: bytes) -> type[Packet]:
     """The DL message layer for a 4-byte message word (``DLMessage`` when unknown)."""
     if len(m) < MESSAGE_BYTES:
         return DLMessage
-    common = DL_MESSAGE.from_int(int.from_bytes(m[:MESSAGE_BYTES], "big"))
-    if common["compressed"]:
+    word = int.from_bytes(m[:MESSAGE_BYTES], "big")
+    # Read the common fields without the codec's checks: a word with reserved bits set
+    # must still dissect (as the generic layer), never raise.
+    mclass = (word >> DL_MESSAGE.position("mclass").shift) & 0xF
+    mtype = (word >> DL_MESSAGE.position("mtype").shift) & 0x7
+    if word >> DL_MESSAGE.position("compressed").shift & 1 or (
+            word >> DL_MESSAGE.position("rsvd_c").shift & 1):
         return DLMessage
-    return DL_MESSAGE_LAYERS.get((common["mclass"], common["mtype"]), DLMessage)
+    return DL_MESSAGE_LAYERS.get((mclass, mtype), DLMessage)
 
 
 def _segment_class(index: int, length: int) -> type[Packet]:

@@ -20,7 +20,7 @@ from scapy.packet import Packet
 
 from ualink_ref.errors import DecodeError
 from ualink_ref.scapy_layers import packet_class
-from ualink_ref.tl.fields import FORMATS, REQUEST, RESPONSE
+from ualink_ref.tl.fields import FORMATS, REQUEST, RESPONSE, SECTOR_BYTES, SECTORS
 from ualink_ref.tl.flit import HALF_FLIT_BYTES, TL_FLIT_BYTES, data_halves_of
 
 
@@ -41,7 +41,9 @@ def _values(field: Packet) -> dict[str, int]:
 
 
 def _field_data_halves(field: Packet) -> int:
-    """Data half-flits that the field announces (0 for an unknown command)."""
+    """Data half-flits that the field announces (0 for an unknown command or sector)."""
+    if "ftype" not in getattr(field, "fieldtype", {}):  # TLUnknownSector, Raw
+        return 0
     try:
         return data_halves_of(field.getfieldval("ftype"), _values(field))
     except DecodeError:  # unknown command: the dissector shows it, the data length is unknown
@@ -53,7 +55,10 @@ def _next_field(
 ) -> type[Packet] | None:
     if not remain:
         return None
-    return TL_FIELD_LAYERS.get(remain[0] >> 4, TLUnknownSector)
+    ftype = remain[0] >> 4
+    if ftype not in TL_FIELD_LAYERS or SECTORS[ftype] * SECTOR_BYTES > len(remain):
+        return TLUnknownSector  # unknown type, or a field that would straddle the half-flit
+    return TL_FIELD_LAYERS[ftype]
 
 
 class TLUnknownSector(Packet):

@@ -288,9 +288,10 @@ def capture_records(
 
 
 def dl_messages() -> st.SearchStrategy[Any]:
-    """DL message values (``ualink_ref.dl.messages``), known types and unknown words."""
+    """DL message values: every known type (``ualink_ref.dl.strategies``) and unknown words."""
     from ualink_ref.dl import formats as F
     from ualink_ref.dl import messages as M
+    from ualink_ref.dl.strategies import dl_messages as known_messages
 
     def unknown(values: dict[str, int]) -> Any:
         return M.UnknownMessage(F.DL_MESSAGE.to_int(values))
@@ -299,12 +300,7 @@ def dl_messages() -> st.SearchStrategy[Any]:
              for f in (F.NOOP_MESSAGE, F.TL_RATE_MESSAGE, F.DEVICE_ID_MESSAGE,
                        F.PORT_NUMBER_MESSAGE, F.CHANNEL_NEGOTIATION_MESSAGE, F.UART_MESSAGE)}
     return st.one_of(
-        st.just(M.NoOp()),
-        st.builds(M.TLRateNotification, st.integers(0, 255)),
-        st.builds(M.DeviceId, st.booleans(), st.integers(0, 0xFFFF)),
-        st.builds(M.PortNumber, st.booleans(), st.integers(0, 255)),
-        st.builds(M.ChannelNegotiation, st.sampled_from(list(M.ChannelCommand))),
-        st.builds(M.UartData, st.binary(max_size=2)),
+        known_messages(),
         format_values(F.DL_MESSAGE)
         .filter(lambda v: v["compressed"] or (v["mclass"], v["mtype"]) not in known)
         .map(unknown),
@@ -313,44 +309,12 @@ def dl_messages() -> st.SearchStrategy[Any]:
 
 def dl_flits(*, payload: bool | None = None) -> st.SearchStrategy[Any]:
     """Valid :class:`ualink_ref.dl.DLFlit` values: every op, sequence fields, TL bytes at
-    every legal length and phase, DL messages in any segment. ``payload`` forces
-    (``True``) or forbids (``False``) TL bytes."""
-    from ualink_ref.dl.flit import SEGMENTS, TL_FLIT_BYTES, DLFlit, capacity
-    from ualink_ref.dl.formats import FlitOp
+    every legal length and phase, message words in any segment (the DL layer's own
+    strategy, ``ualink_ref.dl.strategies.dl_flits``). ``payload`` forces (``True``) or
+    forbids (``False``) TL bytes."""
+    from ualink_ref.dl.strategies import dl_flits as layer_flits
 
-    word_lists = st.lists(st.one_of(st.none(), dl_messages().map(lambda m: m.encode())),
-                          min_size=SEGMENTS, max_size=SEGMENTS)
-
-    @st.composite
-    def build(draw: Any) -> DLFlit:
-        words = draw(word_lists)
-        messages = tuple(words)
-        cap = capacity(messages)
-        has_tl = draw(st.booleans()) if payload is None else payload
-        tl_len, first = 0, 0
-        if has_tl:
-            first = 4 * draw(st.integers(0, 15))
-            full = draw(st.booleans())
-            if full:
-                tl_len = cap
-            else:
-                tl_len = first + TL_FLIT_BYTES * draw(st.integers(0, (cap - first) // 64))
-                if tl_len == 0 or tl_len > cap:
-                    tl_len = cap
-        tl = draw(st.binary(min_size=tl_len, max_size=tl_len))
-        ops = [FlitOp.EXPLICIT, FlitOp.ACK, FlitOp.REPLAY_REQUEST]
-        if tl:
-            ops.append(FlitOp.REPLAY)
-        op = draw(st.sampled_from(ops))
-        if op.is_command:
-            low = 1 if op is FlitOp.REPLAY_REQUEST else 0
-            return DLFlit(op, ack_req_seq=draw(st.integers(low, 511)),
-                          flit_seq_lo=draw(st.integers(0, 7)) if tl else 0, tl=tl,
-                          first_tl_start=first, messages=messages)
-        return DLFlit(op, flit_seq=draw(st.integers(1, 511)) if tl else 0, tl=tl,
-                      first_tl_start=first, messages=messages)
-
-    return build()
+    return layer_flits(payload=payload)
 
 
 # -- transaction layer --------------------------------------------------------------
