@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 from pathlib import Path
 from typing import Any
 
@@ -31,28 +32,57 @@ def _cmd_dissect(args: argparse.Namespace) -> int:
     return 0
 
 
+def _burst(text: str) -> tuple[int, float]:
+    try:
+        length, rate = text.split(":")
+        return int(length), float(rate)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected LEN:RATE, got {text!r}") from None
+
+
+def _simulator() -> Any:
+    """``ualink_ref.sim`` when it is installed, else ``None``."""
+    try:
+        return importlib.import_module("ualink_ref.sim")
+    except ImportError:
+        return None
+
+
 def _cmd_capture(args: argparse.Namespace) -> int:
     from ualink_ref.capture import write_capture
-    from ualink_ref.capture_run import SCENARIOS, CaptureLink, random_workload
+    from ualink_ref.capture_run import SCENARIOS, CaptureLink, capture_simulation, random_workload
 
-    if args.scenario:
-        scenario = SCENARIOS[args.scenario]
-        settings = dict(scenario.settings)
-        ops = scenario.ops()
+    sim = None if args.scenario else _simulator()
+    if sim is not None:  # the simulator's own workload and link model
+        burst = sim.Burst(args.burst[0], args.burst[1]) if args.burst else None
+        workload = sim.random_workload(args.ops, args.seed, span=args.span)
+        records, report = capture_simulation(
+            workload, fec=args.fec, ber=args.ber, burst=burst, seed=args.seed,
+            raw_codewords=args.raw_codewords, latency=args.latency, batch=args.batch,
+            max_outstanding=args.max_outstanding)
+        summary = (f"{report.ops_completed} ops completed in {report.slots} flit slots, "
+                   f"{report.crc_errors} CRC errors, {report.replays} replays")
     else:
-        settings = {}
-        ops = random_workload(args.ops, seed=args.seed)
-    settings.setdefault("fec", args.fec)
-    settings.setdefault("ber", args.ber)
-    settings.setdefault("seed", args.seed)
-    settings["raw_codewords"] = args.raw_codewords
-    link = CaptureLink(**settings)  # type: ignore[arg-type]
-    result = link.run(ops, max_slots=args.max_slots)
-    size = write_capture(Path(args.out), result.records)
-    done = sum(len(c) for c in result.completions.values())
-    print(f"wrote {len(result.records)} records ({size} bytes) to {args.out}: "
-          f"{done} ops completed in {result.slots} flit slots, "
-          f"{result.crc_errors} CRC errors, {result.replays} replays")
+        if args.burst:
+            raise SystemExit("ualink-ref capture: --burst needs ualink_ref.sim")
+        if args.scenario:
+            scenario = SCENARIOS[args.scenario]
+            settings = dict(scenario.settings)
+            ops = scenario.ops()
+        else:
+            settings = {}
+            ops = random_workload(args.ops, seed=args.seed)
+        settings.setdefault("fec", args.fec)
+        settings.setdefault("ber", args.ber)
+        settings.setdefault("seed", args.seed)
+        settings["raw_codewords"] = args.raw_codewords
+        result = CaptureLink(**settings).run(ops)  # type: ignore[arg-type]
+        records = result.records
+        done = sum(len(c) for c in result.completions.values())
+        summary = (f"{done} ops completed in {result.slots} flit slots, "
+                   f"{result.crc_errors} CRC errors, {result.replays} replays")
+    size = write_capture(Path(args.out), records)
+    print(f"wrote {len(records)} records ({size} bytes) to {args.out}: {summary}")
     return 0
 
 
@@ -64,25 +94,31 @@ def register(sub: Any) -> None:
         "capture",
         help="run two endpoints over a link and write what crosses it as a pcap",
         description=(
-            "Run endpoint A and B (full stacks) over a seeded channel and write every DL flit "
-            "each receiver gets to a pcap / pcapng (link type 147, specs/capture.md). "
-            "Deterministic: the same arguments give the same bytes."
+            "Run a workload between endpoints A and B (the simulator of `ualink-ref simulate`, "
+            "same options) and write every DL flit each receiver gets to a pcap / pcapng "
+            "(link type 147, specs/capture.md). Deterministic: the same arguments give the "
+            "same bytes."
         ),
     )
     c.add_argument("--out", required=True, metavar="FILE",
                    help="capture file to write (.pcapng for pcapng, else pcap)")
     c.add_argument("--scenario", choices=sorted(SCENARIOS),
-                   help="a scripted scenario instead of a random workload")
+                   help="a scripted scenario (specs/capture.md) instead of a random workload")
     c.add_argument("--ops", type=int, default=40, metavar="N",
                    help="random workload: N operations from both ends (default 40)")
     c.add_argument("--fec", choices=["kp4", "ll", "none"], default="kp4",
                    help="FEC mode (default kp4)")
     c.add_argument("--ber", type=float, default=0.0, help="pre-FEC bit-error rate (default 0)")
+    c.add_argument("--burst", type=_burst, metavar="LEN:RATE",
+                   help="error bursts of LEN bits starting at each bit with probability RATE")
     c.add_argument("--seed", type=int, default=0, help="seed of workload and channel")
+    c.add_argument("--span", type=int, default=1 << 16, help="address span of the workload")
+    c.add_argument("--latency", type=int, default=8, help="one-way wire latency, flit slots")
+    c.add_argument("--batch", type=int, default=8, help="flit slots simulated per step")
+    c.add_argument("--max-outstanding", type=int, default=64,
+                   help="ops in flight per side (default 64)")
     c.add_argument("--raw-codewords", action="store_true",
                    help="also record the wire bytes before FEC decoding (fec_codewords)")
-    c.add_argument("--max-slots", type=int, default=200_000, metavar="N",
-                   help="give up after N flit slots")
     c.set_defaults(func=_cmd_capture)
 
     p = sub.add_parser(
