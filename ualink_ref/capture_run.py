@@ -112,10 +112,21 @@ class CaptureLink:
         self.slot = 0
         self.flipped = 0
 
-    def issue(self, op: Op) -> int:
-        """Queue ``op`` on its side's TL; return the operation handle."""
+    def issue(self, op: Any) -> int:
+        """Queue ``op`` on its side's TL; return the operation handle.
+
+        ``op`` is an :class:`Op`, or a ``ualink_ref.sim.Op`` (kinds ``read``,
+        ``write`` with optional ``byte_enable``, ``atomic`` with ``atomic_op``).
+        """
         side = self.sides[op.side]
         peer = 1 if op.side == "a" else 0
+        if hasattr(op, "atomic_op"):  # the simulator's Op
+            if op.kind == "read":
+                return side.tl.read(peer, op.addr, op.length)
+            if op.kind == "write":
+                return side.tl.write(peer, op.addr, op.data, op.byte_enable)
+            return side.tl.atomic(peer, op.addr, op.atomic_op, op.operand, op.compare,
+                                  op.size, op.fetch)
         if op.kind == "read":
             return side.tl.read(peer, op.addr, op.length)
         if op.kind == "write_full":
@@ -189,7 +200,7 @@ class CaptureLink:
         return any(s.tl.busy or not s.dl.idle or s.pipe or s.dl.tx_backlog
                    for s in self.sides.values())
 
-    def run(self, ops: Iterable[Op], *, max_slots: int = 200_000,
+    def run(self, ops: Iterable[Any], *, max_slots: int = 200_000,
             until: Callable[[CaptureLink], bool] | None = None) -> CaptureResult:
         """Issue ``ops`` and step until everything completed and the link is idle."""
         for op in ops:
