@@ -115,6 +115,8 @@ TRANSCODE = Fraction(257, 256)
 #: RS(544,514) "KP4": 544 wire symbols per 514 message symbols (10-bit symbols).
 RS_544_514 = Fraction(544, 514)
 #: Wire bits per MAC bit for an 802.3 200G/400G/800G PCS+FEC (alignment markers ignored).
+#: Exactly 17/16, since 514 = 2 x 257 and 544 = 17 x 32 — the same factor as a 640-byte
+#: flit in a 680-byte codeword, so FEC scales both stacks alike.
 ETHERNET_WIRE_PER_MAC = TRANSCODE * RS_544_514
 
 PHY_SOURCES: MappingProxyType[str, str] = MappingProxyType({
@@ -170,3 +172,16 @@ def mac_bytes(frame: int) -> int:
 def wire_bytes(mac: int | Fraction) -> Fraction:
     """Bytes on the lane after 256b/257b transcoding and RS(544,514) (exact fraction)."""
     return Fraction(mac) * ETHERNET_WIRE_PER_MAC
+
+
+def markdown_table() -> str:
+    """The header-size table and PHY factors as Markdown (embedded in the spec, test-checked)."""
+    lines = ["| Header | Bytes | What | Source |", "|---|---:|---|---|"]
+    for e in HEADER_SIZES.values():
+        lines.append(f"| `{e.name}` | {e.size} | {e.meaning} | {e.source} |")
+    lines.append("| 256b/257b transcoding | x 257/256 | 257 coded bits per 256 MAC bits "
+                 f"| {PHY_SOURCES['transcode_256b257b']} |")
+    lines.append("| RS(544,514) FEC | x 544/514 | 544 wire symbols per 514 message "
+                 f"symbols | {PHY_SOURCES['rs_544_514']} |")
+    lines.append(f"| alignment markers | x 1 | not counted | {PHY_SOURCES['alignment_markers']} |")
+    return "\n".join(lines) + "\n"

@@ -77,6 +77,6 @@ def ualink_requests(op: Op) -> int:
 
 def measure_ualink(ops: Sequence[Op], *, fec: str = "kp4", seed: int = 0) -> UalinkCount:
     """Run ``ops`` through the ualink_ref stack and count what leaves it, both ways."""
-    from ualink_ref.compare import _ualink_driver
+    from ualink_ref.compare._ualink_driver import run
 
-    return _ualink_driver.run(ops, fec=fec, seed=seed)
+    return run(ops, fec=fec, seed=seed)
