@@ -34,7 +34,7 @@ ATOMIC_KINDS: tuple[str, ...] = (
 )
 OP_KINDS: tuple[str, ...] = ("load", "store", *ATOMIC_KINDS)
 ATOMIC_SIZES: tuple[int, ...] = (4, 8)
-#: Path MTUs an InfiniBand / RoCEv2 port may use (IBA Vol. 1 §7.7.1 MTU sizes).
+#: Path MTUs an InfiniBand / RoCEv2 port may use (IBA Vol. 1 MTU sizes).
 PMTUS: tuple[int, ...] = (256, 512, 1024, 2048, 4096)
 
 #: RC opcode -> (value, extension headers after the BTH, carries payload).
