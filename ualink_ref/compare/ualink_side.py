@@ -49,6 +49,9 @@ class UalinkCount:
     method: str
     wire_bytes_fwd: int = -1
     wire_bytes_rev: int = -1
+    #: TL flits dissected: half-flits by kind, control fields by format, NOP sectors.
+    breakdown_fwd: tuple[tuple[str, int], ...] = ()
+    breakdown_rev: tuple[tuple[str, int], ...] = ()
 
     def __post_init__(self) -> None:
         per = WIRE_BYTES_PER_FLIT[self.fec]
