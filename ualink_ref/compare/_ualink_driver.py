@@ -68,7 +68,7 @@ def breakdown(flits: Sequence[bytes]) -> dict[str, int]:
 def run_tl(ops: Sequence[Op], *, fec: str) -> tuple[UalinkCount, list[bytes], list[bytes]]:
     """Measure ``ops`` with two TL engines; also return the TL flits each way."""
     tl = _tl()
-    Status, TLPair, TransactionLayer = tl.Status, tl.TLPair, tl.TransactionLayer  # noqa: N806
+    Status, TLPair, TransactionLayer = tl.Status, tl.TLPair, tl.TransactionLayer
     a, b = TransactionLayer(REQUESTER), TransactionLayer(TARGET)
     pair = TLPair(a, b, record=True)
     pair.run()  # start-up credit grants: not part of any operation
