@@ -103,5 +103,7 @@ def _tl() -> Any:
     # Imported by name until the TL lands on this branch (keeps mypy clean meanwhile).
     try:
         return importlib.import_module("ualink_ref.tl")
-    except ImportError as exc:
+    except ModuleNotFoundError as exc:
+        if exc.name != "ualink_ref.tl":
+            raise
         raise RuntimeError("the ualink_ref transaction layer is not available") from exc

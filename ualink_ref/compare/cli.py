@@ -24,7 +24,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     elif args.csv:
         sys.stdout.write(R.render_csv(rep, args.level))
     else:
-        sys.stdout.write(R.render_text(rep, args.level))
+        sys.stdout.write(R.render_text(rep, args.level, breakdown=args.breakdown))
     if args.plot:
         try:
             from ualink_ref.compare.plot import plot_report
@@ -65,6 +65,8 @@ def register(sub: Any) -> None:
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--csv", action="store_true", help="print CSV instead of a table")
     fmt.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.add_argument("--breakdown", action="store_true",
+                   help="after each row, the ualink TL flits dissected field by field")
     p.add_argument("--plot", metavar="FILE.png",
                    help="also draw efficiency vs payload size (needs matplotlib)")
     p.set_defaults(func=_cmd_compare)

@@ -78,6 +78,9 @@ class Row:
     ualink_mac_rev: float
     ualink_wire_fwd: float
     ualink_wire_rev: float
+    #: TL flits of the whole measured stream, dissected (see ``UalinkCount``).
+    ualink_breakdown_fwd: tuple[tuple[str, int], ...] = ()
+    ualink_breakdown_rev: tuple[tuple[str, int], ...] = ()
 
     @property
     def useful(self) -> int:
@@ -141,6 +144,8 @@ def make_row(op: Op, *, pmtu: int, ip: str, ualink: UalinkCount, repeat: int,
         ualink_mac_rev=ualink.mac_bytes_rev / n,
         ualink_wire_fwd=ualink.wire_bytes_fwd / n,
         ualink_wire_rev=ualink.wire_bytes_rev / n,
+        ualink_breakdown_fwd=ualink.breakdown_fwd,
+        ualink_breakdown_rev=ualink.breakdown_rev,
     )
 
 
@@ -310,8 +315,16 @@ def level_text(level: str) -> str:
     return _LEVEL_TEXT[level]
 
 
-def render_text(report: Report, level: str = "wire") -> str:
-    """The human-readable table, the headline and the literature figures."""
+def _breakdown_text(items: tuple[tuple[str, int], ...]) -> str:
+    return " ".join(f"{k.removeprefix('field:tl_')}={v}" for k, v in items)
+
+
+def render_text(report: Report, level: str = "wire", breakdown: bool = False) -> str:
+    """The human-readable table, the headline and the literature figures.
+
+    With ``breakdown``, each row is followed by the dissected TL flits of its
+    measured ualink stream (half-flits by kind, control fields by format).
+    """
     out = io.StringIO()
     w = out.write
     w(f"RoCEv2 vs ualink_ref: bytes per operation, {level_text(level)}\n")
@@ -333,6 +346,11 @@ def render_text(report: Report, level: str = "wire") -> str:
           f"{r.bytes('ualink', level, 'fwd'):>9.1f}{r.bytes('ualink', level, 'rev'):>9.1f}"
           f"{r.efficiency('ualink', level):>7.1%}  {r.ratio(level):>6.2f}  "
           f"{r.roce_round_trips}/1  {note}\n")
+        if breakdown:
+            fwd = _breakdown_text(r.ualink_breakdown_fwd)
+            rev = _breakdown_text(r.ualink_breakdown_rev)
+            w(f"{'':19}ualink TL flits of {report.repeat} ops, fwd: {fwd}\n"
+              f"{'':19}{'':26}rev: {rev}\n")
     h = report.headline
     w(f"\nMixed workload ({h.ops} ops: {h.description}):\n")
     for lv in LEVELS:
@@ -348,6 +366,9 @@ def render_text(report: Report, level: str = "wire") -> str:
 
 def _row_dict(r: Row, level: str) -> dict[str, Any]:
     d = asdict(r)
+    for direction in ("fwd", "rev"):
+        key = f"ualink_breakdown_{direction}"
+        d[key] = ";".join(f"{k}={v}" for k, v in d[key])
     for lv in LEVELS:
         for stack in ("roce", "ualink"):
             d[f"{stack}_eff_{lv}"] = round(r.efficiency(stack, lv), 6)
