@@ -1,0 +1,139 @@
+"""The ualink side is measured by running the stack; the report combines both sides honestly."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("ualink_ref.tl")
+pytest.importorskip("scapy")
+
+from ualink_ref.cli import main
+from ualink_ref.compare import headers as H
+from ualink_ref.compare import report as R
+from ualink_ref.compare.mapping import Op, map_op
+from ualink_ref.compare.ualink_side import measure_ualink, ualink_requests
+
+REPEAT = 8
+OPS = [Op("store", 8), Op("store", 100), Op("store", 256), Op("store", 1024),
+       Op("load", 8), Op("load", 256), Op("load", 4096),
+       Op("add", 8), Op("cas", 4), Op("umax", 8)]
+
+
+def _beats(n: int) -> int:
+    return -(-n // 64)
+
+
+@pytest.mark.parametrize("op", OPS, ids=lambda op: f"{op.kind}{op.size}")
+def test_counts_come_from_the_flits(op: Op) -> None:
+    c = measure_ualink([op] * REPEAT)
+    fwd, rev = Counter(dict(c.breakdown_fwd)), Counter(dict(c.breakdown_rev))
+    # every byte counted is a whole flit: TL flits are two half-flits, DL flits 640 B,
+    # a kp4 codeword 680 B per DL flit
+    assert fwd["control_halves"] + fwd["data_halves"] == 2 * c.tl_flits_fwd
+    assert rev["control_halves"] + rev["data_halves"] == 2 * c.tl_flits_rev
+    assert c.mac_bytes_fwd == c.dl_flits_fwd * 640 and c.mac_bytes_rev == c.dl_flits_rev * 640
+    assert c.wire_bytes_fwd == c.dl_flits_fwd * 680 and c.wire_bytes_rev == c.dl_flits_rev * 680
+    assert c.dl_flits_fwd * 628 >= c.tl_flits_fwd * 64 > (c.dl_flits_fwd - 1) * 628
+    assert c.dl_flits_rev * 628 >= c.tl_flits_rev * 64 > (c.dl_flits_rev - 1) * 628
+
+
+@pytest.mark.parametrize("op", OPS, ids=lambda op: f"{op.kind}{op.size}")
+def test_fields_and_data_match_the_public_rules(op: Op) -> None:
+    # Derived by hand from the TL rules (64-byte beats = two 32-byte data half-flits;
+    # one request field and one response field per UALink request of <= 256 B).
+    c = measure_ualink([op] * REPEAT)
+    fwd, rev = Counter(dict(c.breakdown_fwd)), Counter(dict(c.breakdown_rev))
+    requests = REPEAT * ualink_requests(op)
+    assert fwd["field:tl_request"] + fwd["field:tl_compressed_request"] == requests
+    responses = sum(v for k, v in rev.items() if "response" in k)
+    assert responses == requests
+    chunks = [min(256, op.size - off) for off in range(0, op.size, 256)]
+    if op.kind == "store":
+        assert fwd["data_halves"] == REPEAT * sum(2 * _beats(n) for n in chunks)
+        assert rev["data_halves"] == 0
+    elif op.kind == "load":
+        assert fwd["data_halves"] == 0
+        assert rev["data_halves"] == REPEAT * sum(2 * _beats(n) for n in chunks)
+    else:  # an atomic: operand(s) in one beat, the old value back in one beat
+        assert fwd["data_halves"] == rev["data_halves"] == REPEAT * 2
+
+
+def test_fec_none_counts_flit_bytes_only() -> None:
+    c = measure_ualink([Op("store", 256)] * REPEAT, fec="none")
+    assert c.wire_bytes_fwd == c.mac_bytes_fwd == c.dl_flits_fwd * 640
+
+
+def test_report_rows_combine_the_two_counts() -> None:
+    from ualink_ref.scapy_roce import count_mapping
+
+    rep = R.build_report(ops=OPS, repeat=REPEAT)
+    for op, row in zip(OPS, rep.rows, strict=True):
+        m = map_op(op, rep.pmtu)
+        fwd = sum(H.mac_bytes(H.frame_bytes(p.ext, p.payload)) for p in m.packets_in("fwd"))
+        rev = sum(H.mac_bytes(H.frame_bytes(p.ext, p.payload)) for p in m.packets_in("rev"))
+        assert (row.roce_mac_fwd, row.roce_mac_rev) == (fwd, rev)
+        assert row.roce_wire_fwd == pytest.approx(float(Fraction(fwd) * 17 / 16))
+        fc = count_mapping(m)
+        assert (fc.mac_bytes_fwd, fc.mac_bytes_rev) == (fwd, rev)
+        c = measure_ualink([op] * REPEAT)
+        assert row.ualink_mac_fwd == c.mac_bytes_fwd / REPEAT
+        assert row.ualink_wire_rev == c.wire_bytes_rev / REPEAT
+        useful = op.useful_fwd + op.useful_rev
+        for level in R.LEVELS:
+            roce = useful / (row.bytes("roce", level, "fwd") + row.bytes("roce", level, "rev"))
+            assert row.efficiency("roce", level) == pytest.approx(roce)
+            assert row.ratio(level) == pytest.approx(row.efficiency("ualink", level) / roce)
+        # both PHYs cost exactly 17/16, so the ratio does not depend on the level
+        assert row.ratio("wire") == pytest.approx(row.ratio("mac"))
+
+
+def test_mix_is_the_documented_mix() -> None:
+    ops = R.mix_ops(200, seed=3)
+    got = Counter(ops)
+    for op, share in R.MIX:
+        assert got[op] == round(200 * share)
+    assert sum(share for _, share in R.MIX) == pytest.approx(1.0)
+    assert R.mix_ops(200, seed=3) == ops != R.mix_ops(200, seed=4)
+
+
+def test_headline_counts_the_same_ops_on_both_stacks() -> None:
+    from ualink_ref.scapy_roce import count_mapping
+
+    h = R.headline(count=40)
+    ops = R.mix_ops(40)
+    assert h.ops == 40
+    assert h.useful == sum(op.useful_fwd + op.useful_rev for op in ops)
+    mac = 0
+    for op in ops:
+        fc = count_mapping(map_op(op))
+        mac += fc.mac_bytes_fwd + fc.mac_bytes_rev
+    assert h.roce_mac == mac
+    c = measure_ualink(ops)
+    assert h.ualink_mac == c.mac_bytes_fwd + c.mac_bytes_rev
+    assert h.ualink_wire == (c.dl_flits_fwd + c.dl_flits_rev) * 680
+
+
+def test_cli_json_csv_text(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert main(["compare", "--json", "--repeat", "4"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert len(doc["rows"]) == len(R.default_ops()) == 40
+    assert "after FEC" in doc["levels"]["wire"] and "MAC" in doc["levels"]["mac"]
+    assert {f["name"] for f in doc["literature"]} >= {"NVLink"}
+    assert main(["compare", "--csv", "--repeat", "4", "--pmtu", "4096"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 41 and lines[0].startswith("op,size,")
+    assert main(["compare", "--repeat", "4", "--level", "mac"]) == 0
+    text = capsys.readouterr().out
+    assert "MAC level" in text and "Mixed workload" in text and "81.5%" in text
+
+
+def test_cli_plot(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "eff.png"
+    assert main(["compare", "--repeat", "4", "--plot", str(out)]) == 0
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
