@@ -59,8 +59,8 @@ def register(sub: Any) -> None:
                    help="accounting level of the byte columns (default: wire, after FEC)")
     p.add_argument("--fec", choices=("kp4", "ll"), default="kp4",
                    help="ualink FEC mode for the wire level (default kp4 = RS(544,514))")
-    p.add_argument("--repeat", type=int, default=16, metavar="N",
-                   help="operations streamed through the ualink stack per row (default 16)")
+    p.add_argument("--repeat", type=int, default=64, metavar="N",
+                   help="operations streamed through the ualink stack per row (default 64)")
     p.add_argument("--seed", type=int, default=0, help="seed of the mixed workload's order")
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--csv", action="store_true", help="print CSV instead of a table")

@@ -25,7 +25,7 @@ def plot_report(report: Report, path: Path, level: str = "wire") -> None:
             ("ualink", "ualink_ref", "s-", "tab:green"),
         ):
             ax.plot(sizes, [r.efficiency(stack, level, direction) for r in rows], style,
-                    color=color, label=f"{label}, {direction} only")
+                    color=color, label=f"{label}, data direction ({direction})")
             ax.plot(sizes, [r.efficiency(stack, level) for r in rows], style, color=color,
                     alpha=0.35, label=f"{label}, both directions")
         ax.set_xscale("log", base=2)
@@ -36,7 +36,8 @@ def plot_report(report: Report, path: Path, level: str = "wire") -> None:
         ax.grid(True, alpha=0.3)
         ax.set_ylim(0, 1)
     axes[0].set_ylabel("efficiency (useful payload / bytes)")
-    axes[1].legend(fontsize=7, loc="lower right")
+    for ax in axes:
+        ax.legend(fontsize=7, loc="lower right")
     fig.suptitle(level_text(level), fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=80)

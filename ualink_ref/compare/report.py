@@ -34,7 +34,7 @@ LEVELS = ("mac", "wire")
 LOAD_STORE_SIZES: tuple[int, ...] = (8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096)
 ATOMIC_SIZES: tuple[int, ...] = (4, 8)
 #: How many copies of an op are streamed through the ualink stack per measurement.
-DEFAULT_REPEAT = 16
+DEFAULT_REPEAT = 64
 
 #: The documented mixed workload: (op, share of operations). See specs.
 MIX: tuple[tuple[Op, float], ...] = (
