@@ -78,6 +78,10 @@ class Row:
     ualink_mac_rev: float
     ualink_wire_fwd: float
     ualink_wire_rev: float
+    #: DL flits per op that carried no TL bytes (ack-only flits), included in the above.
+    ualink_ack_only_fwd: float = 0.0
+    ualink_ack_only_rev: float = 0.0
+    ualink_flit_wire_bytes: int = 680
     #: TL flits of the whole measured stream, dissected (see ``UalinkCount``).
     ualink_breakdown_fwd: tuple[tuple[str, int], ...] = ()
     ualink_breakdown_rev: tuple[tuple[str, int], ...] = ()
@@ -87,23 +91,33 @@ class Row:
         """Useful bytes in both directions."""
         return self.useful_fwd + self.useful_rev
 
-    def bytes(self, stack: str, level: str, direction: str) -> float:
-        """Bytes of ``stack`` ("roce"/"ualink") at ``level`` in ``direction`` (or "both")."""
+    def bytes(self, stack: str, level: str, direction: str, busy: bool = False) -> float:
+        """Bytes of ``stack`` ("roce"/"ualink") at ``level`` in ``direction`` (or "both").
+
+        ``busy`` leaves out the ualink DL's ack-only flits (see the spec: on a
+        link busy both ways the acks ride in data-flit headers); it changes
+        nothing for RoCEv2, whose ACKs are packets of their own.
+        """
         if direction == "both":
-            return self.bytes(stack, level, "fwd") + self.bytes(stack, level, "rev")
+            return (self.bytes(stack, level, "fwd", busy)
+                    + self.bytes(stack, level, "rev", busy))
         value: float = getattr(self, f"{stack}_{level}_{direction}")
+        if busy and stack == "ualink":
+            per = 640 if level == "mac" else self.ualink_flit_wire_bytes
+            value -= getattr(self, f"ualink_ack_only_{direction}") * per
         return value
 
-    def efficiency(self, stack: str, level: str, direction: str = "both") -> float:
+    def efficiency(self, stack: str, level: str, direction: str = "both",
+                   busy: bool = False) -> float:
         """Useful payload ÷ bytes for ``stack`` at ``level`` (0 when nothing is useful)."""
         useful = {"fwd": self.useful_fwd, "rev": self.useful_rev, "both": self.useful}[direction]
-        total = self.bytes(stack, level, direction)
+        total = self.bytes(stack, level, direction, busy)
         return useful / total if total else 0.0
 
-    def ratio(self, level: str) -> float:
+    def ratio(self, level: str, busy: bool = False) -> float:
         """ualink efficiency ÷ RoCEv2 efficiency (> 1: ualink moves more per wire byte)."""
         roce = self.efficiency("roce", level)
-        return self.efficiency("ualink", level) / roce if roce else 0.0
+        return self.efficiency("ualink", level, busy=busy) / roce if roce else 0.0
 
 
 def _roce_counter() -> RoceCounter:
@@ -144,6 +158,9 @@ def make_row(op: Op, *, pmtu: int, ip: str, ualink: UalinkCount, repeat: int,
         ualink_mac_rev=ualink.mac_bytes_rev / n,
         ualink_wire_fwd=ualink.wire_bytes_fwd / n,
         ualink_wire_rev=ualink.wire_bytes_rev / n,
+        ualink_ack_only_fwd=ualink.ack_only_fwd / n,
+        ualink_ack_only_rev=ualink.ack_only_rev / n,
+        ualink_flit_wire_bytes=ualink.wire_bytes_per_flit,
         ualink_breakdown_fwd=ualink.breakdown_fwd,
         ualink_breakdown_rev=ualink.breakdown_rev,
     )
@@ -177,15 +194,19 @@ class Headline:
     ualink_mac: int
     ualink_wire: int
     ualink_method: str
+    ualink_ack_only: int = 0
+    ualink_flit_wire_bytes: int = 680
 
-    def efficiency(self, stack: str, level: str) -> float:
-        """Useful ÷ bytes for the whole mixed workload."""
+    def efficiency(self, stack: str, level: str, busy: bool = False) -> float:
+        """Useful ÷ bytes for the whole mixed workload (``busy``: see :meth:`Row.bytes`)."""
         total: float = getattr(self, f"{stack}_{level}")
+        if busy and stack == "ualink":
+            total -= self.ualink_ack_only * (640 if level == "mac" else self.ualink_flit_wire_bytes)
         return self.useful / total
 
-    def ratio(self, level: str) -> float:
+    def ratio(self, level: str, busy: bool = False) -> float:
         """ualink ÷ RoCEv2 efficiency of the mix."""
-        return self.efficiency("ualink", level) / self.efficiency("roce", level)
+        return self.efficiency("ualink", level, busy) / self.efficiency("roce", level)
 
 
 def headline(*, pmtu: int = 1024, ip: str = "ipv4", fec: str = "kp4", count: int = 200,
@@ -209,6 +230,8 @@ def headline(*, pmtu: int = 1024, ip: str = "ipv4", fec: str = "kp4", count: int
         ualink_mac=ua.mac_bytes_fwd + ua.mac_bytes_rev,
         ualink_wire=ua.wire_bytes_fwd + ua.wire_bytes_rev,
         ualink_method=ua.method,
+        ualink_ack_only=ua.ack_only_fwd + ua.ack_only_rev,
+        ualink_flit_wire_bytes=ua.wire_bytes_per_flit,
     )
 
 
@@ -332,9 +355,13 @@ def render_text(report: Report, level: str = "wire", breakdown: bool = False) ->
       f"ualink: {report.ualink_method}, FEC {report.fec}, "
       f"{report.repeat} ops streamed per row (per-op averages).\n")
     w("fwd = requester -> target, rev = target -> requester. eff = useful payload / bytes "
-      "(both directions). ratio = ualink eff / RoCEv2 eff. RTs = round trips RoCEv2/ualink.\n\n")
+      "(both directions). ratio = ualink eff / RoCEv2 eff.\n"
+      "UA bytes count every DL flit sent, including ack-only flits the DL sends in otherwise "
+      "idle slots;\n'busy' leaves those out (on a link busy both ways acks ride in data-flit "
+      "headers). RTs = round trips RoCEv2/ualink.\n\n")
     head = (f"{'op':<13}{'size':>6}  {'RoCE fwd':>9}{'RoCE rev':>9}{'eff':>7}  "
-            f"{'UA fwd':>9}{'UA rev':>9}{'eff':>7}  {'ratio':>6}  {'RTs':>3}  RoCEv2 mapping\n")
+            f"{'UA fwd':>9}{'UA rev':>9}{'eff':>7}  {'ratio':>6}  {'busy':>6}{'ratio':>6}  "
+            f"{'RTs':>3}  RoCEv2 mapping\n")
     w(head)
     w("-" * (len(head) + 20) + "\n")
     for r in report.rows:
@@ -345,17 +372,21 @@ def render_text(report: Report, level: str = "wire", breakdown: bool = False) ->
           f"{r.bytes('roce', level, 'rev'):>9.1f}{r.efficiency('roce', level):>7.1%}  "
           f"{r.bytes('ualink', level, 'fwd'):>9.1f}{r.bytes('ualink', level, 'rev'):>9.1f}"
           f"{r.efficiency('ualink', level):>7.1%}  {r.ratio(level):>6.2f}  "
+          f"{r.efficiency('ualink', level, busy=True):>6.1%}{r.ratio(level, True):>6.2f}  "
           f"{r.roce_round_trips}/1  {note}\n")
         if breakdown:
             fwd = _breakdown_text(r.ualink_breakdown_fwd)
             rev = _breakdown_text(r.ualink_breakdown_rev)
             w(f"{'':19}ualink TL flits of {report.repeat} ops, fwd: {fwd}\n"
-              f"{'':19}{'':26}rev: {rev}\n")
+              f"{'':19}{'':26}rev: {rev}\n"
+              f"{'':19}ualink ack-only DL flits per op: fwd {r.ualink_ack_only_fwd:.2f} "
+              f"rev {r.ualink_ack_only_rev:.2f}\n")
     h = report.headline
     w(f"\nMixed workload ({h.ops} ops: {h.description}):\n")
     for lv in LEVELS:
         w(f"  {lv:<4}  RoCEv2 {h.efficiency('roce', lv):6.1%}   ualink "
-          f"{h.efficiency('ualink', lv):6.1%}   ratio {h.ratio(lv):.2f}   "
+          f"{h.efficiency('ualink', lv):6.1%} (busy {h.efficiency('ualink', lv, True):6.1%})   "
+          f"ratio {h.ratio(lv):.2f} (busy {h.ratio(lv, True):.2f})   "
           f"({'on the wire after FEC' if lv == 'wire' else 'MAC level'})\n")
     w("\nLiterature figures at 256 B, each under its own accounting:\n")
     for f in report.literature:
@@ -375,6 +406,8 @@ def _row_dict(r: Row, level: str) -> dict[str, Any]:
             d[f"{stack}_eff_fwd_{lv}"] = round(r.efficiency(stack, lv, "fwd"), 6)
             d[f"{stack}_eff_rev_{lv}"] = round(r.efficiency(stack, lv, "rev"), 6)
         d[f"ratio_{lv}"] = round(r.ratio(lv), 6)
+        d[f"ualink_eff_busy_{lv}"] = round(r.efficiency("ualink", lv, busy=True), 6)
+        d[f"ratio_busy_{lv}"] = round(r.ratio(lv, busy=True), 6)
     for key, value in list(d.items()):
         if isinstance(value, float):
             d[key] = round(value, 4)
@@ -407,6 +440,9 @@ def render_json(report: Report, level: str = "wire") -> str:
             **{f"{s}_eff_{lv}": round(h.efficiency(s, lv), 6)
                for s in ("roce", "ualink") for lv in LEVELS},
             **{f"ratio_{lv}": round(h.ratio(lv), 6) for lv in LEVELS},
+            **{f"ualink_eff_busy_{lv}": round(h.efficiency("ualink", lv, True), 6)
+               for lv in LEVELS},
+            **{f"ratio_busy_{lv}": round(h.ratio(lv, True), 6) for lv in LEVELS},
         },
         "literature": [
             {**asdict(f), "efficiency": round(f.efficiency, 6)} for f in report.literature

@@ -49,6 +49,9 @@ class UalinkCount:
     method: str
     wire_bytes_fwd: int = -1
     wire_bytes_rev: int = -1
+    #: DL flits that carried no TL bytes (ack-only / command flits), included above.
+    ack_only_fwd: int = 0
+    ack_only_rev: int = 0
     #: TL flits dissected: half-flits by kind, control fields by format, NOP sectors.
     breakdown_fwd: tuple[tuple[str, int], ...] = ()
     breakdown_rev: tuple[tuple[str, int], ...] = ()
@@ -59,6 +62,11 @@ class UalinkCount:
             object.__setattr__(self, "wire_bytes_fwd", self.dl_flits_fwd * per)
         if self.wire_bytes_rev < 0:
             object.__setattr__(self, "wire_bytes_rev", self.dl_flits_rev * per)
+
+    @property
+    def wire_bytes_per_flit(self) -> int:
+        """Wire bytes of one DL flit in this count's FEC mode."""
+        return WIRE_BYTES_PER_FLIT[self.fec]
 
     @property
     def mac_bytes_fwd(self) -> int:
