@@ -68,9 +68,15 @@ def test_fields_and_data_match_the_public_rules(op: Op) -> None:
         assert fwd["data_halves"] == rev["data_halves"] == REPEAT * 2
 
 
-def test_fec_none_counts_flit_bytes_only() -> None:
-    c = measure_ualink([Op("store", 256)] * REPEAT, fec="none")
-    assert c.wire_bytes_fwd == c.mac_bytes_fwd == c.dl_flits_fwd * 640
+@pytest.mark.parametrize(("fec", "per_flit", "codewords"),
+                         [("kp4", 680, 1), ("ll", 680, 2), ("none", 640, 1)])
+def test_wire_bytes_are_the_encoded_codewords(fec: str, per_flit: int, codewords: int) -> None:
+    c = measure_ualink([Op("store", 256)] * REPEAT, fec=fec)
+    assert c.wire_bytes_fwd == c.dl_flits_fwd * per_flit
+    assert c.wire_bytes_rev == c.dl_flits_rev * per_flit
+    if fec != "none":
+        assert c.codewords_fwd == c.dl_flits_fwd * codewords
+        assert c.codewords_rev == c.dl_flits_rev * codewords
 
 
 def test_report_rows_combine_the_two_counts() -> None:

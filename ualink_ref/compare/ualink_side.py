@@ -26,8 +26,6 @@ DL_PAYLOAD_BYTES = 628
 TL_FLIT_BYTES = 64
 #: The largest single UALink request.
 MAX_REQUEST = 256
-#: Wire bytes per DL flit for each FEC mode (RS(544,514): one 680-byte codeword per flit).
-WIRE_BYTES_PER_FLIT = {"kp4": 680, "ll": 680, "none": 640}
 
 
 @dataclass(frozen=True)
@@ -47,8 +45,11 @@ class UalinkCount:
     dl_flits_rev: int
     fec: str
     method: str
-    wire_bytes_fwd: int = -1
-    wire_bytes_rev: int = -1
+    #: Bytes and codewords after FEC encoding of the DL flits sent (by ``ualink_ref.phy``).
+    wire_bytes_fwd: int = 0
+    wire_bytes_rev: int = 0
+    codewords_fwd: int = 0
+    codewords_rev: int = 0
     #: DL flits that carried no TL bytes (ack-only / command flits), included above.
     ack_only_fwd: int = 0
     ack_only_rev: int = 0
@@ -56,17 +57,12 @@ class UalinkCount:
     breakdown_fwd: tuple[tuple[str, int], ...] = ()
     breakdown_rev: tuple[tuple[str, int], ...] = ()
 
-    def __post_init__(self) -> None:
-        per = WIRE_BYTES_PER_FLIT[self.fec]
-        if self.wire_bytes_fwd < 0:
-            object.__setattr__(self, "wire_bytes_fwd", self.dl_flits_fwd * per)
-        if self.wire_bytes_rev < 0:
-            object.__setattr__(self, "wire_bytes_rev", self.dl_flits_rev * per)
-
     @property
     def wire_bytes_per_flit(self) -> int:
-        """Wire bytes of one DL flit in this count's FEC mode."""
-        return WIRE_BYTES_PER_FLIT[self.fec]
+        """Wire bytes of one DL flit in this count's FEC mode (from ``ualink_ref.phy``)."""
+        from ualink_ref.phy import wire_bytes_per_flit
+
+        return wire_bytes_per_flit(self.fec)
 
     @property
     def mac_bytes_fwd(self) -> int:
