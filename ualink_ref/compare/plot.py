@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 from ualink_ref.compare.report import Report, level_text
@@ -40,5 +41,12 @@ def plot_report(report: Report, path: Path, level: str = "wire") -> None:
         ax.legend(fontsize=7, loc="lower right")
     fig.suptitle(level_text(level), fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=80)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=72)
     plt.close(fig)
+    # A 64-colour palette keeps the committed PNG small (matplotlib depends on Pillow).
+    from PIL import Image
+
+    buf.seek(0)
+    with Image.open(buf) as img:
+        img.convert("RGB").quantize(colors=64).save(path, format="PNG", optimize=True)
