@@ -1,0 +1,216 @@
+"""Credit-based flow control (CBFC) for the transaction layer.
+
+Rules (provenance in ``specs/tl.md``):
+
+* Four credit classes: request commands, response commands, request data,
+  response data (public). One command credit = one header buffer; one data
+  credit = one 64-byte buffer (public).
+* Credits exist per virtual channel (4) and in one shared pool (public); a
+  field says which it used with its ``pool`` bit. A field takes all of its
+  credits from one source (project choice: one bit cannot say more). Senders
+  prefer the VC's own credits and fall back to the pool.
+* A link starts with zero credits. Each receiver first grants its whole
+  buffer capacity, then returns credits as it frees buffers (public).
+  Returns are increments: the DL delivers every TL flit exactly once and in
+  order (go-back-N retry), so an increment is never lost or counted twice
+  (project choice, relying on the DL guarantee).
+* A sender never sends without credits: an operation that cannot get them
+  waits in its queue (back-pressure). A receiver that sees a field consume
+  more credits than it granted raises :class:`~ualink_ref.errors.CreditError`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ualink_ref.errors import CreditError
+
+REQ_CMD, RSP_CMD, REQ_DATA, RSP_DATA = 0, 1, 2, 3
+CLASS_NAMES = ("req_cmd", "rsp_cmd", "req_data", "rsp_data")
+NUM_VCS = 4
+POOL = NUM_VCS  # index of the shared pool in per-source arrays
+
+#: Largest increment one field can carry, per class: FTYPE 0 (pool), FTYPE 6 (VC).
+POOL_RETURN_MAX = (63, 63, 255, 255)
+VC_RETURN_MAX = (31, 31, 255, 255)
+#: Most credits of each class one field can need: a 256-byte Write takes a
+#: byte-enable buffer plus 4 beats; a 256-byte read response 4 beats.
+MAX_NEED = (1, 1, 5, 4)
+
+
+@dataclass(frozen=True)
+class CreditConfig:
+    """Receive-buffer capacity a TL grants its peer, per VC and in the pool.
+
+    Each tuple is ``(req_cmd, rsp_cmd, req_data, rsp_data)``; data in 64-byte
+    buffers. The defaults are a project choice sized so that a link with a few
+    DL flits of round trip does not stall on credits.
+    """
+
+    per_vc: tuple[int, int, int, int] = (8, 8, 16, 16)
+    pool: tuple[int, int, int, int] = (64, 64, 128, 128)
+
+    def capacity(self, source: int) -> tuple[int, int, int, int]:
+        """Capacity of ``source`` (a VC number, or :data:`POOL`)."""
+        return self.pool if source == POOL else self.per_vc
+
+    def __post_init__(self) -> None:
+        for values in (self.per_vc, self.pool):
+            if len(values) != 4 or any(v < 0 for v in values):
+                raise ValueError("credit capacities are four non-negative integers")
+
+
+class SenderCredits:
+    """Credits this side may spend (granted by the peer), per source and class."""
+
+    __slots__ = ("available", "received_total", "spent_total")
+
+    def __init__(self) -> None:
+        # available[source][class]; source 0..3 = VC, 4 = pool. Start at zero.
+        self.available: list[list[int]] = [[0, 0, 0, 0] for _ in range(NUM_VCS + 1)]
+        self.received_total = [0, 0, 0, 0]
+        self.spent_total = [0, 0, 0, 0]
+
+    def grant(self, source: int, cls: int, count: int) -> None:
+        """Add ``count`` credits returned by the peer."""
+        self.available[source][cls] += count
+        self.received_total[cls] += count
+
+    def take(self, vc: int, cmd_cls: int, data_cls: int, data: int) -> int:
+        """Spend one command credit and ``data`` data credits; return the source.
+
+        Returns ``vc`` or :data:`POOL`, or ``-1`` (nothing spent) when neither
+        has enough.
+        """
+        for source in (vc, POOL):
+            avail = self.available[source]
+            if avail[cmd_cls] >= 1 and avail[data_cls] >= data:
+                avail[cmd_cls] -= 1
+                avail[data_cls] -= data
+                self.spent_total[cmd_cls] += 1
+                self.spent_total[data_cls] += data
+                return source
+        return -1
+
+
+class ReceiverCredits:
+    """Buffers this side granted the peer: checks use, accumulates returns."""
+
+    __slots__ = ("config", "outstanding", "owed", "owed_any")
+
+    def __init__(self, config: CreditConfig) -> None:
+        self.config = config
+        # Credits the peer holds (granted, not yet used) — mirrors its SenderCredits.
+        self.outstanding: list[list[int]] = [[0, 0, 0, 0] for _ in range(NUM_VCS + 1)]
+        # Credits to return at the next opportunity: initially the whole capacity.
+        self.owed: list[list[int]] = [
+            list(config.capacity(s)) for s in range(NUM_VCS + 1)
+        ]
+        self.owed_any = any(any(row) for row in self.owed)
+
+    def consume(self, source: int, cmd_cls: int, data_cls: int, data: int) -> None:
+        """The peer used credits; raise :class:`CreditError` if it had none."""
+        if not 0 <= source <= POOL:
+            raise CreditError(f"credit source {source} out of range")
+        out = self.outstanding[source]
+        if out[cmd_cls] < 1 or out[data_cls] < data:
+            where = "pool" if source == POOL else f"VC {source}"
+            raise CreditError(
+                f"peer sent without credit on {where}: needs {CLASS_NAMES[cmd_cls]}=1 "
+                f"{CLASS_NAMES[data_cls]}={data}, holds {out[cmd_cls]}/{out[data_cls]}"
+            )
+        out[cmd_cls] -= 1
+        out[data_cls] -= data
+
+    def free(self, source: int, cmd_cls: int, data_cls: int, data: int) -> None:
+        """Buffers freed: their credits are owed back to the peer."""
+        owed = self.owed[source]
+        owed[cmd_cls] += 1
+        owed[data_cls] += data
+        self.owed_any = True
+
+    def take_returns(self, limit: int = NUM_VCS + 1) -> list[tuple[int, tuple[int, int, int, int]]]:
+        """Pop one field's worth of returns for up to ``limit`` sources that owe any.
+
+        Returns ``[(source, (req_cmd, rsp_cmd, req_data, rsp_data))]``; each
+        entry fits one flow-control field. The popped credits count as
+        outstanding from now on (the field is about to be sent).
+        """
+        result: list[tuple[int, tuple[int, int, int, int]]] = []
+        any_left = False
+        for source in (POOL, 0, 1, 2, 3):
+            owed = self.owed[source]
+            if not (owed[0] or owed[1] or owed[2] or owed[3]):
+                continue
+            if len(result) >= limit:
+                any_left = True
+                continue
+            limits = POOL_RETURN_MAX if source == POOL else VC_RETURN_MAX
+            counts = (
+                min(owed[0], limits[0]),
+                min(owed[1], limits[1]),
+                min(owed[2], limits[2]),
+                min(owed[3], limits[3]),
+            )
+            out = self.outstanding[source]
+            for cls in range(4):
+                owed[cls] -= counts[cls]
+                out[cls] += counts[cls]
+            if owed[0] or owed[1] or owed[2] or owed[3]:
+                any_left = True
+            result.append((source, counts))
+        self.owed_any = any_left
+        return result
+
+
+def check_config(config: CreditConfig) -> None:
+    """Raise ``ValueError`` unless every VC can carry a maximal request and response.
+
+    A field takes all its credits from its VC or all from the pool, so for
+    each pair (command class, data class) the VC or the pool must hold one
+    command credit and the largest data need at once; otherwise a large
+    operation could wait forever.
+    """
+    for cmd_cls, data_cls in ((REQ_CMD, REQ_DATA), (RSP_CMD, RSP_DATA)):
+        need = MAX_NEED[data_cls]
+        if not any(
+            cap[cmd_cls] >= 1 and cap[data_cls] >= need for cap in (config.per_vc, config.pool)
+        ):
+            raise ValueError(
+                f"credit config cannot carry a maximal field: {CLASS_NAMES[cmd_cls]} >= 1 and "
+                f"{CLASS_NAMES[data_cls]} >= {need} are needed in the VC or in the pool"
+            )
+
+
+def return_thresholds(config: CreditConfig) -> list[tuple[int, int, int, int]]:
+    """Owed count per (source, class) that makes a credit-only flit worth sending."""
+    rows = []
+    for source in range(NUM_VCS + 1):
+        cap = config.capacity(source)
+        row = []
+        for cls in range(4):
+            if cap[cls] <= 0:
+                row.append(0)
+            else:
+                row.append(max(1, min(cap[cls] // 2, cap[cls] - MAX_NEED[cls] + 1)))
+        rows.append((row[0], row[1], row[2], row[3]))
+    return rows
+
+
+__all__ = [
+    "CLASS_NAMES",
+    "MAX_NEED",
+    "NUM_VCS",
+    "POOL",
+    "POOL_RETURN_MAX",
+    "REQ_CMD",
+    "REQ_DATA",
+    "RSP_CMD",
+    "RSP_DATA",
+    "VC_RETURN_MAX",
+    "CreditConfig",
+    "ReceiverCredits",
+    "SenderCredits",
+    "check_config",
+    "return_thresholds",
+]

@@ -1,0 +1,155 @@
+"""A sparse, byte-addressable memory target that executes UPLI requests.
+
+* Sparse: storage is allocated in 4 KiB pages on first write; a never-written
+  byte reads as zero, so examples need no setup.
+* Mapped ranges (default: the first 4 GiB) decide which addresses exist; an
+  access touching an unmapped byte returns :attr:`Status.DECODE_ERROR` —
+  never an exception — and changes nothing.
+* Bytes can be marked poisoned (:meth:`Memory.poison`); a read or atomic
+  touching one returns :attr:`Status.DATA_ERROR`. Writing a byte clears it.
+
+Methods check only target-side conditions; request well-formedness (length,
+alignment, 256-byte boundary) is the transaction layer's job.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Iterable
+
+from ualink_ref.tl.upli import ATOMIC_SIZES, Status, apply_atomic
+
+PAGE_BITS = 12
+PAGE_SIZE = 1 << PAGE_BITS
+DEFAULT_MAPPED: tuple[tuple[int, int], ...] = ((0, 1 << 32),)
+
+
+class Memory:
+    """Sparse memory of one accelerator; ``mapped`` is a list of ``(start, end)``."""
+
+    __slots__ = ("_ends", "_pages", "_poisoned", "_starts", "mapped")
+
+    def __init__(self, mapped: Iterable[tuple[int, int]] | None = None) -> None:
+        ranges = sorted(DEFAULT_MAPPED if mapped is None else mapped)
+        merged: list[tuple[int, int]] = []
+        for start, end in ranges:
+            if start < 0 or end < start:
+                raise ValueError(f"bad mapped range {start:#x}..{end:#x}")
+            if merged and start <= merged[-1][1]:
+                merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+            else:
+                merged.append((start, end))
+        self.mapped: tuple[tuple[int, int], ...] = tuple(merged)
+        self._starts = [s for s, _ in merged]
+        self._ends = [e for _, e in merged]
+        self._pages: dict[int, bytearray] = {}
+        self._poisoned: set[int] = set()
+
+    # -- mapping -----------------------------------------------------------------
+
+    def is_mapped(self, addr: int, length: int) -> bool:
+        """True when every byte of ``[addr, addr + length)`` is mapped."""
+        i = bisect_right(self._starts, addr) - 1
+        return i >= 0 and addr + length <= self._ends[i]
+
+    def poison(self, addr: int, length: int = 1) -> None:
+        """Mark bytes as poisoned: reads touching them return DATA_ERROR."""
+        self._poisoned.update(range(addr, addr + length))
+
+    def _is_poisoned(self, addr: int, length: int) -> bool:
+        return bool(self._poisoned) and any(
+            a in self._poisoned for a in range(addr, addr + length)
+        )
+
+    # -- raw access (never-written bytes are zero; no mapping check) -------------
+
+    def peek(self, addr: int, length: int) -> bytes:
+        """Raw bytes, ignoring mapping and poison (for tests and inspection)."""
+        out = bytearray()
+        while length > 0:
+            page = self._pages.get(addr >> PAGE_BITS)
+            off = addr & (PAGE_SIZE - 1)
+            n = min(length, PAGE_SIZE - off)
+            out += page[off : off + n] if page is not None else bytes(n)
+            addr += n
+            length -= n
+        return bytes(out)
+
+    def poke(self, addr: int, data: bytes) -> None:
+        """Raw write, ignoring mapping (for setup)."""
+        pos = 0
+        while pos < len(data):
+            page = self._page(addr)
+            off = addr & (PAGE_SIZE - 1)
+            n = min(len(data) - pos, PAGE_SIZE - off)
+            page[off : off + n] = data[pos : pos + n]
+            addr += n
+            pos += n
+
+    def _page(self, addr: int) -> bytearray:
+        key = addr >> PAGE_BITS
+        page = self._pages.get(key)
+        if page is None:
+            page = self._pages[key] = bytearray(PAGE_SIZE)
+        return page
+
+    def snapshot(self) -> dict[int, bytes]:
+        """Every allocated page that holds a non-zero byte: ``{page_base: bytes}``."""
+        return {
+            key << PAGE_BITS: bytes(page) for key, page in sorted(self._pages.items()) if any(page)
+        }
+
+    # -- UPLI execution ----------------------------------------------------------
+
+    def read(self, addr: int, length: int) -> tuple[Status, bytes | None]:
+        """Execute a Read: ``(OKAY, data)`` or ``(error status, None)``."""
+        if not self.is_mapped(addr, length):
+            return Status.DECODE_ERROR, None
+        if self._poisoned and self._is_poisoned(addr, length):
+            return Status.DATA_ERROR, None
+        off = addr & (PAGE_SIZE - 1)
+        if off + length <= PAGE_SIZE:  # the common case: one page
+            page = self._pages.get(addr >> PAGE_BITS)
+            return Status.OKAY, bytes(page[off : off + length]) if page else bytes(length)
+        return Status.OKAY, self.peek(addr, length)
+
+    def write(self, addr: int, data: bytes, byte_enable: int | None = None) -> Status:
+        """Execute a Write / WriteFull; ``byte_enable`` bit i enables ``data[i]``."""
+        length = len(data)
+        if not self.is_mapped(addr, length):
+            return Status.DECODE_ERROR
+        if self._poisoned:
+            self._poisoned.difference_update(
+                a for i, a in enumerate(range(addr, addr + length))
+                if byte_enable is None or byte_enable >> i & 1
+            )
+        if byte_enable is None or byte_enable == (1 << length) - 1:
+            off = addr & (PAGE_SIZE - 1)
+            if off + length <= PAGE_SIZE:
+                self._page(addr)[off : off + length] = data
+            else:
+                self.poke(addr, data)
+            return Status.OKAY
+        for i in range(length):
+            if byte_enable >> i & 1:
+                a = addr + i
+                self._page(a)[a & (PAGE_SIZE - 1)] = data[i]
+        return Status.OKAY
+
+    def atomic(
+        self, op: int, size: int, addr: int, operand: int, compare: int = 0
+    ) -> tuple[Status, int | None]:
+        """Execute an atomic: ``(OKAY, old value)`` or ``(error status, None)``."""
+        if size not in ATOMIC_SIZES or addr % size:
+            return Status.UNSUPPORTED_REQUEST, None
+        status, raw = self.read(addr, size)
+        if raw is None:
+            return status, None
+        old = int.from_bytes(raw, "little")
+        new = apply_atomic(op, size, old, operand, compare)
+        if new != old:
+            self.write(addr, new.to_bytes(size, "little"))
+        return Status.OKAY, old
+
+
+__all__ = ["DEFAULT_MAPPED", "PAGE_SIZE", "Memory"]

@@ -1,0 +1,624 @@
+"""The sans-IO transaction-layer engine: UPLI operations in, 64-byte TL flits out.
+
+A :class:`TransactionLayer` is both an *originator* (``read`` / ``write`` /
+``atomic`` queue requests and later yield :class:`Completion` events) and a
+*completer* (requests from the peer execute on its own :class:`Memory` and
+answer with responses). It never touches I/O or time:
+
+* ``poll_flit()`` returns the next TL flit to send, or ``None``;
+* ``receive_flit(flit)`` takes one TL flit from the peer (in order, exactly
+  once — the DL's guarantee);
+* ``next_event()`` returns the next :class:`Completion`, or ``None``.
+
+Rules kept here (``specs/tl.md`` and ``specs/upli.md`` give provenance):
+
+1. Requests leave in the order they were issued (one FIFO; a request that
+   lacks a tag or credits blocks those behind it). The completer executes
+   them in arrival order. This is stricter than the public ordering rule
+   (same source, destination, 256-byte region and VC), so any sequential
+   model of the issue order is exact.
+2. The handle returned by ``read``/``write``/``atomic`` is a local operation
+   number; the 11-bit wire tag is taken from the free pool when the request
+   is sent (a caller out of wire tags sees back-pressure, not an error) and
+   returned to the pool by the response.
+3. Each control half-flit is filled as: urgent credit returns, responses,
+   requests, then any other owed credit returns; unused sectors are zero.
+   Data half-flits follow their control half-flit in field order.
+4. Credits (see :mod:`ualink_ref.tl.credits`): a request or response is
+   sent only with credits; received fields are checked against what was
+   granted; buffers are freed (and credits owed back) as soon as a field
+   is processed. A flit carrying only credit returns is sent when some
+   class owes at least half its capacity (or enough that the peer could
+   otherwise be short of one maximal field), so returns are batched without
+   risking a credit deadlock.
+5. Compressed fields (``compress=True``): a request whose ASI, destination,
+   metadata and address bits 56..24 match an address-cache way is sent as
+   a 2-sector compressed request; otherwise it is sent uncompressed with
+   ``cload`` set, loading the next way (round robin). OKAY responses are sent
+   as 1-sector compressed responses.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ualink_ref.errors import (
+    DecodeError,
+    EncodeError,
+    FieldRangeError,
+    ProtocolError,
+    ReservedBitsError,
+    TagError,
+    TruncatedError,
+)
+from ualink_ref.tl.credits import (
+    NUM_VCS,
+    POOL,
+    REQ_CMD,
+    REQ_DATA,
+    RSP_CMD,
+    RSP_DATA,
+    CreditConfig,
+    ReceiverCredits,
+    SenderCredits,
+    check_config,
+    return_thresholds,
+)
+from ualink_ref.tl.memory import Memory
+from ualink_ref.tl.target import execute
+from ualink_ref.tl.upli import (
+    ACC_BITS,
+    NUM_TAGS,
+    AtomicOp,
+    Command,
+    Status,
+    atomic_attr,
+    beats_for,
+    check_access,
+    check_atomic,
+)
+from ualink_ref.tl.wire import (
+    ADDR_LO_BITS,
+    pack_compressed_request,
+    pack_compressed_response,
+    pack_flow_control,
+    pack_request,
+    pack_response,
+    unpack_compressed_request,
+    unpack_compressed_response,
+    unpack_flow_control,
+    unpack_request,
+    unpack_response,
+)
+
+_STATUS = tuple(Status)
+_HALF = 32
+_ZERO_HALF = bytes(_HALF)
+
+_RD_WR_READ = {Command.READ: 0, Command.ATOMIC_R: 0}
+_DATA_COMMANDS = frozenset(
+    (Command.WRITE_FULL, Command.WRITE_MESSAGE, Command.ATOMIC_R, Command.ATOMIC_NR)
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Completion:
+    """The end of one operation: its handle, status and returned data (or ``None``)."""
+
+    tag: int
+    status: Status
+    data: bytes | None
+
+
+@dataclass
+class TLCounters:
+    """Running totals of one TransactionLayer (mutable; read them any time)."""
+
+    flits_sent: int = 0
+    flits_received: int = 0
+    requests_sent: int = 0
+    requests_received: int = 0
+    responses_sent: int = 0
+    responses_received: int = 0
+    compressed_requests: int = 0
+    compressed_responses: int = 0
+    credit_returns_sent: int = 0
+    credit_only_halves: int = 0
+    credit_stalls: int = 0
+    tag_stalls: int = 0
+
+
+class _Op:
+    """A queued or outstanding request (originator side)."""
+
+    __slots__ = (
+        "addr", "attr", "cmd", "data_credits", "dst", "halves", "handle", "len_field",
+        "metadata", "nbytes", "numbeats", "stalled", "vc",
+    )
+
+    def __init__(
+        self, handle: int, cmd: int, dst: int, addr: int, nbytes: int, len_field: int,
+        numbeats: int, halves: list[bytes], data_credits: int, attr: int, vc: int, metadata: int,
+    ) -> None:
+        self.handle = handle
+        self.cmd = cmd
+        self.dst = dst
+        self.addr = addr
+        self.nbytes = nbytes  # bytes returned on completion (read length / atomic size)
+        self.len_field = len_field
+        self.numbeats = numbeats
+        self.halves = halves
+        self.data_credits = data_credits
+        self.attr = attr
+        self.vc = vc
+        self.metadata = metadata
+        self.stalled = False
+
+
+class _Rsp:
+    """A queued response (completer side)."""
+
+    __slots__ = ("beats", "dst", "halves", "rd_wr", "stalled", "status", "tag", "vc")
+
+    def __init__(
+        self, tag: int, vc: int, status: int, rd_wr: int, dst: int, halves: list[bytes], beats: int
+    ) -> None:
+        self.tag = tag
+        self.vc = vc
+        self.status = status
+        self.rd_wr = rd_wr
+        self.dst = dst
+        self.halves = halves
+        self.beats = beats
+        self.stalled = False
+
+
+class TransactionLayer:
+    """Sans-IO TL engine of accelerator ``acc_id`` (see the module docstring)."""
+
+    def __init__(
+        self,
+        acc_id: int,
+        memory: Memory | None = None,
+        *,
+        credits: CreditConfig | None = None,
+        compress: bool = True,
+    ) -> None:
+        if not 0 <= acc_id < (1 << ACC_BITS):
+            raise EncodeError(f"accelerator ID {acc_id} does not fit in {ACC_BITS} bits")
+        self.acc_id = acc_id
+        self.memory = memory if memory is not None else Memory()
+        self.compress = compress
+        self.credit_config = credits or CreditConfig()
+        check_config(self.credit_config)
+        self.counters = TLCounters()
+        self.messages: list[tuple[int, int, bytes]] = []  # Write Message: (src, addr, data)
+        self.tx_credits = SenderCredits()
+        self.rx_credits = ReceiverCredits(self.credit_config)
+        self._thresholds = return_thresholds(self.credit_config)
+        self._next_handle = 0
+        self._free_tags: deque[int] = deque(range(NUM_TAGS))
+        self._req_q: deque[_Op] = deque()
+        self._rsp_q: deque[_Rsp] = deque()
+        self._outstanding: dict[int, _Op] = {}
+        self._events: deque[Completion] = deque()
+        self._tx_data: deque[bytes] = deque()
+        self._tx_ways: list[tuple[int, int, int, int] | None] = [None] * 4
+        self._tx_next_way = 0
+        self._rx_ways: list[tuple[int, int, int, int, int] | None] = [None] * 4
+        # Received fields waiting for (or processed in order after) their data.
+        self._rx_items: deque[list[object]] = deque()
+
+    # -- originator API -----------------------------------------------------------
+
+    def read(self, dst: int, addr: int, length: int, *, vc: int = 0, metadata: int = 0) -> int:
+        """Queue a Read of ``length`` bytes; return the operation handle (``tag``)."""
+        check_access(addr, length)
+        beats = beats_for(length)
+        return self._queue(Command.READ, dst, addr, length, length // 4 - 1, beats - 1, [], 0,
+                           0, vc, metadata)
+
+    def write(
+        self,
+        dst: int,
+        addr: int,
+        data: bytes,
+        byte_enable: int | Sequence[int] | None = None,
+        *,
+        vc: int = 0,
+        metadata: int = 0,
+        message: bool = False,
+    ) -> int:
+        """Queue a write; return the handle.
+
+        Without ``byte_enable`` this is a WriteFull (0x29); with it a Write
+        (0x28) whose byte i is written when bit i of the integer mask (or item
+        i of a per-byte sequence of flags) is set. ``message=True`` sends a
+        Write Message (0x2A) instead.
+        """
+        data = bytes(data)
+        length = len(data)
+        check_access(addr, length)
+        beats = beats_for(length)
+        padded = data + bytes(beats * 64 - length) if length % 64 else data
+        halves = [padded[i : i + _HALF] for i in range(0, beats * 64, _HALF)]
+        if message:
+            if byte_enable is not None:
+                raise EncodeError("a Write Message has no byte enables")
+            cmd = Command.WRITE_MESSAGE
+        elif byte_enable is None:
+            cmd = Command.WRITE_FULL
+        else:
+            mask = _mask_of(byte_enable, length)
+            halves.insert(0, mask.to_bytes(_HALF, "little"))
+            cmd = Command.WRITE
+        credits = beats + (1 if cmd == Command.WRITE else 0)
+        return self._queue(cmd, dst, addr, 0, length // 4 - 1, beats - 1, halves, credits, 0,
+                           vc, metadata)
+
+    def atomic(
+        self,
+        dst: int,
+        addr: int,
+        op: AtomicOp | int | str,
+        operand: int,
+        compare: int | None = None,
+        size: int = 8,
+        fetch: bool = True,
+        *,
+        vc: int = 0,
+        metadata: int = 0,
+    ) -> int:
+        """Queue an atomic (AtomicR when ``fetch``, else AtomicNR); return the handle.
+
+        ``op`` is an :class:`AtomicOp`, its value or its name; ``operand`` and
+        ``compare`` (CAS only) are unsigned or signed integers that fit in
+        ``size`` bytes; they travel little-endian.
+        """
+        op_value = AtomicOp[op.upper()] if isinstance(op, str) else AtomicOp(op)
+        check_atomic(addr, op_value, size)
+        if (op_value == AtomicOp.CAS) != (compare is not None):
+            raise EncodeError("compare is required for CAS and only for CAS", field="compare")
+        payload = _le(operand, size) + (_le(compare, size) if compare is not None else b"")
+        beat = payload + bytes(64 - len(payload))
+        cmd = Command.ATOMIC_R if fetch else Command.ATOMIC_NR
+        return self._queue(cmd, dst, addr, size if fetch else 0, size // 4 - 1, 0,
+                           [beat[:_HALF], beat[_HALF:]], 1, atomic_attr(op_value), vc, metadata)
+
+    def _queue(
+        self, cmd: int, dst: int, addr: int, nbytes: int, len_field: int, numbeats: int,
+        halves: list[bytes], data_credits: int, attr: int, vc: int, metadata: int,
+    ) -> int:
+        if not 0 <= dst < (1 << ACC_BITS):
+            raise EncodeError(f"destination {dst} does not fit in {ACC_BITS} bits", field="dst")
+        if not 0 <= vc < NUM_VCS:
+            raise EncodeError(f"virtual channel {vc} is not 0..3", field="vchan")
+        if not 0 <= metadata < 256:
+            raise EncodeError(f"metadata {metadata} does not fit in 8 bits", field="metadata")
+        handle = self._next_handle
+        self._next_handle += 1
+        self._req_q.append(_Op(handle, cmd, dst, addr, nbytes, len_field, numbeats, halves,
+                               data_credits, attr, vc, metadata))
+        return handle
+
+    def next_event(self) -> Completion | None:
+        """The next completion, or ``None`` when there is none."""
+        return self._events.popleft() if self._events else None
+
+    # -- state --------------------------------------------------------------------
+
+    @property
+    def queued(self) -> int:
+        """Requests issued but not yet sent (waiting for tags or credits)."""
+        return len(self._req_q)
+
+    @property
+    def outstanding(self) -> int:
+        """Requests sent and not yet answered."""
+        return len(self._outstanding)
+
+    @property
+    def busy(self) -> bool:
+        """True while anything is queued, outstanding, owed as data, or to be answered."""
+        return bool(self._req_q or self._outstanding or self._rsp_q or self._tx_data
+                    or self._rx_items)
+
+    # -- flit output --------------------------------------------------------------
+
+    def poll_flit(self) -> bytes | None:
+        """The next 64-byte TL flit to send, or ``None`` when there is nothing to send."""
+        first = self._tx_data.popleft() if self._tx_data else self._control_half()
+        if first is None:
+            return None
+        second = self._tx_data.popleft() if self._tx_data else self._control_half()
+        self.counters.flits_sent += 1
+        return first + (second if second is not None else _ZERO_HALF)
+
+    def _control_half(self) -> bytes | None:
+        room = 8
+        parts: list[bytes] = []
+        rx = self.rx_credits
+        counters = self.counters
+        if rx.owed_any and self._urgent():
+            room -= self._emit_returns(parts, room)
+        # Responses first: they free the peer's tags and never wait on our requests.
+        rsp_q = self._rsp_q
+        tx = self.tx_credits
+        while rsp_q and room:
+            rsp = rsp_q[0]
+            compressed = self.compress and rsp.status == 0
+            size = 1 if compressed else 2
+            if size > room:
+                break
+            source = tx.take(rsp.vc, RSP_CMD, RSP_DATA, rsp.beats)
+            if source < 0:
+                if not rsp.stalled:
+                    rsp.stalled = True
+                    counters.credit_stalls += 1
+                break
+            rsp_q.popleft()
+            pool = 1 if source == POOL else 0
+            len_field = rsp.beats - 1 if rsp.beats else 0
+            if compressed:
+                parts.append(pack_compressed_response(rsp.beats > 0, rsp.vc, rsp.tag, pool,
+                                                      len_field))
+                counters.compressed_responses += 1
+            else:
+                parts.append(pack_response(rsp.vc, rsp.tag, pool, len_field, rsp.status,
+                                           rsp.rd_wr, self.acc_id, rsp.dst))
+            room -= size
+            counters.responses_sent += 1
+            if rsp.halves:
+                self._tx_data.extend(rsp.halves)
+        req_q = self._req_q
+        while req_q and room >= 2:
+            op = req_q[0]
+            way = -1
+            key = (0, op.dst, op.metadata, op.addr >> ADDR_LO_BITS)
+            if self.compress:
+                ways = self._tx_ways
+                way = ways.index(key) if key in ways else -1
+            size = 2 if way >= 0 else 4
+            if size > room:
+                break
+            if not self._free_tags:
+                if not op.stalled:
+                    op.stalled = True
+                    counters.tag_stalls += 1
+                break
+            source = tx.take(op.vc, REQ_CMD, REQ_DATA, op.data_credits)
+            if source < 0:
+                if not op.stalled:
+                    op.stalled = True
+                    counters.credit_stalls += 1
+                break
+            req_q.popleft()
+            tag = self._free_tags.popleft()
+            self._outstanding[tag] = op
+            pool = 1 if source == POOL else 0
+            if way >= 0:
+                parts.append(pack_compressed_request(op.cmd, op.vc, tag, pool, op.attr,
+                                                     op.len_field, way, op.numbeats, op.addr))
+                counters.compressed_requests += 1
+            else:
+                cload = 0
+                cway = 0
+                if self.compress:
+                    cload = 1
+                    cway = self._tx_next_way
+                    self._tx_ways[cway] = key
+                    self._tx_next_way = (cway + 1) & 3
+                parts.append(pack_request(op.cmd, op.vc, 0, tag, pool, op.attr, op.len_field,
+                                          op.metadata, op.addr, self.acc_id, op.dst, cload, cway,
+                                          op.numbeats))
+            room -= size
+            counters.requests_sent += 1
+            if op.halves:
+                self._tx_data.extend(op.halves)
+                op.halves = []  # the data is in flight; keep only what completion needs
+        if rx.owed_any and room and (parts or self._urgent()):
+            if not parts:
+                counters.credit_only_halves += 1
+            room -= self._emit_returns(parts, room)
+        if not parts:
+            return None
+        if room:
+            parts.append(bytes(4 * room))
+        return b"".join(parts)
+
+    def _urgent(self) -> bool:
+        owed = self.rx_credits.owed
+        for source, limits in enumerate(self._thresholds):
+            row = owed[source]
+            for cls in range(4):
+                if limits[cls] and row[cls] >= limits[cls]:
+                    return True
+        return False
+
+    def _emit_returns(self, parts: list[bytes], room: int) -> int:
+        returns = self.rx_credits.take_returns(room)
+        for source, counts in returns:
+            parts.append(pack_flow_control(source, counts))
+        self.counters.credit_returns_sent += len(returns)
+        return len(returns)
+
+    # -- flit input ---------------------------------------------------------------
+
+    def receive_flit(self, flit: bytes | bytearray | memoryview) -> None:
+        """Take one TL flit from the peer.
+
+        Raises :class:`~ualink_ref.errors.DecodeError` for malformed fields and
+        :class:`~ualink_ref.errors.ProtocolError` (``CreditError``,
+        ``TagError``) when the peer breaks a rule.
+        """
+        if not isinstance(flit, bytes | bytearray | memoryview) or len(flit) != 64:
+            raise TruncatedError("TL flit", 64, len(flit) if hasattr(flit, "__len__") else -1)
+        self.counters.flits_received += 1
+        flit = bytes(flit)
+        self._receive_half(flit[:_HALF])
+        self._receive_half(flit[_HALF:])
+
+    def _receive_half(self, half: bytes) -> None:
+        items = self._rx_items
+        if items:
+            items[0][2].append(half)  # type: ignore[attr-defined]
+            self._drain()
+            return
+        sector = 0
+        while sector < 8:
+            start = sector * 4
+            if not half[start:].strip(b"\x00"):
+                break  # the rest is NOP padding
+            ftype = half[start] >> 4
+            if ftype == 0 or ftype == 6:
+                self._rx_flow_control(int.from_bytes(half[start : start + 4], "big"))
+                sector += 1
+            elif ftype == 1:
+                if sector > 4:
+                    raise DecodeError(f"TL request at sector {sector} straddles the half-flit")
+                self._rx_request(int.from_bytes(half[start : start + 16], "big"), False)
+                sector += 4
+            elif ftype == 3:
+                if sector > 6:
+                    raise DecodeError(f"TL compressed request at sector {sector} straddles")
+                self._rx_request(int.from_bytes(half[start : start + 8], "big"), True)
+                sector += 2
+            elif ftype == 2:
+                if sector > 6:
+                    raise DecodeError(f"TL response at sector {sector} straddles the half-flit")
+                self._rx_response(int.from_bytes(half[start : start + 8], "big"), False)
+                sector += 2
+            elif ftype == 4 or ftype == 5:
+                self._rx_response(int.from_bytes(half[start : start + 4], "big"), True)
+                sector += 1
+            else:
+                raise FieldRangeError("ftype", ftype, f"unknown TL field type at sector {sector}")
+        self._drain()
+
+    def _rx_flow_control(self, word: int) -> None:
+        source, counts = unpack_flow_control(word)
+        grant = self.tx_credits.grant
+        for cls in range(4):
+            if counts[cls]:
+                grant(source, cls, counts[cls])
+
+    def _rx_request(self, word: int, compressed: bool) -> None:
+        if compressed:
+            cmd, vc, tag, pool, attr, len_field, cway, numbeats, addr_lo = (
+                unpack_compressed_request(word)
+            )
+            cached = self._rx_ways[cway]
+            if cached is None:
+                raise ProtocolError("compressed request names an empty address-cache way")
+            asi, src, dst, metadata, hi = cached
+            addr = hi << ADDR_LO_BITS | addr_lo
+        else:
+            (cmd, vc, asi, tag, pool, attr, len_field, metadata, addr, src, dst, cload, cway,
+             numbeats) = unpack_request(word)
+            if cload:
+                self._rx_ways[cway] = (asi, src, dst, metadata, addr >> ADDR_LO_BITS)
+        if cmd == Command.READ:
+            halves = 0
+        elif cmd == Command.WRITE:
+            halves = 2 * (numbeats + 1) + 1  # byte-enable half-flit, then the beats
+        elif cmd in _DATA_COMMANDS:
+            halves = 2 * (numbeats + 1)
+        else:
+            raise FieldRangeError("cmd", cmd, "unknown command: data length unknown")
+        data_credits = (halves + 1) // 2
+        source = POOL if pool else vc
+        self.rx_credits.consume(source, REQ_CMD, REQ_DATA, data_credits)
+        self.counters.requests_received += 1
+        self._rx_items.append(
+            [halves, 0, [], (cmd, vc, asi, tag, attr, len_field, metadata, addr, src, dst,
+                             numbeats, source, data_credits)]
+        )
+
+    def _rx_response(self, word: int, compressed: bool) -> None:
+        if compressed:
+            ftype, vc, tag, pool, len_field, offset, last, spare = unpack_compressed_response(word)
+            if spare:
+                raise ReservedBitsError("tl_compressed_response.spare", spare)
+            status = 0
+            beats = len_field + 1 if ftype == 4 else 0
+            dst = self.acc_id
+        else:
+            vc, tag, pool, len_field, offset, status, rd_wr, last, _src, dst, spare = (
+                unpack_response(word)
+            )
+            if spare:
+                raise ReservedBitsError("tl_response.spare", spare)
+            beats = len_field + 1 if rd_wr == 0 and status == 0 else 0
+        source = POOL if pool else vc
+        self.rx_credits.consume(source, RSP_CMD, RSP_DATA, beats)
+        if offset or not last:
+            raise ProtocolError("split responses (offset != 0 or last == 0) are not modelled")
+        if dst != self.acc_id:
+            raise ProtocolError(f"response for accelerator {dst} arrived at {self.acc_id}")
+        if status >= len(_STATUS):
+            raise FieldRangeError("status", status, "unknown status code")
+        self.counters.responses_received += 1
+        self._rx_items.append([2 * beats, 1, [], (tag, status, source, beats)])
+
+    def _drain(self) -> None:
+        """Process received fields, in order, as soon as their data is complete."""
+        items = self._rx_items
+        while items:
+            item = items[0]
+            halves: list[bytes] = item[2]  # type: ignore[assignment]
+            if len(halves) < item[0]:  # type: ignore[operator]
+                return
+            items.popleft()
+            if item[1]:
+                self._complete(item[3], halves)  # type: ignore[arg-type]
+            else:
+                self._serve(item[3], halves)  # type: ignore[arg-type]
+
+    def _serve(self, info: tuple[int, ...], halves: list[bytes]) -> None:
+        (cmd, vc, asi, tag, attr, len_field, _metadata, addr, src, dst,
+         numbeats, source, data_credits) = info
+        self.rx_credits.free(source, REQ_CMD, REQ_DATA, data_credits)
+        status, rd_wr, out, beats = execute(
+            self.memory, self.acc_id, self.messages, cmd, asi, attr, len_field, addr, src, dst,
+            numbeats, halves,
+        )
+        self._rsp_q.append(_Rsp(tag, vc, status, rd_wr, src, out, beats))
+
+    def _complete(self, info: tuple[int, int, int, int], halves: list[bytes]) -> None:
+        tag, status, source, beats = info
+        self.rx_credits.free(source, RSP_CMD, RSP_DATA, beats)
+        op = self._outstanding.pop(tag, None)
+        if op is None:
+            raise TagError(f"response for tag {tag}, which is not outstanding")
+        self._free_tags.append(tag)
+        data: bytes | None = None
+        if status == 0 and op.nbytes:
+            if beats != beats_for(op.nbytes):
+                raise ProtocolError(f"response for tag {tag} carries {beats} beats")
+            data = b"".join(halves)[: op.nbytes]
+        elif status == 0 and beats:
+            raise ProtocolError(f"response for tag {tag} carries unexpected data")
+        self._events.append(Completion(op.handle, _STATUS[status], data))
+
+
+def _mask_of(byte_enable: int | Sequence[int], length: int) -> int:
+    if isinstance(byte_enable, int):
+        if not 0 <= byte_enable < (1 << length):
+            raise EncodeError(f"byte_enable mask does not fit {length} bytes", field="byte_enable")
+        return byte_enable
+    flags = list(byte_enable)
+    if len(flags) != length:
+        raise EncodeError(f"byte_enable has {len(flags)} flags for {length} bytes")
+    return sum(1 << i for i, flag in enumerate(flags) if flag)
+
+
+def _le(value: int, size: int) -> bytes:
+    bits = 8 * size
+    if not -(1 << (bits - 1)) <= value < (1 << bits):
+        raise EncodeError(f"atomic operand {value} does not fit in {size} bytes", field="operand")
+    return (value & ((1 << bits) - 1)).to_bytes(size, "little")
+
+
+__all__ = ["Completion", "TLCounters", "TransactionLayer"]
