@@ -19,13 +19,15 @@ endpoint — may send partly filled DL flits when the TL has little to send).
 
 from __future__ import annotations
 
-import importlib
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ualink_ref.compare.mapping import Op
 from ualink_ref.compare.ualink_side import MAX_REQUEST, UalinkCount
+
+if TYPE_CHECKING:
+    from ualink_ref.tl import TransactionLayer
 
 REQUESTER = 1
 TARGET = 2
@@ -38,7 +40,7 @@ METHOD_TL_DL = (
 )
 
 
-def _issue(tl: Any, ops: Sequence[Op]) -> int:
+def _issue(tl: TransactionLayer, ops: Sequence[Op]) -> int:
     """Queue every op on the requester; return how many UALink requests that made."""
     issued = 0
     for i, op in enumerate(ops):
@@ -61,8 +63,10 @@ def _issue(tl: Any, ops: Sequence[Op]) -> int:
 
 def breakdown(flits: Sequence[bytes]) -> dict[str, int]:
     """Dissect a direction's TL flits: half-flits by kind, control fields by format."""
+    from ualink_ref.tl import dissect_stream
+
     counts: Counter[str] = Counter()
-    for view in _tl().dissect_stream(flits):
+    for view in dissect_stream(flits):
         for half in view.halves:
             counts[f"{half.kind}_halves"] += 1
             for f in half.fields:
@@ -72,15 +76,16 @@ def breakdown(flits: Sequence[bytes]) -> dict[str, int]:
 
 def run_tl_pair(ops: Sequence[Op]) -> tuple[list[bytes], list[bytes]]:
     """Run ``ops`` on two TL engines; return the TL flits sent each way (after start-up)."""
-    tl = _tl()
-    a, b = tl.TransactionLayer(REQUESTER), tl.TransactionLayer(TARGET)
-    pair = tl.TLPair(a, b, record=True)
+    from ualink_ref.tl import Status, TLPair, TransactionLayer
+
+    a, b = TransactionLayer(REQUESTER), TransactionLayer(TARGET)
+    pair = TLPair(a, b, record=True)
     pair.run()  # start-up credit grants: not part of any operation
     assert pair.trace is not None
     start = len(pair.trace)
     issued = _issue(a, ops)
     done, _ = pair.run()
-    if len(done) != issued or any(c.status != tl.Status.OKAY for c in done):
+    if len(done) != issued or any(c.status != Status.OKAY for c in done):
         raise RuntimeError(f"ualink stack: {len(done)}/{issued} requests completed OKAY")
     fwd = [f for _, name, f in pair.trace[start:] if name == "a->b"]
     rev = [f for _, name, f in pair.trace[start:] if name == "b->a"]
@@ -155,11 +160,3 @@ def run(ops: Sequence[Op], *, fec: str, seed: int) -> UalinkCount:
     )
 
 
-def _tl() -> Any:
-    # Imported by name until the TL lands on this branch (keeps mypy clean meanwhile).
-    try:
-        return importlib.import_module("ualink_ref.tl")
-    except ModuleNotFoundError as exc:
-        if exc.name != "ualink_ref.tl":
-            raise
-        raise RuntimeError("the ualink_ref transaction layer is not available") from exc
