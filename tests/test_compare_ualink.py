@@ -8,6 +8,8 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 pytest.importorskip("ualink_ref.tl")
 pytest.importorskip("scapy")
@@ -15,7 +17,7 @@ pytest.importorskip("scapy")
 from ualink_ref.cli import main
 from ualink_ref.compare import headers as H
 from ualink_ref.compare import report as R
-from ualink_ref.compare.mapping import Op, map_op
+from ualink_ref.compare.mapping import ATOMIC_KINDS, Op, map_op
 from ualink_ref.compare.ualink_side import measure_ualink, ualink_requests
 
 REPEAT = 8
@@ -148,3 +150,29 @@ def test_cli_plot(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "eff.png"
     assert main(["compare", "--repeat", "4", "--plot", str(out)]) == 0
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+_op = st.one_of(
+    st.builds(Op, st.sampled_from(["load", "store"]), st.integers(1, 128).map(lambda w: 4 * w)),
+    st.builds(Op, st.sampled_from(list(ATOMIC_KINDS)), st.sampled_from([4, 8])),
+)
+
+
+@given(ops=st.lists(_op, min_size=1, max_size=6))
+def test_any_workload_moves_exactly_its_data(ops: list[Op]) -> None:
+    c = measure_ualink(ops)
+    fwd, rev = Counter(dict(c.breakdown_fwd)), Counter(dict(c.breakdown_rev))
+    want_fwd = want_rev = 0
+    for op in ops:
+        chunks = [min(256, op.size - off) for off in range(0, op.size, 256)]
+        if op.kind == "store":
+            want_fwd += sum(2 * _beats(n) for n in chunks)
+        elif op.kind == "load":
+            want_rev += sum(2 * _beats(n) for n in chunks)
+        else:
+            want_fwd += 2
+            want_rev += 2
+    assert (fwd["data_halves"], rev["data_halves"]) == (want_fwd, want_rev)
+    assert c.wire_bytes_fwd == c.dl_flits_fwd * 680
+    assert c.dl_flits_fwd - c.ack_only_fwd == -(-c.tl_flits_fwd * 64 // 628)
+    assert c.dl_flits_rev - c.ack_only_rev == -(-c.tl_flits_rev * 64 // 628)
