@@ -23,18 +23,39 @@ from ualink_ref.compare.headers import (
     frame_bytes,
 )
 from ualink_ref.compare.mapping import ATOMIC_KINDS, OP_KINDS, Op, RoceMapping, RocePacket, map_op
+from ualink_ref.compare.report import (
+    MIX,
+    Headline,
+    LiteratureFigure,
+    Report,
+    Row,
+    build_report,
+    headline,
+    literature_figures,
+)
+from ualink_ref.compare.ualink_side import UalinkCount, measure_ualink
 
 __all__ = [
     "ATOMIC_ACK_ETH",
     "ATOMIC_ETH",
     "ATOMIC_KINDS",
     "HEADER_SIZES",
+    "MIX",
     "OP_KINDS",
     "RETH",
     "HeaderSize",
+    "Headline",
+    "LiteratureFigure",
     "Op",
     "RoceMapping",
+    "Report",
     "RocePacket",
+    "Row",
+    "UalinkCount",
+    "build_report",
     "frame_bytes",
+    "headline",
+    "literature_figures",
     "map_op",
+    "measure_ualink",
 ]
