@@ -21,13 +21,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import Any
 
 from ualink_ref.compare.mapping import Op
 from ualink_ref.compare.ualink_side import MAX_REQUEST, UalinkCount
-
-if TYPE_CHECKING:
-    from ualink_ref.tl import TransactionLayer
 
 REQUESTER = 1
 TARGET = 2
@@ -40,8 +37,8 @@ METHOD_TL_DL = (
 )
 
 
-def _issue(tl: TransactionLayer, ops: Sequence[Op]) -> int:
-    """Queue every op on the requester; return how many UALink requests that made."""
+def issue_ops(tl: Any, ops: Sequence[Op]) -> int:
+    """Queue every op on the requester (TL engine or endpoint); return the request count."""
     issued = 0
     for i, op in enumerate(ops):
         base = i * STRIDE
@@ -83,7 +80,7 @@ def run_tl_pair(ops: Sequence[Op]) -> tuple[list[bytes], list[bytes]]:
     pair.run()  # start-up credit grants: not part of any operation
     assert pair.trace is not None
     start = len(pair.trace)
-    issued = _issue(a, ops)
+    issued = issue_ops(a, ops)
     done, _ = pair.run()
     if len(done) != issued or any(c.status != Status.OKAY for c in done):
         raise RuntimeError(f"ualink stack: {len(done)}/{issued} requests completed OKAY")
@@ -136,7 +133,16 @@ def fec_encode(flits: Sequence[bytes], fec: str) -> tuple[int, int]:
 
 
 def run(ops: Sequence[Op], *, fec: str, seed: int) -> UalinkCount:
-    """Run ``ops`` and count what leaves each side (``seed``: for the full-stack path)."""
+    """Run ``ops`` through the full-stack endpoints when present, else :func:`run_layers`."""
+    from ualink_ref.compare import _endpoint_driver
+
+    if _endpoint_driver.endpoint_available():
+        return _endpoint_driver.run(ops, fec=fec)
+    return run_layers(ops, fec=fec)
+
+
+def run_layers(ops: Sequence[Op], *, fec: str) -> UalinkCount:
+    """TL engines -> DataLink pair -> FEC encoder (see the module docstring)."""
     fwd, rev = run_tl_pair(ops)
     dl_fwd, dl_rev, data_fwd, data_rev = pack_with_datalink(fwd, rev)
     wire_fwd, cw_fwd = fec_encode(dl_fwd, fec)
