@@ -96,12 +96,14 @@ class SenderCredits:
 class ReceiverCredits:
     """Buffers this side granted the peer: checks use, accumulates returns."""
 
-    __slots__ = ("config", "outstanding", "owed", "owed_any")
+    __slots__ = ("config", "occupied", "outstanding", "owed", "owed_any")
 
     def __init__(self, config: CreditConfig) -> None:
         self.config = config
         # Credits the peer holds (granted, not yet used) — mirrors its SenderCredits.
         self.outstanding: list[list[int]] = [[0, 0, 0, 0] for _ in range(NUM_VCS + 1)]
+        # Buffers in use: consumed by a received field and not yet freed.
+        self.occupied: list[list[int]] = [[0, 0, 0, 0] for _ in range(NUM_VCS + 1)]
         # Credits to return at the next opportunity: initially the whole capacity.
         self.owed: list[list[int]] = [
             list(config.capacity(s)) for s in range(NUM_VCS + 1)
@@ -121,9 +123,15 @@ class ReceiverCredits:
             )
         out[cmd_cls] -= 1
         out[data_cls] -= data
+        occ = self.occupied[source]
+        occ[cmd_cls] += 1
+        occ[data_cls] += data
 
     def free(self, source: int, cmd_cls: int, data_cls: int, data: int) -> None:
         """Buffers freed: their credits are owed back to the peer."""
+        occ = self.occupied[source]
+        occ[cmd_cls] -= 1
+        occ[data_cls] -= data
         owed = self.owed[source]
         owed[cmd_cls] += 1
         owed[data_cls] += data
