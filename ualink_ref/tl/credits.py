@@ -96,7 +96,7 @@ class SenderCredits:
 class ReceiverCredits:
     """Buffers this side granted the peer: checks use, accumulates returns."""
 
-    __slots__ = ("config", "occupied", "outstanding", "owed", "owed_any")
+    __slots__ = ("config", "occupied", "outstanding", "owed", "owed_any", "thresholds", "urgent")
 
     def __init__(self, config: CreditConfig) -> None:
         self.config = config
@@ -109,6 +109,9 @@ class ReceiverCredits:
             list(config.capacity(s)) for s in range(NUM_VCS + 1)
         ]
         self.owed_any = any(any(row) for row in self.owed)
+        self.thresholds = return_thresholds(config)
+        # True when some class owes at least its threshold: worth a credit-only flit.
+        self.urgent = self.owed_any
 
     def consume(self, source: int, cmd_cls: int, data_cls: int, data: int) -> None:
         """The peer used credits; raise :class:`CreditError` if it had none."""
@@ -136,6 +139,11 @@ class ReceiverCredits:
         owed[cmd_cls] += 1
         owed[data_cls] += data
         self.owed_any = True
+        if not self.urgent:
+            limits = self.thresholds[source]
+            self.urgent = (0 < limits[cmd_cls] <= owed[cmd_cls]) or (
+                0 < limits[data_cls] <= owed[data_cls]
+            )
 
     def take_returns(self, limit: int = NUM_VCS + 1) -> list[tuple[int, tuple[int, int, int, int]]]:
         """Pop one field's worth of returns for up to ``limit`` sources that owe any.
@@ -168,7 +176,16 @@ class ReceiverCredits:
                 any_left = True
             result.append((source, counts))
         self.owed_any = any_left
+        self.urgent = any_left and self._any_urgent()
         return result
+
+    def _any_urgent(self) -> bool:
+        for source, limits in enumerate(self.thresholds):
+            owed = self.owed[source]
+            for cls in range(4):
+                if 0 < limits[cls] <= owed[cls]:
+                    return True
+        return False
 
 
 def check_config(config: CreditConfig) -> None:

@@ -53,6 +53,7 @@ from ualink_ref.errors import (
     TagError,
     TruncatedError,
 )
+from ualink_ref.tl import fields as F
 from ualink_ref.tl.credits import (
     NUM_VCS,
     POOL,
@@ -64,7 +65,6 @@ from ualink_ref.tl.credits import (
     ReceiverCredits,
     SenderCredits,
     check_config,
-    return_thresholds,
 )
 from ualink_ref.tl.memory import Memory
 from ualink_ref.tl.target import execute
@@ -94,6 +94,9 @@ from ualink_ref.tl.wire import (
 )
 
 _STATUS = tuple(Status)
+# Sectors per FTYPE (0 = unknown), and masks keeping sectors s..7 of a half-flit.
+_SIZES = tuple(F.SECTORS.get(ft, 0) for ft in range(16))
+_REST_MASK = tuple((1 << (256 - 32 * s)) - 1 for s in range(8))
 _HALF = 32
 _ZERO_HALF = bytes(_HALF)
 
@@ -197,7 +200,6 @@ class TransactionLayer:
         self.messages: list[tuple[int, int, bytes]] = []  # Write Message: (src, addr, data)
         self.tx_credits = SenderCredits()
         self.rx_credits = ReceiverCredits(self.credit_config)
-        self._thresholds = return_thresholds(self.credit_config)
         self._next_handle = 0
         self._free_tags: deque[int] = deque(range(NUM_TAGS))
         self._req_q: deque[_Op] = deque()
@@ -341,7 +343,7 @@ class TransactionLayer:
         parts: list[bytes] = []
         rx = self.rx_credits
         counters = self.counters
-        if rx.owed_any and self._urgent():
+        if rx.urgent:
             room -= self._emit_returns(parts, room)
         # Responses first: they free the peer's tags and never wait on our requests.
         rsp_q = self._rsp_q
@@ -418,7 +420,7 @@ class TransactionLayer:
             if op.halves:
                 self._tx_data.extend(op.halves)
                 op.halves = []  # the data is in flight; keep only what completion needs
-        if rx.owed_any and room and (parts or self._urgent()):
+        if rx.owed_any and room and (parts or rx.urgent):
             if not parts:
                 counters.credit_only_halves += 1
             room -= self._emit_returns(parts, room)
@@ -427,15 +429,6 @@ class TransactionLayer:
         if room:
             parts.append(bytes(4 * room))
         return b"".join(parts)
-
-    def _urgent(self) -> bool:
-        owed = self.rx_credits.owed
-        for source, limits in enumerate(self._thresholds):
-            row = owed[source]
-            for cls in range(4):
-                if limits[cls] and row[cls] >= limits[cls]:
-                    return True
-        return False
 
     def _emit_returns(self, parts: list[bytes], room: int) -> int:
         returns = self.rx_credits.take_returns(room)
@@ -463,39 +456,43 @@ class TransactionLayer:
     def _receive_half(self, half: bytes) -> None:
         items = self._rx_items
         if items:
-            items[0][2].append(half)  # type: ignore[attr-defined]
-            self._drain()
+            item = items[0]
+            halves: list[bytes] = item[2]  # type: ignore[assignment]
+            halves.append(half)
+            if len(halves) >= item[0]:  # type: ignore[operator]
+                self._drain()
             return
+        # Parse the control half-flit as one 256-bit integer: field k's bits are
+        # a shift away, and "the rest is NOP padding" is one mask test.
+        rest_all = int.from_bytes(half, "big")
         sector = 0
         while sector < 8:
-            start = sector * 4
-            if not half[start:].strip(b"\x00"):
+            bits = 256 - 32 * sector
+            rest = rest_all & _REST_MASK[sector]
+            if not rest:
                 break  # the rest is NOP padding
-            ftype = half[start] >> 4
-            if ftype == 0 or ftype == 6:
-                self._rx_flow_control(int.from_bytes(half[start : start + 4], "big"))
-                sector += 1
-            elif ftype == 1:
-                if sector > 4:
-                    raise DecodeError(f"TL request at sector {sector} straddles the half-flit")
-                self._rx_request(int.from_bytes(half[start : start + 16], "big"), False)
-                sector += 4
-            elif ftype == 3:
-                if sector > 6:
-                    raise DecodeError(f"TL compressed request at sector {sector} straddles")
-                self._rx_request(int.from_bytes(half[start : start + 8], "big"), True)
-                sector += 2
-            elif ftype == 2:
-                if sector > 6:
-                    raise DecodeError(f"TL response at sector {sector} straddles the half-flit")
-                self._rx_response(int.from_bytes(half[start : start + 8], "big"), False)
-                sector += 2
-            elif ftype == 4 or ftype == 5:
-                self._rx_response(int.from_bytes(half[start : start + 4], "big"), True)
-                sector += 1
-            else:
+            ftype = rest >> (bits - 4)
+            size = _SIZES[ftype] if ftype < 16 else 0
+            if not size:
                 raise FieldRangeError("ftype", ftype, f"unknown TL field type at sector {sector}")
-        self._drain()
+            if sector + size > 8:
+                raise DecodeError(
+                    f"TL field type {ftype} at sector {sector} straddles the half-flit"
+                )
+            word = rest >> (bits - 32 * size)
+            if ftype == 3:
+                self._rx_request(word, True)
+            elif ftype == 1:
+                self._rx_request(word, False)
+            elif ftype == 4 or ftype == 5:
+                self._rx_response(word, True)
+            elif ftype == 2:
+                self._rx_response(word, False)
+            else:
+                self._rx_flow_control(word)
+            sector += size
+        if items:
+            self._drain()
 
     def _rx_flow_control(self, word: int) -> None:
         source, counts = unpack_flow_control(word)
