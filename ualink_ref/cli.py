@@ -20,7 +20,9 @@ from ualink_ref import __version__
 from ualink_ref.errors import UALinkError
 
 #: Modules that contribute subcommands, in the order they appear in ``--help``.
-COMMAND_MODULES: tuple[str, ...] = ()
+COMMAND_MODULES: tuple[str, ...] = (
+    "ualink_ref.phy.cli",
+)
 
 SubParsers = Any  # argparse's _SubParsersAction is private; keep the alias honest
 

@@ -35,7 +35,10 @@ VECTOR_FORMAT = "ualink_ref-vectors"
 VECTOR_VERSION = 1
 
 #: Layer name -> module providing its vector source. Order is generation order.
-LAYER_MODULES: dict[str, str] = {}
+LAYER_MODULES: dict[str, str] = {
+    "phy": "ualink_ref.phy.vectors",
+    "dl": "ualink_ref.dl.vectors",
+}
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,461 @@
+"""One end of a DL link: packing, sequence numbers, acks and go-back-N replay (sans-IO).
+
+Rules (the same text, with provenance, is in ``specs/dl.md``):
+
+1. Sequence numbers are 9 bits, 1..511; 0 is reserved (it means "none") and
+   the count wraps from 511 to 1. Only flits that carry TL bytes consume a
+   sequence number; ack-only, replay-request and message-only flits do not.
+   Internally both ends count with unbounded integers and map them to wire
+   values with ``abs % 511 + 1``.
+2. At most ``window`` (default and maximum 256) flits are unacknowledged.
+   A receiver accepts a data flit only if its sequence number is exactly the
+   one it expects, so a stale flit can never be taken for a new one; the
+   window keeps "ahead" and "behind" distinguishable for recovery.
+3. Acks are cumulative: an ``ack`` header names the last sequence number
+   received in order (0: none yet). A ``replay_request`` names the next
+   sequence number expected; it also acknowledges everything before it. The
+   sender then replays every unacknowledged flit from there, in order,
+   before any new data. Stale or duplicate acks and requests change nothing.
+4. A data flit either carries its full sequence number (explicit-sequence
+   header: ops ``explicit`` and ``replay``) or piggy-backs an ack (command
+   header, op ``ack``, payload 1) and carries only the low 3 bits of its
+   number, which is implicitly the receiver's next expected one. The sender
+   uses the implicit form only for a flit never sent before, with fewer than
+   7 flits unacknowledged before it and at most ``explicit_interval - 1``
+   implicit flits since the last explicit one; every replayed flit is
+   explicit and the first flit of a replay has op ``replay``. Because the
+   receiver's expected number lies between the sender's acknowledged point
+   and the new flit, within 7 of it, 3 bits identify it exactly — even if
+   flits are lost silently.
+5. A flit that fails its CRC (or is malformed, or arrives out of sequence)
+   is dropped and triggers exactly one replay request; no further request
+   is made until the expected flit arrives. Duplicates (behind the expected
+   number) are dropped silently and re-acknowledged.
+6. A replay timer, run from the ``now`` values passed in, recovers lost acks
+   and requests: when the oldest unacknowledged flit has been neither
+   acknowledged nor retransmitted for ``replay_timeout``, everything
+   unacknowledged is replayed. ``max_replays`` consecutive replays without
+   an ack advancing report :class:`RetrainNeeded` (then the count restarts);
+   any progress resets the count.
+7. ``poll`` never waits for more data: a data flit carries every TL byte
+   queued, up to its capacity; when fewer are queued, the TL bytes end at a
+   TL-flit boundary and the rest of the payload is zero fill. Priority per
+   slot: owed replay request; a forced ack-only flit (``ack_interval`` data
+   flits received without an ack going out, and the next flit could not
+   carry one); replayed flits; new data (within the window); an ack-only or
+   message-only flit; otherwise nothing (``None``).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+
+from ualink_ref.dl.events import (
+    CrcErrorDetected,
+    DLEvent,
+    DLMessageReceived,
+    MalformedFlit,
+    ReplayStarted,
+    RetrainNeeded,
+    SequenceGap,
+    TLFlitDelivered,
+)
+from ualink_ref.dl.flit import (
+    SEGMENTS,
+    SEQ_MAX,
+    TL_FLIT_BYTES,
+    DLFlit,
+    capacity,
+)
+from ualink_ref.dl.formats import FlitOp
+from ualink_ref.dl.messages import DLMessage, decode_message
+from ualink_ref.errors import CrcError, DecodeError, EncodeError
+
+#: Largest window allowed: half the sequence space, rounded up (see rule 2).
+MAX_WINDOW = 256
+#: A fresh flit may use the implicit-sequence header only this close to the acked point.
+IMPLICIT_REACH = 7
+
+
+def seq_of(abs_seq: int) -> int:
+    """Wire sequence number (1..511) of an unbounded flit count (0, 1, 2, ...)."""
+    return abs_seq % SEQ_MAX + 1
+
+
+@dataclass
+class DLCounters:
+    """Running totals of one :class:`DataLink` (a copy is returned by ``counters``)."""
+
+    flits_sent: int = 0
+    data_flits_sent: int = 0
+    explicit_flits_sent: int = 0
+    flits_replayed: int = 0
+    command_flits_sent: int = 0
+    acks_sent: int = 0
+    replay_requests_sent: int = 0
+    tl_flits_sent: int = 0
+    messages_sent: int = 0
+    flits_received: int = 0
+    data_flits_accepted: int = 0
+    crc_errors: int = 0
+    malformed: int = 0
+    sequence_errors: int = 0
+    duplicates: int = 0
+    acks_received: int = 0
+    stale_acks: int = 0
+    replay_requests_received: int = 0
+    replays: int = 0
+    timeouts: int = 0
+    retrains: int = 0
+    tl_flits_delivered: int = 0
+    messages_received: int = 0
+
+
+@dataclass
+class _Sent:
+    """An unacknowledged data flit kept for replay (its content never changes)."""
+
+    tl: bytes
+    first_tl_start: int
+    messages: tuple[int | None, ...]
+
+
+class DataLink:
+    """One end of a DL link. Feed it TL flits and received DL flits; poll it every slot.
+
+    * ``send(tl_flits)`` queues 64-byte TL flits (no limit: watch ``tx_backlog``).
+    * ``poll(now)`` returns the 640 bytes to transmit in this flit slot, or ``None``.
+    * ``receive(flit, now)`` takes 640 received bytes and returns events, among them
+      :class:`TLFlitDelivered` in order, exactly once. Pass on every flit the PHY
+      delivers, corrupted or not: a flit that vanishes is recovered too, but later.
+    * ``next_timer()`` / ``handle_timer(now)`` run the replay timer.
+
+    ``now`` is any monotonic number in the caller's unit; ``replay_timeout`` is in
+    the same unit (the default assumes ``now`` counts flit slots).
+    """
+
+    def __init__(
+        self,
+        *,
+        window: int = MAX_WINDOW,
+        replay_timeout: float = 128.0,
+        max_replays: int = 4,
+        explicit_interval: int = 32,
+        ack_interval: int = 16,
+    ) -> None:
+        if not 1 <= window <= MAX_WINDOW:
+            raise ValueError(f"window must be 1..{MAX_WINDOW}")
+        if not 1 <= explicit_interval <= 32:
+            raise ValueError("explicit_interval must be 1..32")
+        if replay_timeout <= 0 or max_replays < 1 or ack_interval < 1:
+            raise ValueError("replay_timeout, max_replays and ack_interval must be positive")
+        self.window = window
+        self.replay_timeout = replay_timeout
+        self.max_replays = max_replays
+        self.explicit_interval = explicit_interval
+        self.ack_interval = ack_interval
+        self._counters = DLCounters()
+        # transmit side
+        self._txq = bytearray()  # TL bytes queued, not yet packed
+        self._tx_phase = 0  # bytes of the current TL flit already packed (0..63)
+        self._msgq: deque[int] = deque()
+        self._buffer: deque[_Sent] = deque()  # unacknowledged, oldest first
+        self._acked = 0  # absolute number of the oldest unacknowledged flit
+        self._next_fresh = 0  # absolute number of the next new flit
+        self._replay_at: int | None = None  # replay cursor
+        self._replay_first = False
+        self._since_explicit = 0
+        self._deadline: float | None = None
+        self._futile_replays = 0
+        # receive side
+        self._expected = 0  # absolute number of the next flit expected
+        self._rx_partial = bytearray()
+        self._ack_pending = False
+        self._rx_since_ack = 0
+        self._rr_owed = False
+        self._rr_outstanding = False
+
+    # -- public surface ----------------------------------------------------------
+
+    @property
+    def counters(self) -> DLCounters:
+        """A snapshot of the running totals."""
+        return replace(self._counters)
+
+    @property
+    def tx_backlog(self) -> int:
+        """TL flits queued by ``send`` and not yet completely packed into DL flits.
+
+        A TL flit whose first bytes went out in one DL flit and whose rest waits
+        for the next counts as queued. Upper layers hold back while this is high.
+        """
+        return -(-len(self._txq) // TL_FLIT_BYTES)
+
+    @property
+    def in_flight(self) -> int:
+        """Data flits sent and not yet acknowledged (never more than ``window``)."""
+        return self._next_fresh - self._acked
+
+    @property
+    def replaying(self) -> bool:
+        """True while replayed flits are still to be sent."""
+        return self._replay_at is not None
+
+    @property
+    def idle(self) -> bool:
+        """True when nothing is queued, unacknowledged, or owed to the peer (ack, request)."""
+        return not (self._txq or self._msgq or self._buffer or self._ack_pending
+                    or self._rr_owed or self._replay_at is not None)
+
+    def send(self, tl_flits: Iterable[bytes]) -> None:
+        """Queue 64-byte TL flits for transmission, in order."""
+        for tl in tl_flits:
+            if len(tl) != TL_FLIT_BYTES:
+                raise EncodeError(f"TL flits are {TL_FLIT_BYTES} bytes, got {len(tl)}")
+            self._txq += tl
+
+    def send_message(self, message: DLMessage) -> None:
+        """Queue a DL message; it rides in the next flit built (best effort without data)."""
+        self._msgq.append(message.encode())
+
+    def next_timer(self) -> float | None:
+        """When ``handle_timer`` must next be called, or ``None``."""
+        return self._deadline
+
+    def handle_timer(self, now: float) -> list[DLEvent]:
+        """Run the replay timer: if it has expired, replay everything unacknowledged."""
+        if self._deadline is None or now < self._deadline:
+            return []
+        events: list[DLEvent] = []
+        if self._buffer:
+            self._counters.timeouts += 1
+            self._start_replay(self._acked, "timeout", now, events)
+        else:
+            self._deadline = None
+        return events
+
+    def poll(self, now: float) -> bytes | None:
+        """The DL flit to transmit in this slot (640 bytes), or ``None`` (rule 7)."""
+        if self._rr_owed:
+            return self._command(FlitOp.REPLAY_REQUEST, seq_of(self._expected), now)
+        fresh = bool(self._txq) and self.in_flight < self.window and self._replay_at is None
+        carries_ack = fresh and self._implicit_ok()
+        if self._ack_pending and self._rx_since_ack >= self.ack_interval and not carries_ack:
+            return self._command(FlitOp.ACK, self._ack_value(), now)
+        if self._replay_at is not None:
+            return self._replayed(now)
+        if fresh:
+            return self._fresh(carries_ack, now)
+        if self._ack_pending or self._msgq:
+            return self._command(FlitOp.ACK, self._ack_value(), now)
+        return None
+
+    def receive(self, flit: bytes, now: float) -> list[DLEvent]:
+        """Process one received flit; return what happened (rules 3-5)."""
+        self._counters.flits_received += 1
+        events: list[DLEvent] = []
+        try:
+            f = DLFlit.decode(flit)
+        except CrcError as exc:
+            self._counters.crc_errors += 1
+            events.append(CrcErrorDetected(exc.expected, exc.actual))
+            self._rx_error()
+            return events
+        except DecodeError as exc:
+            self._counters.malformed += 1
+            events.append(MalformedFlit(str(exc)))
+            self._rx_error()
+            return events
+        if f.op is FlitOp.ACK:
+            self._on_ack(f.ack_req_seq, now)
+        elif f.op is FlitOp.REPLAY_REQUEST:
+            self._on_replay_request(f.ack_req_seq, now, events)
+        if not f.payload:
+            self._deliver(f, events)
+            return events
+        want = seq_of(self._expected)
+        if f.op.is_command:
+            if f.flit_seq_lo != want & 7:
+                self._gap(want, None, events)
+                return events
+        elif f.flit_seq != want:
+            if (f.flit_seq - want) % SEQ_MAX >= MAX_WINDOW:
+                self._counters.duplicates += 1
+                self._ack_pending = True
+            else:
+                self._gap(want, f.flit_seq, events)
+            return events
+        if f.first_tl_start != (-len(self._rx_partial)) % TL_FLIT_BYTES:
+            self._counters.malformed += 1
+            events.append(MalformedFlit(
+                f"TL stream phase: flit says first TL flit at {f.first_tl_start}, "
+                f"receiver holds {len(self._rx_partial)} bytes of one"))
+            self._rx_error()
+            return events
+        self._expected += 1
+        self._counters.data_flits_accepted += 1
+        self._ack_pending = True
+        self._rx_since_ack += 1
+        self._rr_outstanding = False
+        self._deliver(f, events)
+        return events
+
+    # -- transmit helpers ----------------------------------------------------------
+
+    def _ack_value(self) -> int:
+        return 0 if self._expected == 0 else seq_of(self._expected - 1)
+
+    def _implicit_ok(self) -> bool:
+        return (self._next_fresh - self._acked < IMPLICIT_REACH
+                and self._since_explicit < self.explicit_interval - 1)
+
+    def _take_messages(self, room: int) -> tuple[int | None, ...]:
+        taken: list[int | None] = [self._msgq.popleft() for _ in range(min(room,
+                                                                           len(self._msgq)))]
+        self._counters.messages_sent += len(taken)
+        return tuple(taken + [None] * (SEGMENTS - len(taken)))
+
+    def _command(self, op: FlitOp, value: int, now: float) -> bytes:
+        """An ack-only / replay-request flit (no TL bytes, no sequence number)."""
+        flit = DLFlit(op, ack_req_seq=value, messages=self._take_messages(SEGMENTS))
+        if op is FlitOp.REPLAY_REQUEST:
+            self._rr_owed = False
+            self._counters.replay_requests_sent += 1
+        else:
+            self._counters.acks_sent += 1
+        self._ack_pending = False
+        self._rx_since_ack = 0
+        self._counters.command_flits_sent += 1
+        return self._out(flit)
+
+    def _fresh(self, implicit: bool, now: float) -> bytes:
+        messages = self._take_messages(SEGMENTS)
+        n = min(len(self._txq), capacity(messages))
+        tl = bytes(self._txq[:n])
+        del self._txq[:n]
+        first = (-self._tx_phase) % TL_FLIT_BYTES
+        self._counters.tl_flits_sent += (self._tx_phase + n) // TL_FLIT_BYTES
+        self._tx_phase = (self._tx_phase + n) % TL_FLIT_BYTES
+        entry = _Sent(tl, first, messages)
+        abs_seq = self._next_fresh
+        self._buffer.append(entry)
+        self._next_fresh += 1
+        if implicit:
+            flit = DLFlit(FlitOp.ACK, ack_req_seq=self._ack_value(),
+                          flit_seq_lo=seq_of(abs_seq) & 7, tl=tl, first_tl_start=first,
+                          messages=messages)
+            self._since_explicit += 1
+            self._counters.acks_sent += 1
+            self._ack_pending = False
+            self._rx_since_ack = 0
+        else:
+            flit = DLFlit(FlitOp.EXPLICIT, flit_seq=seq_of(abs_seq), tl=tl,
+                          first_tl_start=first, messages=messages)
+            self._since_explicit = 0
+            self._counters.explicit_flits_sent += 1
+        self._counters.data_flits_sent += 1
+        if self._deadline is None or abs_seq == self._acked:
+            self._deadline = now + self.replay_timeout
+        return self._out(flit)
+
+    def _replayed(self, now: float) -> bytes:
+        assert self._replay_at is not None
+        abs_seq = self._replay_at
+        entry = self._buffer[abs_seq - self._acked]
+        op = FlitOp.REPLAY if self._replay_first else FlitOp.EXPLICIT
+        self._replay_first = False
+        flit = DLFlit(op, flit_seq=seq_of(abs_seq), tl=entry.tl,
+                      first_tl_start=entry.first_tl_start, messages=entry.messages)
+        self._replay_at = abs_seq + 1 if abs_seq + 1 < self._next_fresh else None
+        self._since_explicit = 0
+        self._counters.flits_replayed += 1
+        self._counters.explicit_flits_sent += 1
+        if abs_seq == self._acked:
+            self._deadline = now + self.replay_timeout
+        return self._out(flit)
+
+    def _out(self, flit: DLFlit) -> bytes:
+        self._counters.flits_sent += 1
+        return flit.encode()
+
+    # -- acks, requests, replay ------------------------------------------------------
+
+    def _advance(self, new_acked: int, now: float) -> None:
+        """Acknowledge every flit before ``new_acked`` (absolute)."""
+        for _ in range(new_acked - self._acked):
+            self._buffer.popleft()
+        self._acked = new_acked
+        self._futile_replays = 0
+        if self._replay_at is not None and self._replay_at < new_acked:
+            self._replay_at = new_acked if new_acked < self._next_fresh else None
+            self._replay_first = True
+        self._deadline = now + self.replay_timeout if self._buffer else None
+
+    def _on_ack(self, value: int, now: float) -> None:
+        if value == 0:
+            return
+        self._counters.acks_received += 1
+        d = (value - seq_of(self._acked)) % SEQ_MAX  # 510: the flit just before _acked
+        if d < self._next_fresh - self._acked:
+            self._advance(self._acked + d + 1, now)
+        elif d != SEQ_MAX - 1:
+            self._counters.stale_acks += 1
+
+    def _on_replay_request(self, value: int, now: float, events: list[DLEvent]) -> None:
+        self._counters.replay_requests_received += 1
+        d = (value - seq_of(self._acked)) % SEQ_MAX
+        if d > self._next_fresh - self._acked:
+            self._counters.stale_acks += 1
+            return
+        if d:
+            self._advance(self._acked + d, now)
+        if self._buffer:
+            self._start_replay(self._acked, "request", now, events)
+
+    def _start_replay(self, from_abs: int, reason: str, now: float,
+                      events: list[DLEvent]) -> None:
+        self._replay_at = from_abs
+        self._replay_first = True
+        self._deadline = now + self.replay_timeout
+        self._counters.replays += 1
+        self._futile_replays += 1
+        events.append(ReplayStarted(seq_of(from_abs), self._next_fresh - from_abs, reason))
+        if self._futile_replays >= self.max_replays:
+            self._counters.retrains += 1
+            events.append(RetrainNeeded(self._futile_replays))
+            self._futile_replays = 0
+
+    # -- receive helpers -------------------------------------------------------------
+
+    def _rx_error(self) -> None:
+        if not self._rr_outstanding:
+            self._rr_owed = True
+            self._rr_outstanding = True
+
+    def _gap(self, want: int, got: int | None, events: list[DLEvent]) -> None:
+        self._counters.sequence_errors += 1
+        events.append(SequenceGap(want, got))
+        self._rx_error()
+
+    def _deliver(self, f: DLFlit, events: list[DLEvent]) -> None:
+        """Report a good flit's messages and completed TL flits, in segment order."""
+        rel = 0
+        for seg, word in zip(f.segments(), f.messages, strict=True):
+            if word is not None:
+                try:
+                    events.append(DLMessageReceived(decode_message(word)))
+                    self._counters.messages_received += 1
+                except DecodeError as exc:
+                    events.append(MalformedFlit(f"DL message {word:#010x}: {exc}"))
+            if seg.tl_bytes:
+                self._rx_partial += f.tl[rel:rel + seg.tl_bytes]
+                rel += seg.tl_bytes
+                while len(self._rx_partial) >= TL_FLIT_BYTES:
+                    events.append(TLFlitDelivered(bytes(self._rx_partial[:TL_FLIT_BYTES])))
+                    del self._rx_partial[:TL_FLIT_BYTES]
+                    self._counters.tl_flits_delivered += 1
+
+
+__all__ = ["IMPLICIT_REACH", "MAX_WINDOW", "DLCounters", "DataLink", "seq_of"]

@@ -1,0 +1,77 @@
+"""Events a :class:`~ualink_ref.dl.DataLink` reports upward (small frozen dataclasses)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ualink_ref.dl.messages import DLMessage
+
+
+@dataclass(frozen=True)
+class TLFlitDelivered:
+    """A 64-byte TL flit received in order, exactly once."""
+
+    data: bytes
+
+
+@dataclass(frozen=True)
+class DLMessageReceived:
+    """A DL message word taken from a received flit (already parsed)."""
+
+    message: DLMessage
+
+
+@dataclass(frozen=True)
+class CrcErrorDetected:
+    """A received flit failed its CRC and was dropped."""
+
+    expected: int
+    actual: int
+
+
+@dataclass(frozen=True)
+class MalformedFlit:
+    """A received flit had a good CRC but broke the format; it was dropped."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class SequenceGap:
+    """A data flit arrived out of sequence (flits were lost); it was dropped."""
+
+    expected_seq: int
+    received_seq: int | None  # None for an implicit-sequence flit (only its low bits known)
+
+
+@dataclass(frozen=True)
+class ReplayStarted:
+    """This end began replaying its unacknowledged flits from ``from_seq``."""
+
+    from_seq: int
+    flits: int
+    reason: str  # "request" (the peer asked) or "timeout" (replay timer)
+
+
+@dataclass(frozen=True)
+class RetrainNeeded:
+    """``replays`` consecutive replays made no progress: the link needs retraining."""
+
+    replays: int
+
+
+DLEvent = (
+    TLFlitDelivered | DLMessageReceived | CrcErrorDetected | MalformedFlit | SequenceGap
+    | ReplayStarted | RetrainNeeded
+)
+
+__all__ = [
+    "CrcErrorDetected",
+    "DLEvent",
+    "DLMessageReceived",
+    "MalformedFlit",
+    "ReplayStarted",
+    "RetrainNeeded",
+    "SequenceGap",
+    "TLFlitDelivered",
+]

@@ -1,0 +1,252 @@
+"""Every DL layout, declared once as a :class:`~ualink_ref.bitfields.BitFormat`.
+
+The codecs (:mod:`ualink_ref.dl.flit`, :mod:`ualink_ref.dl.messages`), the
+Scapy layers, the golden vectors and the tables of ``specs/dl.md`` all derive
+from these declarations. Provenance strings use the marks of
+``specs/README.md``: ``public: ...`` for publicly reported facts about
+UALink 200G 1.0, ``project choice: ...`` for our decisions.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+from ualink_ref.bitfields import BitFormat, Field
+
+#: Where the public facts come from (press and white-paper descriptions of the
+#: UALink 200G 1.0 DL flit, as summarised in issue 3 of this project).
+PUBLIC = "public: UALink 200G 1.0 DL flit description"
+
+
+class FlitOp(IntEnum):
+    """The 3-bit ``op`` field of the DL flit header (values: project choice)."""
+
+    EXPLICIT = 0
+    REPLAY = 1
+    ACK = 2
+    REPLAY_REQUEST = 3
+
+    @property
+    def is_command(self) -> bool:
+        """True for the ops that use the command-flit header layout."""
+        return self in (FlitOp.ACK, FlitOp.REPLAY_REQUEST)
+
+
+_OP_ENUM: dict[int, str] = {
+    FlitOp.EXPLICIT.value: "explicit",
+    FlitOp.REPLAY.value: "replay",
+    FlitOp.ACK.value: "ack",
+    FlitOp.REPLAY_REQUEST.value: "replay_request",
+}
+_OP_PROV = (
+    f"{PUBLIC} (width, and the four ops); "
+    "project choice: code values 0-3 in the order the ops are listed, 4-7 rejected"
+)
+_PAYLOAD_PROV = (
+    f"{PUBLIC} (a payload bit); project choice: 1 exactly when the flit carries TL bytes, "
+    "which is also when it consumes a sequence number"
+)
+
+EXPLICIT_HEADER = BitFormat(
+    "dl_explicit_header",
+    [
+        Field("op", 3, "Flit op: explicit (data) or replay (first flit of a replay)",
+              _OP_PROV, enum=_OP_ENUM, strict_enum=True),
+        Field("payload", 1, "1 when the flit carries TL bytes", _PAYLOAD_PROV),
+        Field("rsvd_a", 3, "Reserved", PUBLIC, reserved=True),
+        Field("flit_seq", 9,
+              "Sequence number of this flit, 1..511 (0 when payload = 0)",
+              f"{PUBLIC} (9 bits); project choice: 0 marks a flit without payload"),
+        Field("rsvd_b", 8, "Reserved", PUBLIC, reserved=True),
+    ],
+    description=(
+        "Explicit-sequence flit header (bytes 0..2), used by ops `explicit` and `replay`: "
+        "carries the full 9-bit sequence number and no acknowledgement."
+    ),
+    provenance=PUBLIC,
+)
+
+COMMAND_HEADER = BitFormat(
+    "dl_command_header",
+    [
+        Field("op", 3, "Flit op: ack or replay_request", _OP_PROV,
+              enum=_OP_ENUM, strict_enum=True),
+        Field("payload", 1, "1 when the flit carries TL bytes", _PAYLOAD_PROV),
+        Field("ack_req_seq", 9,
+              "ack: last sequence number received in order (0 = none yet); "
+              "replay_request: next sequence number expected (1..511)",
+              f"{PUBLIC} (9 bits); project choice: meaning of each op and of 0"),
+        Field("flit_seq_lo", 3,
+              "Low 3 bits of this flit's sequence number when payload = 1 (else 0)",
+              f"{PUBLIC} (3 bits); project choice: implicit-sequence check, 0 without payload"),
+        Field("rsvd", 8, "Reserved", PUBLIC, reserved=True),
+    ],
+    description=(
+        "Command flit header (bytes 0..2), used by ops `ack` and `replay_request`; "
+        "with payload = 1 it piggy-backs an acknowledgement on a data flit whose "
+        "sequence number is implicit (the receiver's next expected number, checked "
+        "against `flit_seq_lo`)."
+    ),
+    provenance=PUBLIC,
+)
+
+SEGMENT_HEADER = BitFormat(
+    "dl_segment_header",
+    [
+        Field("tl_starts", 2,
+              "Number of TL flits (0-2) that begin in this segment's TL bytes",
+              "public: two TL-flit indicator bits; project choice: read together as a "
+              "count, so that the end of the TL bytes (start of fill) is known"),
+        Field("msg", 1,
+              "1 when the segment opens with a 4-byte DL message word",
+              "public: message bits exist; project choice: one flag, one word per segment"),
+        Field("tl_offset", 4,
+              "Distance in 4-byte words from the start of the segment's TL bytes to the "
+              "first TL-flit boundary in it (0-15)",
+              "project choice: lets a dissector find TL flit starts without earlier state "
+              "(uses the bits the public inventory gives to two 2-bit message fields "
+              "and a reserved bit)"),
+        Field("alt_sector", 1,
+              "DL alternate sector (not modelled; zero)",
+              "public: a DL alternate sector bit; project choice: not modelled, zero",
+              reserved=True),
+    ],
+    description=(
+        "Segment header (one byte before each of the five segments). TL bytes in a "
+        "segment follow the optional message word; TL flits begin at "
+        "`4*tl_offset + 64*i` for `i < tl_starts`; if a further boundary lies inside the "
+        "segment, the bytes from it to the end of the segment are zero fill."
+    ),
+    provenance="public: 8 bits per segment; project choice: meaning",
+)
+
+# -- DL messages ---------------------------------------------------------------
+
+
+class MessageClass(IntEnum):
+    """The 4-bit ``mclass`` of a DL message (public values)."""
+
+    BASIC = 0b0000
+    UART = 0b0001
+    CONTROL = 0b1000
+
+
+_MSG_PUBLIC = "public: UALink 200G 1.0 DL message description"
+_MCLASS_ENUM: dict[int, str] = {MessageClass.BASIC.value: "basic",
+                                 MessageClass.UART.value: "uart",
+                                 MessageClass.CONTROL.value: "control"}
+
+
+def _common(mtype: int, mclass: int) -> list[Field]:
+    """The nine low bits every DL message shares, with this message's defaults."""
+    return [
+        Field("mtype", 3, "Message type within its class", _MSG_PUBLIC, default=mtype),
+        Field("mclass", 4, "Message class", _MSG_PUBLIC, enum=_MCLASS_ENUM, default=mclass),
+        Field("rsvd_c", 1, "Reserved",
+              "project choice: bit 1 is not named publicly; reserved", reserved=True),
+        Field("compressed", 1, "Compressed form (not modelled: 0)",
+              f"{_MSG_PUBLIC}; project choice: compressed messages decode as unknown"),
+    ]
+
+
+DL_MESSAGE = BitFormat(
+    "dl_message",
+    [Field("body", 23, "Type-specific fields", "project choice: 23 bits above the common ones"),
+     *_common(0, 0)],
+    description="Any DL message word (32 bits, at the start of a segment): common fields.",
+    provenance=_MSG_PUBLIC,
+)
+
+NOOP_MESSAGE = BitFormat(
+    "dl_msg_noop",
+    [Field("rsvd", 23, "Reserved", "project choice", reserved=True),
+     *_common(0b000, MessageClass.BASIC)],
+    description="Basic / NoOp (type 000): carries nothing.",
+    provenance=_MSG_PUBLIC,
+)
+
+TL_RATE_MESSAGE = BitFormat(
+    "dl_msg_tl_rate",
+    [Field("rate", 8,
+           "TL rate the sender of the message can accept: (rate + 1)/256 of full rate",
+           "project choice: the encoding of the rate is not public"),
+     Field("rsvd", 15, "Reserved", "project choice", reserved=True),
+     *_common(0b100, MessageClass.BASIC)],
+    description="Basic / TL rate notification (type 100).",
+    provenance=_MSG_PUBLIC,
+)
+
+DEVICE_ID_MESSAGE = BitFormat(
+    "dl_msg_device_id",
+    [Field("response", 1, "0 = request, 1 = response", "project choice"),
+     Field("rsvd", 6, "Reserved", "project choice", reserved=True),
+     Field("device_id", 16, "Device identifier (0 in a request)",
+           "project choice: 16-bit identifier"),
+     *_common(0b101, MessageClass.BASIC)],
+    description="Basic / Device ID request or response (type 101).",
+    provenance=_MSG_PUBLIC,
+)
+
+PORT_NUMBER_MESSAGE = BitFormat(
+    "dl_msg_port_number",
+    [Field("response", 1, "0 = request, 1 = response", "project choice"),
+     Field("rsvd", 14, "Reserved", "project choice", reserved=True),
+     Field("port", 8, "Port number (0 in a request)", "project choice: 8-bit port number"),
+     *_common(0b110, MessageClass.BASIC)],
+    description="Basic / Port number request or response (type 110).",
+    provenance=_MSG_PUBLIC,
+)
+
+CHANNEL_NEGOTIATION_MESSAGE = BitFormat(
+    "dl_msg_channel_negotiation",
+    [Field("command", 2, "What the sender asks or answers",
+           "project choice: the negotiation's encoding is not public",
+           enum={0: "request_offline", 1: "request_online", 2: "ack", 3: "nak"}),
+     Field("rsvd", 21, "Reserved", "project choice", reserved=True),
+     *_common(0b100, MessageClass.CONTROL)],
+    description="Control / channel online-offline negotiation (type 100).",
+    provenance=_MSG_PUBLIC,
+)
+
+UART_MESSAGE = BitFormat(
+    "dl_msg_uart_data",
+    [Field("count", 2, "Number of valid data bytes (1-2; 0 = none)",
+           "project choice: the UART message encoding is not public"),
+     Field("rsvd", 5, "Reserved", "project choice", reserved=True),
+     Field("data", 16, "Up to two stream bytes, first byte in bits [24:17]",
+           "project choice"),
+     *_common(0b000, MessageClass.UART)],
+    description="UART / stream data (type 000): a management byte stream, two bytes a word.",
+    provenance=_MSG_PUBLIC,
+)
+
+#: Every DL format, in the order ``specs/dl.md`` renders them.
+ALL_FORMATS: tuple[BitFormat, ...] = (
+    EXPLICIT_HEADER,
+    COMMAND_HEADER,
+    SEGMENT_HEADER,
+    DL_MESSAGE,
+    NOOP_MESSAGE,
+    TL_RATE_MESSAGE,
+    DEVICE_ID_MESSAGE,
+    PORT_NUMBER_MESSAGE,
+    CHANNEL_NEGOTIATION_MESSAGE,
+    UART_MESSAGE,
+)
+
+__all__ = [
+    "ALL_FORMATS",
+    "CHANNEL_NEGOTIATION_MESSAGE",
+    "COMMAND_HEADER",
+    "DEVICE_ID_MESSAGE",
+    "DL_MESSAGE",
+    "EXPLICIT_HEADER",
+    "NOOP_MESSAGE",
+    "PORT_NUMBER_MESSAGE",
+    "PUBLIC",
+    "SEGMENT_HEADER",
+    "TL_RATE_MESSAGE",
+    "UART_MESSAGE",
+    "FlitOp",
+    "MessageClass",
+]

@@ -1,0 +1,267 @@
+"""DL golden vectors: flit encodes, decode errors, DL messages, a scripted retry.
+
+Kinds (documented in ``specs/vectors.md``, section DL):
+
+* ``flit_encode`` — header fields, TL bytes, first TL-flit offset and message
+  words in; the 640 flit bytes, header, segment headers, CRC and TL-flit start
+  offsets out;
+* ``flit_decode`` — 640 (or other) bytes in; either the decoded fields or the
+  error class (bad CRC, reserved bits, unknown op, non-zero fill, length);
+* ``message_encode`` / ``message_decode`` — DL message values <-> 32-bit words;
+* ``retry_scenario`` — two DataLinks over a scripted channel (one flit
+  corrupted): every flit put on the wire each way, per slot, and the events.
+
+TL payload in the scenarios follows :func:`tl_pattern` so a third party can
+rebuild it: TL flit ``k`` of an end with ``base`` b has byte ``i`` equal to
+``(b + 64*k + i) mod 256``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, fields
+from typing import Any
+
+from ualink_ref.dl.datalink import DataLink
+from ualink_ref.dl.events import TLFlitDelivered
+from ualink_ref.dl.flit import DLFlit
+from ualink_ref.dl.formats import FlitOp
+from ualink_ref.dl.messages import (
+    ChannelCommand,
+    ChannelNegotiation,
+    DeviceId,
+    DLMessage,
+    NoOp,
+    PortNumber,
+    TLRateNotification,
+    UartData,
+    UnknownMessage,
+    decode_message,
+)
+from ualink_ref.dl.pair import FaultyChannel, LinkPair, flip_bits
+from ualink_ref.errors import DecodeError
+from ualink_ref.vectors import VectorInput, hexstr, unhex
+
+LAYER = "dl"
+DESCRIPTION = (
+    "DL flits (640 B: header, 5 segment headers, 628 B payload, CRC-32), DL messages, "
+    "decode errors, and a scripted go-back-N retry scenario"
+)
+
+_MESSAGE_TYPES: dict[str, type] = {
+    "noop": NoOp,
+    "tl_rate": TLRateNotification,
+    "device_id": DeviceId,
+    "port_number": PortNumber,
+    "channel_negotiation": ChannelNegotiation,
+    "uart_data": UartData,
+    "unknown": UnknownMessage,
+}
+
+
+def tl_pattern(base: int, count: int, start: int = 0) -> list[bytes]:
+    """TL flits ``start .. start+count-1`` of the scenario pattern with ``base``."""
+    return [bytes((base + 64 * k + i) & 0xFF for i in range(64))
+            for k in range(start, start + count)]
+
+
+def _stream(base: int, offset: int, length: int) -> bytes:
+    """Bytes ``offset .. offset+length-1`` of the concatenated pattern stream."""
+    return bytes((base + i) & 0xFF for i in range(offset, offset + length))
+
+
+def _flit_inputs(op: str, *, tl: bytes = b"", first: int = 0, seq: int = 0, ack: int = 0,
+                 lo: int = 0, messages: list[int | None] | None = None) -> dict[str, Any]:
+    return {"op": op, "flit_seq": seq, "ack_req_seq": ack, "flit_seq_lo": lo,
+            "tl": hexstr(tl), "first_tl_start": first,
+            "messages": messages if messages is not None else [None] * 5}
+
+
+def _flit_from(inputs: dict[str, Any]) -> DLFlit:
+    return DLFlit(FlitOp[str(inputs["op"]).upper()], int(inputs["flit_seq"]),
+                  int(inputs["ack_req_seq"]), int(inputs["flit_seq_lo"]), unhex(inputs["tl"]),
+                  int(inputs["first_tl_start"]),
+                  tuple(None if m is None else int(m) for m in inputs["messages"]))
+
+
+def _flit_fields(f: DLFlit) -> dict[str, Any]:
+    return {"op": f.op.name.lower(), "flit_seq": f.flit_seq, "ack_req_seq": f.ack_req_seq,
+            "flit_seq_lo": f.flit_seq_lo, "tl": hexstr(f.tl),
+            "first_tl_start": f.first_tl_start, "messages": list(f.messages)}
+
+
+def _message_json(m: DLMessage) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": next(k for k, v in _MESSAGE_TYPES.items() if v is type(m))}
+    for fld in fields(m):
+        value = getattr(m, fld.name)
+        out[fld.name] = hexstr(value) if isinstance(value, bytes) else (
+            int(value) if not isinstance(value, bool) else value)
+    return out
+
+
+def _message_from(inputs: dict[str, Any]) -> DLMessage:
+    kind = _MESSAGE_TYPES[str(inputs["type"])]
+    args = {k: v for k, v in inputs.items() if k != "type"}
+    if kind is UartData:
+        args["data"] = unhex(args.get("data", ""))
+    if kind is ChannelNegotiation:
+        args["command"] = ChannelCommand(int(args.get("command", 1)))
+    message: DLMessage = kind(**args)
+    return message
+
+
+def _good_flit() -> bytes:
+    return _flit_from(_flit_inputs("explicit", seq=1, tl=_stream(0, 0, 628))).encode()
+
+
+def _with_crc(data: bytearray) -> str:
+    import zlib  # the flit CRC is the IEEE CRC-32; zlib is fine for building bad inputs
+
+    data[636:] = zlib.crc32(bytes(data[:636])).to_bytes(4, "big")
+    return hexstr(bytes(data))
+
+
+def vector_inputs() -> list[VectorInput]:
+    """Every DL case (inputs only)."""
+    rate = TLRateNotification(rate=127).encode()
+    dev = DeviceId(response=True, device_id=0xBEEF).encode()
+    noop = NoOp().encode()
+    cases = [
+        VectorInput("flit-explicit-seq1-full", "flit_encode",
+                    _flit_inputs("explicit", seq=1, tl=_stream(0, 0, 628)),
+                    "628 TL bytes from a TL-flit boundary: 9 whole TL flits and 52 bytes"),
+        VectorInput("flit-explicit-seq511-phase12", "flit_encode",
+                    _flit_inputs("explicit", seq=511, tl=_stream(0, 628, 628), first=12),
+                    "the next 628 bytes of the stream: 12 finish a TL flit begun earlier"),
+        VectorInput("flit-replay-seq2", "flit_encode",
+                    _flit_inputs("replay", seq=2, tl=_stream(0x40, 0, 628)),
+                    "first flit of a replay"),
+        VectorInput("flit-ack-piggyback-partial", "flit_encode",
+                    _flit_inputs("ack", ack=5, lo=3, tl=_stream(0x80, 0, 192)),
+                    "3 TL flits then zero fill; acknowledgement piggy-backed"),
+        VectorInput("flit-ack-only", "flit_encode", _flit_inputs("ack", ack=17),
+                    "no TL bytes: consumes no sequence number"),
+        VectorInput("flit-ack-none-yet", "flit_encode", _flit_inputs("ack"),
+                    "ack_req_seq 0: nothing received yet"),
+        VectorInput("flit-replay-request-42", "flit_encode",
+                    _flit_inputs("replay_request", ack=42), "asks for a replay from 42"),
+        VectorInput("flit-explicit-messages", "flit_encode",
+                    _flit_inputs("explicit", seq=300, tl=_stream(7, 0, 616), first=20,
+                                 messages=[noop, None, rate, None, dev]),
+                    "three DL message words take the start of segments 0, 2, 4"),
+        VectorInput("flit-ack-messages-only", "flit_encode",
+                    _flit_inputs("ack", ack=1, messages=[
+                        PortNumber(True, 9).encode(), ChannelNegotiation().encode(),
+                        UartData(b"hi").encode(), PortNumber().encode(), noop]),
+                    "message words in every segment, no TL bytes"),
+        VectorInput("flit-explicit-tail-only", "flit_encode",
+                    _flit_inputs("explicit", seq=9, tl=_stream(3, 0, 40), first=40),
+                    "only the 40-byte end of a TL flit, then fill"),
+        VectorInput("flit-explicit-ends-at-segment-2", "flit_encode",
+                    _flit_inputs("explicit", seq=256, tl=_stream(9, 0, 384)),
+                    "six TL flits fill segments 0-2 exactly; segments 3-4 are fill"),
+    ]
+    good = _good_flit()
+    bad_crc = bytearray(good)
+    bad_crc[639] ^= 1
+    three = flip_bits(good, [5, 2500, 5000])
+    rsvd = bytearray(good)
+    rsvd[3] |= 1  # segment 0 header: alt_sector (reserved) set
+    bad_op = bytearray(good)
+    bad_op[0] |= 0xE0
+    fill = bytearray(_flit_from(_flit_inputs("ack", ack=5, lo=3,
+                                             tl=_stream(0x80, 0, 192))).encode())
+    fill[300] = 0xFF  # inside the zero fill of segment 2
+    cases += [
+        VectorInput("decode-good", "flit_decode", {"flit": hexstr(good)}),
+        VectorInput("decode-bad-crc-lsb", "flit_decode", {"flit": hexstr(bytes(bad_crc))},
+                    "last CRC bit flipped"),
+        VectorInput("decode-bad-crc-3-bits", "flit_decode", {"flit": hexstr(three)},
+                    "bits 5, 2500, 5000 flipped: CRC-32 detects every 3-bit error"),
+        VectorInput("decode-reserved-bit", "flit_decode", {"flit": _with_crc(rsvd)},
+                    "good CRC, segment header reserved bit set"),
+        VectorInput("decode-unknown-op", "flit_decode", {"flit": _with_crc(bad_op)},
+                    "good CRC, op 7"),
+        VectorInput("decode-nonzero-fill", "flit_decode", {"flit": _with_crc(fill)},
+                    "good CRC, a fill byte not zero"),
+        VectorInput("decode-truncated", "flit_decode", {"flit": hexstr(good[:639])}),
+    ]
+    for name, msg in (("noop", NoOp()), ("tl-rate", TLRateNotification(127)),
+                      ("device-id-request", DeviceId()),
+                      ("device-id-response", DeviceId(True, 0xBEEF)),
+                      ("port-number-response", PortNumber(True, 200)),
+                      ("channel-online", ChannelNegotiation(ChannelCommand.REQUEST_ONLINE)),
+                      ("channel-offline-ack", ChannelNegotiation(ChannelCommand.ACK)),
+                      ("uart-two-bytes", UartData(b"ok"))):
+        cases.append(VectorInput(f"message-{name}", "message_encode", _message_json(msg)))
+    for name, word in (("unknown-class", 0x0000_0008), ("compressed", 0x0000_0001),
+                       ("noop-reserved-set", 0x8000_0000), ("tl-rate", rate)):
+        cases.append(VectorInput(f"message-decode-{name}", "message_decode", {"word": word}))
+    cases.append(VectorInput(
+        "retry-corrupt-second-flit", "retry_scenario",
+        {"a_tl_flits": 20, "b_tl_flits": 0, "delay": 1, "slots": 12,
+         "faults_ab": {"1": "corrupt"}, "faults_ba": {}},
+        "a's second DL flit is corrupted; b asks for a replay from seq 2"))
+    cases.append(VectorInput(
+        "retry-both-ways-lost-request", "retry_scenario",
+        {"a_tl_flits": 30, "b_tl_flits": 12, "delay": 2, "slots": 40,
+         "faults_ab": {"2": "corrupt"}, "faults_ba": {"4": "drop"},
+         "replay_timeout": 16},
+        "both ends send; a's third flit is corrupted and b's replay request is lost, "
+        "so a's replay timer recovers"))
+    return cases
+
+
+def compute(kind: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    """Expected outputs of one DL case."""
+    if kind == "flit_encode":
+        flit = _flit_from(inputs)
+        data = flit.encode()
+        return {"flit": hexstr(data), "header": hexstr(data[:3]),
+                "segment_headers": [s.header for s in flit.segments()],
+                "crc": hexstr(data[636:]), "tl_flit_starts": flit.tl_flit_starts()}
+    if kind == "flit_decode":
+        data = unhex(inputs["flit"])
+        try:
+            return {"error": None, "fields": _flit_fields(DLFlit.decode(data))}
+        except DecodeError as exc:
+            return {"error": type(exc).__name__}
+    if kind == "message_encode":
+        word = _message_from(inputs).encode()
+        return {"word": f"{word:08x}"}
+    if kind == "message_decode":
+        try:
+            return {"error": None, "message": _message_json(decode_message(int(inputs["word"])))}
+        except DecodeError as exc:
+            return {"error": type(exc).__name__}
+    if kind == "retry_scenario":
+        return _scenario(inputs)
+    raise ValueError(f"unknown DL vector kind {kind!r}")
+
+
+def _scenario(inputs: dict[str, Any]) -> dict[str, Any]:
+    timeout = float(inputs.get("replay_timeout", 128))
+    pair = LinkPair(
+        DataLink(replay_timeout=timeout), DataLink(replay_timeout=timeout),
+        FaultyChannel(delay=int(inputs["delay"]),
+                      script={int(k): v for k, v in inputs["faults_ab"].items()}),
+        FaultyChannel(delay=int(inputs["delay"]),
+                      script={int(k): v for k, v in inputs["faults_ba"].items()}))
+    pair.record_wire = True
+    pair.a.send(tl_pattern(0x00, int(inputs["a_tl_flits"])))
+    pair.b.send(tl_pattern(0x80, int(inputs["b_tl_flits"])))
+    pair.run(int(inputs["slots"]))
+    out: dict[str, Any] = {
+        "wire": [{"slot": slot, "dir": d, "flit": hexstr(f)} for slot, d, f in pair.wire],
+        "idle_at_end": pair.idle(),
+    }
+    for end in ("a", "b"):
+        out[f"delivered_{end}"] = len(pair.delivered[end])
+        out[f"delivered_{end}_ok"] = pair.delivered[end] == tl_pattern(
+            0x80 if end == "a" else 0x00, len(pair.delivered[end]))
+        out[f"events_{end}"] = [repr(e) for e in pair.events[end]
+                                if not isinstance(e, TLFlitDelivered)]
+        out[f"counters_{end}"] = asdict(getattr(pair, end).counters)
+    return out
+
+
+__all__ = ["DESCRIPTION", "LAYER", "compute", "tl_pattern", "vector_inputs"]

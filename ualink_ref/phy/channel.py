@@ -1,0 +1,147 @@
+"""Seeded error channels applied to wire bytes.
+
+Bit ``p`` of a wire byte string is bit ``p % 8`` (LSB = 0) of byte ``p // 8``,
+which is also its transmission order (bytes are sent LSB first, see
+:mod:`ualink_ref.phy.flits`). Every channel is deterministic by seed: a channel
+object owns a ``numpy.random.Generator(seed)`` and successive ``apply`` calls
+continue its stream, so the same seed and the same sequence of calls give the
+same errors. All work is vectorized over the bits of the call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ualink_ref.errors import EncodeError
+
+
+def _wire_array(wire: object) -> NDArray[np.uint8]:
+    if not isinstance(wire, bytes | bytearray | memoryview):
+        raise EncodeError(f"wire must be bytes, got {type(wire).__name__}")
+    return np.frombuffer(bytes(wire), dtype=np.uint8).copy()
+
+
+def _flip(data: NDArray[np.uint8], positions: NDArray[np.int64]) -> bytes:
+    """XOR a 1 into each listed bit position (each position at most once)."""
+    np.bitwise_xor.at(data, positions >> 3, (1 << (positions & 7)).astype(np.uint8))
+    return data.tobytes()
+
+
+def apply_bit_errors(wire: bytes, bit_positions: Iterable[int]) -> bytes:
+    """Flip exactly the listed bit positions of ``wire`` (a position listed twice flips back).
+
+    Raises :class:`EncodeError` for a position outside the wire.
+    """
+    data = _wire_array(wire)
+    try:
+        pos = np.asarray(list(bit_positions), dtype=np.int64)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise EncodeError(f"bit positions must be integers ({exc})") from None
+    if pos.size and (pos.min() < 0 or pos.max() >= data.size * 8):
+        raise EncodeError(f"bit position outside 0..{data.size * 8 - 1}")
+    return _flip(data, pos)
+
+
+class BitErrorChannel:
+    """Independent bit errors at a fixed bit error ratio (binary symmetric channel).
+
+    Per call: the number of errors is drawn Binomial(bits, ber), then that many
+    distinct positions uniformly, so the cost follows the error count, not the
+    wire length.
+    """
+
+    def __init__(self, ber: float, seed: int) -> None:
+        if not 0.0 <= ber <= 1.0:
+            raise EncodeError(f"ber must be in [0, 1], got {ber}")
+        self.ber = float(ber)
+        self.seed = seed
+        self._rng = np.random.default_rng(seed)
+        #: Bits flipped so far (all calls).
+        self.errors = 0
+
+    def __repr__(self) -> str:
+        return f"BitErrorChannel(ber={self.ber!r}, seed={self.seed!r})"
+
+    def positions(self, nbits: int) -> NDArray[np.int64]:
+        """Draw the sorted error positions for a wire of ``nbits`` bits."""
+        count = int(self._rng.binomial(nbits, self.ber)) if nbits else 0
+        pos = self._rng.choice(nbits, size=count, replace=False) if count else np.zeros(0)
+        return np.sort(pos.astype(np.int64))
+
+    def apply(self, wire: bytes) -> bytes:
+        """``wire`` with this channel's errors applied."""
+        data = _wire_array(wire)
+        pos = self.positions(data.size * 8)
+        self.errors += int(pos.size)
+        return _flip(data, pos)
+
+
+class BurstChannel:
+    """Bursts of ``length_bits`` bits: the first and last bit of each burst are flipped,
+    each bit between them with probability ``density``.
+
+    By default every ``apply`` call gets exactly one burst, starting at a uniform
+    bit offset (``offset`` fixes it instead); with ``rate`` set, the number of
+    bursts per call is Binomial(bits, rate) (bursts start independently at each bit).
+    """
+
+    def __init__(
+        self,
+        length_bits: int,
+        seed: int,
+        *,
+        density: float = 0.5,
+        rate: float | None = None,
+        offset: int | None = None,
+    ) -> None:
+        if length_bits < 1:
+            raise EncodeError(f"burst length must be >= 1 bit, got {length_bits}")
+        if not 0.0 <= density <= 1.0:
+            raise EncodeError(f"density must be in [0, 1], got {density}")
+        if rate is not None and not 0.0 <= rate <= 1.0:
+            raise EncodeError(f"rate must be in [0, 1], got {rate}")
+        self.length_bits = length_bits
+        self.seed = seed
+        self.density = density
+        self.rate = rate
+        self.offset = offset
+        self._rng = np.random.default_rng(seed)
+        #: Bursts applied so far (all calls).
+        self.bursts = 0
+
+    def __repr__(self) -> str:
+        return (
+            f"BurstChannel(length_bits={self.length_bits}, seed={self.seed!r}, "
+            f"density={self.density}, rate={self.rate}, offset={self.offset})"
+        )
+
+    def positions(self, nbits: int) -> NDArray[np.int64]:
+        """Draw the sorted, distinct error positions for a wire of ``nbits`` bits."""
+        length = self.length_bits
+        if nbits < length:
+            raise EncodeError(f"wire of {nbits} bits is shorter than a {length}-bit burst")
+        if self.offset is not None and not 0 <= self.offset <= nbits - length:
+            raise EncodeError(f"burst offset {self.offset} does not fit {nbits} bits")
+        if self.rate is not None:
+            count = int(self._rng.binomial(nbits - length + 1, self.rate))
+            starts = self._rng.integers(0, nbits - length + 1, size=count)
+        elif self.offset is not None:
+            starts = np.array([self.offset])
+        else:
+            starts = np.array([self._rng.integers(nbits - length + 1)])
+        inner = self._rng.random((starts.size, length)) < self.density
+        inner[:, 0] = True
+        inner[:, -1] = True
+        rows, cols = np.nonzero(inner)
+        self.bursts += int(starts.size)
+        pos: NDArray[np.int64] = np.unique(starts[rows].astype(np.int64) + cols)
+        # Overlapping bursts merge; a bit hit by two bursts is flipped once.
+        return pos
+
+    def apply(self, wire: bytes) -> bytes:
+        """``wire`` with this channel's burst(s) applied."""
+        data = _wire_array(wire)
+        return _flip(data, self.positions(data.size * 8))

@@ -1,0 +1,227 @@
+"""Systematic Reed–Solomon codes over GF(2^10): RS(544,514) "KP4" and RS(272,258) "LL".
+
+Conventions (IEEE 802.3 clause 91, shared by clauses 119/134/161/172):
+generator g(x) = prod_{j=0}^{2t-1} (x - alpha^j); a codeword is the message
+followed by 2t parity symbols; symbol index 0 is the first on the wire and the
+coefficient of the highest power x^(n-1); parity = m(x) x^(2t) mod g(x).
+
+The batch path is vectorized: encoding and syndromes are GF(2)-linear maps
+evaluated by byte lookup tables (:mod:`ualink_ref.phy.linear`), and the error
+correction runs on all codewords at once (:mod:`ualink_ref.phy.decoder`).
+Tables are built once, on first use.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ualink_ref.errors import (
+    DecodeError,
+    EncodeError,
+    FecUncorrectableError,
+    FieldRangeError,
+    UALinkError,
+)
+from ualink_ref.phy import gf
+from ualink_ref.phy.decoder import Corrections, correct
+from ualink_ref.phy.linear import Gf2ByteTable
+
+
+def generator_poly(two_t: int) -> list[int]:
+    """Coefficients of g(x) = prod_{j<2t} (x - alpha^j), highest degree first."""
+    poly = [1]
+    for j in range(two_t):
+        root = int(gf.alpha_pow(j))
+        # multiply by (x + root): new[i] = poly[i] + root * poly[i-1]
+        shifted = [*poly, 0]
+        for i in range(1, len(shifted)):
+            shifted[i] ^= gf.mul_scalar(root, poly[i - 1])
+        poly = shifted
+    return poly
+
+
+def _linear_rows(coef: NDArray[np.uint16]) -> NDArray[np.uint8]:
+    """0/1 rows of the GF(2) map ``out_o = sum_s in_s * coef[s, o]`` over symbol bits."""
+    n_in, n_out = coef.shape
+    basis = (1 << np.arange(gf.M, dtype=np.uint16))[None, :, None]  # the 10 bit values
+    images = gf.mul(coef[:, None, :], basis)  # (n_in, 10, n_out) symbols
+    return gf.symbol_bits(images).reshape(n_in * gf.M, n_out * gf.M)
+
+
+@dataclass(frozen=True)
+class CodeTables:
+    """Precomputed tables of one code (built lazily by :func:`code_tables`)."""
+
+    n: int
+    k: int
+    t: int
+    generator: tuple[int, ...]
+    encoder: Gf2ByteTable
+    syndrome: Gf2ByteTable
+    chien: Gf2ByteTable
+
+
+@cache
+def code_tables(n: int, k: int) -> CodeTables:
+    """Build (once) the encoder, syndrome and Chien tables of RS(n, k)."""
+    two_t = n - k
+    gen = generator_poly(two_t)
+    g_low = np.array(gen[1:], dtype=np.uint16)
+    # rem[d] = x^d mod g(x), coefficients of x^(2t-1) .. x^0.
+    rem = np.zeros((n, two_t), dtype=np.uint16)
+    current = np.zeros(two_t, dtype=np.uint16)
+    current[-1] = 1
+    for d in range(n):
+        rem[d] = current
+        top = current[0]
+        current = np.concatenate([current[1:], np.zeros(1, np.uint16)])
+        if top:
+            current ^= gf.mul(np.full(1, top, dtype=np.uint16), g_low)
+    degrees = (n - 1 - np.arange(n)).astype(np.int64)
+    enc_coef = rem[degrees[:k]]  # message symbol i sits at degree n-1-i
+    js = np.arange(two_t, dtype=np.int64)
+    synd_coef = gf.alpha_pow(degrees[:, None] * js[None, :])  # (n, 2t)
+    t = two_t // 2
+    ls = np.arange(t + 1, dtype=np.int64)
+    chien_coef = gf.alpha_pow(-(ls[:, None] * degrees[None, :]))  # (t+1, n)
+    return CodeTables(
+        n=n,
+        k=k,
+        t=t,
+        generator=tuple(gen),
+        encoder=Gf2ByteTable(_linear_rows(enc_coef)),
+        syndrome=Gf2ByteTable(_linear_rows(synd_coef)),
+        chien=Gf2ByteTable(_linear_rows(chien_coef)),
+    )
+
+
+@dataclass(frozen=True)
+class RSDecodeResult:
+    """Outcome of :meth:`ReedSolomonCode.decode`.
+
+    ``message``: ``(k,)`` or ``(N, k)`` corrected message symbols (received
+    symbols as they were for uncorrectable codewords); ``codeword``: the same
+    for the whole codeword; ``corrected``: symbols corrected per codeword;
+    ``uncorrectable``: True where the codeword had more errors than t (as far
+    as the decoder can tell). 1-D input gives 0-d ``corrected`` / ``uncorrectable``.
+    """
+
+    message: NDArray[np.uint16]
+    codeword: NDArray[np.uint16]
+    corrected: NDArray[np.int64]
+    uncorrectable: NDArray[np.bool_]
+
+    @property
+    def ok(self) -> bool:
+        """True when no codeword was flagged uncorrectable."""
+        return not bool(np.any(self.uncorrectable))
+
+    def raise_if_uncorrectable(self) -> RSDecodeResult:
+        """Raise :class:`FecUncorrectableError` if a codeword is uncorrectable; else return self."""
+        flags = np.atleast_1d(self.uncorrectable)
+        if flags.any():
+            indices = [int(i) for i in np.flatnonzero(flags)]
+            raise FecUncorrectableError(len(indices), indices)
+        return self
+
+
+def _as_symbols(
+    values: ArrayLike, width: int, what: str, error: type[UALinkError]
+) -> tuple[NDArray[np.uint16], bool]:
+    """Validate symbol input: integer dtype, shape (width,) or (N, width), values 0..1023."""
+
+    def fail(message: str) -> UALinkError:
+        if error is EncodeError:
+            return EncodeError(message, field=what)
+        return DecodeError(message)
+
+    try:
+        arr = np.asarray(values)
+    except (ValueError, TypeError) as exc:
+        raise fail(f"{what}: not an array of symbols ({exc})") from None
+    if arr.dtype.kind not in "iu":
+        raise fail(f"{what}: need integer symbols, got dtype {arr.dtype}")
+    if arr.ndim not in (1, 2) or arr.shape[-1] != width:
+        raise fail(f"{what}: need shape ({width},) or (N, {width}), got {arr.shape}")
+    if arr.size and (int(arr.min()) < 0 or int(arr.max()) > gf.ORDER):
+        bad = int(arr.max()) if int(arr.max()) > gf.ORDER else int(arr.min())
+        if error is EncodeError:
+            raise EncodeError(f"{what}: symbol {bad} outside 0..1023", field=what)
+        raise FieldRangeError(what, bad, "symbol outside 0..1023")
+    single = arr.ndim == 1
+    return np.ascontiguousarray(arr.reshape(-1, width), dtype=np.uint16), single
+
+
+@dataclass(frozen=True)
+class ReedSolomonCode:
+    """A systematic RS(n, k) code over GF(2^10) (IEEE 802.3 clause 91 conventions)."""
+
+    name: str
+    n: int
+    k: int
+
+    @property
+    def t(self) -> int:
+        """Symbol errors corrected per codeword."""
+        return (self.n - self.k) // 2
+
+    @property
+    def tables(self) -> CodeTables:
+        """The code's lookup tables (built on first use)."""
+        return code_tables(self.n, self.k)
+
+    @property
+    def generator(self) -> tuple[int, ...]:
+        """g(x) coefficients, highest degree first (2t + 1 of them)."""
+        return self.tables.generator
+
+    @property
+    def message_bits(self) -> int:
+        """Bits in a message (10 k)."""
+        return self.k * gf.M
+
+    @property
+    def codeword_bytes(self) -> int:
+        """Bytes of one codeword packed LSB first (10 n / 8, rounded up)."""
+        return -(-self.n * gf.M // 8)
+
+    def parity_bits(self, message_bytes: NDArray[np.uint8]) -> NDArray[np.uint8]:
+        """Parity of ``(N, ceil(10k/8))`` packed messages, as ``(N, ceil(20t/8))`` packed bytes.
+
+        Bits of the last input byte beyond 10 k are ignored.
+        """
+        words = self.tables.encoder.apply(message_bytes)
+        return Gf2ByteTable.words_to_bytes(words, -(-2 * self.t * gf.M // 8))
+
+    def encode(self, msgs: ArrayLike) -> NDArray[np.uint16]:
+        """Systematic codewords for messages of shape ``(k,)`` or ``(N, k)`` (ints 0..1023)."""
+        sym, single = _as_symbols(msgs, self.k, f"{self.name} message", EncodeError)
+        parity = gf.bytes_to_symbols(self.parity_bits(gf.symbols_to_bytes(sym)), self.n - self.k)
+        out = np.concatenate([sym, parity], axis=1)
+        return out[0] if single else out
+
+    def correct_bytes(self, codewords: NDArray[np.uint8]) -> Corrections:
+        """Corrections for ``(N, codeword_bytes)`` packed codewords (see :mod:`.decoder`)."""
+        return correct(self.tables, codewords)
+
+    def decode(self, cws: ArrayLike) -> RSDecodeResult:
+        """Correct codewords of shape ``(n,)`` or ``(N, n)``; flag uncorrectable ones (no raise)."""
+        sym, single = _as_symbols(cws, self.n, f"{self.name} codeword", DecodeError)
+        fix = self.correct_bytes(gf.symbols_to_bytes(sym))
+        fixed = sym.copy()
+        fixed[fix.rows, fix.positions] ^= fix.values
+        if single:
+            return RSDecodeResult(
+                fixed[0, : self.k], fixed[0], fix.corrected[0], fix.uncorrectable[0]
+            )
+        return RSDecodeResult(fixed[:, : self.k], fixed, fix.corrected, fix.uncorrectable)
+
+
+#: RS(544,514), t = 15: the IEEE 802.3 clause 91 "KP4" FEC.
+KP4 = ReedSolomonCode("KP4", 544, 514)
+#: RS(272,258), t = 7: the lightweight low-latency FEC ("RS(272,257+1)").
+LL = ReedSolomonCode("LL", 272, 258)
