@@ -288,8 +288,13 @@ class Simulation:
                 dst.receive(pipe.popleft()[1], self.now)
         self._collect()
 
-    def run(self, progress: Callable[[int], None] | None = None) -> SimReport:
-        """Run until every op has completed; ``progress(n)`` gets newly completed counts."""
+    def run(
+        self, progress: Callable[[int], None] | None = None, verify: bool = True
+    ) -> SimReport:
+        """Run until every op has completed; ``progress(n)`` gets newly completed counts.
+
+        With ``verify`` the report's ``data_mismatches`` is computed (:meth:`check`).
+        """
         total = len(self.workload)
         while self._done < total:
             if self.now > self.max_slots:
@@ -301,7 +306,7 @@ class Simulation:
             self.step()
             if progress is not None and self._done != before:
                 progress(self._done - before)
-        return self.report()
+        return self.report(verify)
 
     def drain(self, max_slots: int = 100_000) -> None:
         """Keep stepping until both endpoints are idle and nothing is on the wire."""
@@ -332,8 +337,13 @@ class Simulation:
                 want = _model_step(mem, op)
                 if got is None or got.status != Status.OKAY or got.data != want:
                     bad += 1
+            pages: dict[int, bytes] = {}
             for addr, value in mem.items():
-                if target.memory.peek(addr, 1)[0] != value:
+                base = addr & ~0xFFF
+                page = pages.get(base)
+                if page is None:
+                    page = pages[base] = target.memory.peek(base, 0x1000)
+                if page[addr - base] != value:
                     bad += 1
         return bad
 
@@ -407,8 +417,7 @@ def simulate(
     With ``verify`` the report counts data mismatches against a sequential model.
     """
     sim = Simulation(workload, fec=fec, ber=ber, burst=burst, seed=seed, **options)
-    sim.run(progress)
-    return sim.report(verify)
+    return sim.run(progress, verify)
 
 
 __all__ = [

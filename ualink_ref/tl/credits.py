@@ -47,8 +47,8 @@ class CreditConfig:
     DL flits of round trip does not stall on credits.
     """
 
-    per_vc: tuple[int, int, int, int] = (8, 8, 16, 16)
-    pool: tuple[int, int, int, int] = (64, 64, 128, 128)
+    per_vc: tuple[int, int, int, int] = (16, 16, 32, 32)
+    pool: tuple[int, int, int, int] = (256, 256, 512, 512)
 
     def capacity(self, source: int) -> tuple[int, int, int, int]:
         """Capacity of ``source`` (a VC number, or :data:`POOL`)."""
