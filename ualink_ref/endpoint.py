@@ -93,6 +93,9 @@ class Endpoint:
         self.tl = TransactionLayer(acc_id, memory, credits=credits, compress=compress)
         self.dl = DataLink(**dl_options)
         self.tl_backlog = tl_backlog
+        #: Set to a list to record ``("tl" | "dl" | "wire", bytes)`` for every TL flit
+        #: handed to the DL, DL flit polled and wire chunk sent (vectors, debugging).
+        self.trace: list[tuple[str, bytes]] | None = None
         self._wire_sent = 0
         self._wire_received = 0
         self._flits_sent = 0
@@ -168,11 +171,16 @@ class Endpoint:
             batch.append(flit)
         if batch:
             dl.send(batch)
+            if self.trace is not None:
+                self.trace.extend(("tl", f) for f in batch)
 
     def _next_dl_flit(self, now: float) -> bytes | None:
         self._run_timer(now)
         self._feed()
-        return self.dl.poll(now)
+        flit = self.dl.poll(now)
+        if flit is not None and self.trace is not None:
+            self.trace.append(("dl", flit))
+        return flit
 
     def poll(self, now: float) -> bytes | None:
         """Wire bytes of the DL flit to send in slot ``now``, or ``None``."""
@@ -200,6 +208,8 @@ class Endpoint:
         wire = flits if self.phy == "none" else encode_flits(flits, self.phy, self.interleave)
         self._flits_sent += count
         self._wire_sent += len(wire)
+        if self.trace is not None:
+            self.trace.append(("wire", wire))
         return wire
 
     def receive(self, data: bytes, now: float) -> None:
