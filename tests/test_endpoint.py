@@ -5,10 +5,12 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from tl_model import Model, expect, issue, random_ops
 
 from ualink_ref import Completion, Endpoint
-from ualink_ref.errors import DecodeError
+from ualink_ref.errors import DecodeError, UALinkError
 from ualink_ref.phy import BitErrorChannel
 from ualink_ref.tl import Status
 
@@ -88,3 +90,14 @@ def test_quickstart_example() -> None:
             events.append(e)
     assert events == [Completion(tag, Status.OKAY, None),
                       Completion(read, Status.OKAY, b"hello, UALink!!!")]
+
+
+@given(st.sampled_from(["kp4", "ll", "none"]), st.binary(min_size=0, max_size=700))
+def test_receive_arbitrary_wire_bytes_raises_only_ualink_errors(phy: str, data: bytes) -> None:
+    ep = Endpoint(1, phy=phy)
+    try:
+        ep.receive(data, 0)
+    except UALinkError:
+        return
+    assert len(data) == ep.wire_bytes_per_flit  # accepted only whole flits
+    assert ep.counters.flits_received == 1

@@ -42,7 +42,6 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from ualink_ref.errors import (
     DecodeError,
@@ -66,6 +65,7 @@ from ualink_ref.tl.credits import (
     SenderCredits,
     check_config,
 )
+from ualink_ref.tl.events import Completion, TLCounters
 from ualink_ref.tl.memory import Memory
 from ualink_ref.tl.target import execute
 from ualink_ref.tl.upli import (
@@ -104,33 +104,6 @@ _RD_WR_READ = {Command.READ: 0, Command.ATOMIC_R: 0}
 _DATA_COMMANDS = frozenset(
     (Command.WRITE_FULL, Command.WRITE_MESSAGE, Command.ATOMIC_R, Command.ATOMIC_NR)
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Completion:
-    """The end of one operation: its handle, status and returned data (or ``None``)."""
-
-    tag: int
-    status: Status
-    data: bytes | None
-
-
-@dataclass
-class TLCounters:
-    """Running totals of one TransactionLayer (mutable; read them any time)."""
-
-    flits_sent: int = 0
-    flits_received: int = 0
-    requests_sent: int = 0
-    requests_received: int = 0
-    responses_sent: int = 0
-    responses_received: int = 0
-    compressed_requests: int = 0
-    compressed_responses: int = 0
-    credit_returns_sent: int = 0
-    credit_only_halves: int = 0
-    credit_stalls: int = 0
-    tag_stalls: int = 0
 
 
 class _Op:
