@@ -74,6 +74,16 @@ def test_wire_sizes_and_bad_input() -> None:
             ep.receive(wire[:-1], 0)
     with pytest.raises(ValueError):
         Endpoint(1, phy="turbo")
+    with pytest.raises(ValueError):
+        Endpoint(1, phy="kp4", interleave=2)
+
+
+def test_ll_with_two_way_interleave() -> None:
+    from ualink_ref.sim import random_workload, simulate
+
+    report = simulate(random_workload(300, 2), fec="ll", ber=1e-4, seed=2, interleave=2)
+    assert report.ops_okay == 300 and report.data_mismatches == 0
+    assert report.fec_corrected_symbols > 0
 
 
 def test_quickstart_example() -> None:

@@ -42,7 +42,7 @@ from ualink_ref.dl import (
     TLFlitDelivered,
 )
 from ualink_ref.errors import DecodeError
-from ualink_ref.phy import decode_flits, encode_flits, wire_bytes_per_flit
+from ualink_ref.phy import MODES, decode_flits, encode_flits, wire_bytes_per_flit
 from ualink_ref.tl import AtomicOp, CreditConfig, Memory, TransactionLayer
 from ualink_ref.tl.transaction import Completion
 
@@ -88,6 +88,13 @@ class Endpoint:
         **dl_options: Any,
     ) -> None:
         self.wire_bytes_per_flit = wire_bytes_per_flit(phy)  # validates the mode
+        per_flit = MODES[phy].codewords_per_flit
+        if interleave < 1 or per_flit % interleave:
+            # Each poll encodes whole flits, so an interleave group must fit in one flit.
+            raise ValueError(
+                f"interleave {interleave} needs groups of {interleave} codewords; a {phy} flit "
+                f"has {per_flit} (use 1, or 2 with ll)"
+            )
         self.phy = phy
         self.interleave = interleave
         self.tl = TransactionLayer(acc_id, memory, credits=credits, compress=compress)
