@@ -63,3 +63,14 @@ def test_flits_dissect_as_a_stream() -> None:
     assert views and views[-1].pending_after == 0
     kinds = {h.kind for v in views for h in v.halves}
     assert kinds == {"control", "data"}
+
+
+def test_out_of_wire_tags_is_back_pressure() -> None:
+    big = CreditConfig(per_vc=(0, 0, 0, 0), pool=(4000, 4000, 8000, 8000))
+    a, b = TransactionLayer(1, credits=big), TransactionLayer(2, credits=big)
+    handles = [a.read(2, 64 * (i % 1000), 4) for i in range(3000)]
+    got, _ = TLPair(a, b, latency=40).run()
+    assert a.counters.tag_stalls > 100  # only 2048 wire tags: the rest waited
+    assert sorted(c.tag for c in got) == handles
+    assert all(c.status == Status.OKAY and c.data == bytes(4) for c in got)
+    assert a.outstanding == 0 and a.queued == 0
