@@ -22,10 +22,12 @@ CONFIGS = [
 class CreditMachine(RuleBasedStateMachine):
     """Issue ops at random, step the link, and check the credit books after every step."""
 
-    @initialize(cfg=st.sampled_from(CONFIGS), latency=st.integers(0, 12), seed=st.integers(0, 99))
-    def setup(self, cfg: CreditConfig, latency: int, seed: int) -> None:
-        self.a = TransactionLayer(1, credits=cfg)
-        self.b = TransactionLayer(2, credits=cfg)
+    @initialize(cfg=st.sampled_from(CONFIGS), latency=st.integers(0, 12), seed=st.integers(0, 99),
+                batch=st.booleans())
+    def setup(self, cfg: CreditConfig, latency: int, seed: int, batch: bool) -> None:
+        self.batch = batch
+        self.a = TransactionLayer(1, credits=cfg, batch_credit_returns=batch)
+        self.b = TransactionLayer(2, credits=cfg, batch_credit_returns=batch)
         self.pair = TLPair(self.a, self.b, latency=latency)
         self.rng = random.Random(seed)
         self.issued = {1: set(), 2: set()}  # type: dict[int, set[int]]
@@ -100,6 +102,8 @@ class CreditMachine(RuleBasedStateMachine):
                 back = [tx_side.tx_credits.available[source][c]
                         + rx_side.rx_credits.owed[source][c] for c in range(4)]
                 assert back == list(cap), "credit leak"
+                if not self.batch:  # eager returns: once quiet, nothing is still owed
+                    assert rx_side.rx_credits.owed[source] == [0, 0, 0, 0]
 
 
 CreditMachine.TestCase.settings = settings(

@@ -27,10 +27,13 @@ Rules kept here (``specs/tl.md`` and ``specs/upli.md`` give provenance):
 4. Credits (see :mod:`ualink_ref.tl.credits`): a request or response is
    sent only with credits; received fields are checked against what was
    granted; buffers are freed (and credits owed back) as soon as a field
-   is processed. A flit carrying only credit returns is sent when some
+   is processed. Owed credits ride in leftover sectors of any control
+   half-flit; they go *first* (before responses and requests) once some
    class owes at least half its capacity (or enough that the peer could
-   otherwise be short of one maximal field), so returns are batched without
-   risking a credit deadlock.
+   otherwise be short of one maximal field), so they are never starved.
+   With nothing else to send, ``poll_flit`` returns a credit-only flit
+   whenever credits are owed — or, with ``batch_credit_returns=True``,
+   only once that threshold is reached (fewer flits, same safety).
 5. Compressed fields (``compress=True``): a request whose ASI, destination,
    metadata and address bits 56..24 match an address-cache way is sent as
    a 2-sector compressed request; otherwise it is sent uncompressed with
@@ -161,6 +164,7 @@ class TransactionLayer:
         *,
         credits: CreditConfig | None = None,
         compress: bool = True,
+        batch_credit_returns: bool = False,
     ) -> None:
         if not 0 <= acc_id < (1 << ACC_BITS):
             raise EncodeError(f"accelerator ID {acc_id} does not fit in {ACC_BITS} bits")
@@ -173,6 +177,7 @@ class TransactionLayer:
         self.messages: list[tuple[int, int, bytes]] = []  # Write Message: (src, addr, data)
         self.tx_credits = SenderCredits()
         self.rx_credits = ReceiverCredits(self.credit_config)
+        self._eager_returns = not batch_credit_returns
         self._next_handle = 0
         self._free_tags: deque[int] = deque(range(NUM_TAGS))
         self._req_q: deque[_Op] = deque()
@@ -393,7 +398,7 @@ class TransactionLayer:
             if op.halves:
                 self._tx_data.extend(op.halves)
                 op.halves = []  # the data is in flight; keep only what completion needs
-        if rx.owed_any and room and (parts or rx.urgent):
+        if rx.owed_any and room and (parts or rx.urgent or self._eager_returns):
             if not parts:
                 counters.credit_only_halves += 1
             room -= self._emit_returns(parts, room)
