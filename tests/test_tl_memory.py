@@ -143,4 +143,8 @@ def test_atomic_argument_errors() -> None:
         tl.atomic(2, 0x8, "add", 1, compare=3)
     with pytest.raises(EncodeError):
         tl.atomic(2, 0x8, "add", 1 << 64)
+    with pytest.raises(EncodeError):
+        tl.atomic(2, 0x8, "nand", 1)
+    with pytest.raises(EncodeError):
+        tl.atomic(2, 0x8, 15, 1)
     assert tl.atomic(2, 0x8, "add", -1, size=4) == 0  # negative operands are two's complement

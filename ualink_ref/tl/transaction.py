@@ -257,7 +257,10 @@ class TransactionLayer:
         ``compare`` (CAS only) are unsigned or signed integers that fit in
         ``size`` bytes; they travel little-endian.
         """
-        op_value = AtomicOp[op.upper()] if isinstance(op, str) else AtomicOp(op)
+        try:
+            op_value = AtomicOp[op.upper()] if isinstance(op, str) else AtomicOp(op)
+        except (KeyError, ValueError):
+            raise EncodeError(f"unknown atomic op {op!r}", field="attr") from None
         check_atomic(addr, op_value, size)
         if (op_value == AtomicOp.CAS) != (compare is not None):
             raise EncodeError("compare is required for CAS and only for CAS", field="compare")
