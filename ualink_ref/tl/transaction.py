@@ -139,11 +139,13 @@ class _Op:
 class _Rsp:
     """A queued response (completer side)."""
 
-    __slots__ = ("beats", "dst", "halves", "rd_wr", "stalled", "status", "tag", "vc")
+    __slots__ = ("beats", "dst", "halves", "rd_wr", "src", "stalled", "status", "tag", "vc")
 
     def __init__(
-        self, tag: int, vc: int, status: int, rd_wr: int, dst: int, halves: list[bytes], beats: int
+        self, tag: int, vc: int, status: int, rd_wr: int, src: int, dst: int, halves: list[bytes],
+        beats: int,
     ) -> None:
+        self.src = src  # the request's dst_acc: who answers
         self.tag = tag
         self.vc = vc
         self.status = status
@@ -350,7 +352,7 @@ class TransactionLayer:
                 counters.compressed_responses += 1
             else:
                 parts.append(pack_response(rsp.vc, rsp.tag, pool, len_field, rsp.status,
-                                           rsp.rd_wr, self.acc_id, rsp.dst))
+                                           rsp.rd_wr, rsp.src, rsp.dst))
             room -= size
             counters.responses_sent += 1
             if rsp.halves:
@@ -522,8 +524,9 @@ class TransactionLayer:
             status = 0
             beats = len_field + 1 if ftype == 4 else 0
             dst = self.acc_id
+            src = -1  # implied: the destination of the request the tag names
         else:
-            vc, tag, pool, len_field, offset, status, rd_wr, last, _src, dst, spare = (
+            vc, tag, pool, len_field, offset, status, rd_wr, last, src, dst, spare = (
                 unpack_response(word)
             )
             if spare:
@@ -538,7 +541,7 @@ class TransactionLayer:
         if status >= len(_STATUS):
             raise FieldRangeError("status", status, "unknown status code")
         self.counters.responses_received += 1
-        self._rx_items.append([2 * beats, 1, [], (tag, status, source, beats)])
+        self._rx_items.append([2 * beats, 1, [], (tag, status, source, beats, src)])
 
     def _drain(self) -> None:
         """Process received fields, in order, as soon as their data is complete."""
@@ -562,14 +565,16 @@ class TransactionLayer:
             self.memory, self.acc_id, self.messages, cmd, asi, attr, len_field, addr, src, dst,
             numbeats, halves,
         )
-        self._rsp_q.append(_Rsp(tag, vc, status, rd_wr, src, out, beats))
+        self._rsp_q.append(_Rsp(tag, vc, status, rd_wr, dst, src, out, beats))
 
-    def _complete(self, info: tuple[int, int, int, int], halves: list[bytes]) -> None:
-        tag, status, source, beats = info
+    def _complete(self, info: tuple[int, int, int, int, int], halves: list[bytes]) -> None:
+        tag, status, source, beats, src = info
         self.rx_credits.free(source, RSP_CMD, RSP_DATA, beats)
         op = self._outstanding.pop(tag, None)
         if op is None:
             raise TagError(f"response for tag {tag}, which is not outstanding")
+        if src >= 0 and src != op.dst:
+            raise ProtocolError(f"response for tag {tag} from {src}, request went to {op.dst}")
         self._free_tags.append(tag)
         data: bytes | None = None
         if status == 0 and op.nbytes:
