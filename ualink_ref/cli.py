@@ -23,6 +23,7 @@ from ualink_ref.errors import UALinkError
 COMMAND_MODULES: tuple[str, ...] = (
     "ualink_ref.phy.cli",
     "ualink_ref.dl.cli",
+    "ualink_ref.sim_cli",
 )
 
 SubParsers = Any  # argparse's _SubParsersAction is private; keep the alias honest
