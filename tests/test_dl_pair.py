@@ -94,3 +94,23 @@ def test_dead_link_reports_retrain_needed() -> None:
     assert len(replays) >= 4 and all(r.reason == "timeout" for r in replays)
     assert retrains and retrains[0].replays == 4
     assert pair.a.counters.retrains == len(retrains)
+
+
+@pytest.mark.parametrize("delay", [1, 2])
+def test_short_round_trip_piggybacks_every_ack(delay: int) -> None:
+    pair = LinkPair(ab=FaultyChannel(delay=delay), ba=FaultyChannel(delay=delay))
+    pair.a.send(_flits(20, 3000))
+    pair.b.send(_flits(21, 3000))
+    pair.run(200)  # both ends saturated throughout
+    for end in (pair.a, pair.b):
+        c = end.counters
+        assert c.command_flits_sent == 0 and c.data_flits_sent == 200
+
+
+def test_long_round_trip_sends_ack_only_flits_sparingly() -> None:
+    pair = LinkPair(ab=FaultyChannel(delay=10), ba=FaultyChannel(delay=10))
+    pair.a.send(_flits(22, 3000))
+    pair.b.send(_flits(23, 3000))
+    pair.run(300)
+    c = pair.a.counters
+    assert c.timeouts == 0 and 0 < c.command_flits_sent <= c.flits_sent // 30

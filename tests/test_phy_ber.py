@@ -102,3 +102,15 @@ def test_fec_table_cli(capsys: pytest.CaptureFixture[str]) -> None:
     assert "1.530e-04" in out and "6.431e-03" in out and "8.152e-13" in out
     rows = [line for line in out.splitlines() if line.startswith(("kp4 ", "ll ", "none "))]
     assert len(rows) == 6
+
+
+def test_readme_fec_table_is_real_output() -> None:
+    from pathlib import Path
+
+    from ualink_ref.phy.cli import format_table
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    command = "$ ualink-ref fec table --ber 2.4e-4 --ber 1e-3\n"
+    assert command in readme
+    shown = readme.split(command, 1)[1].split("```", 1)[0].rstrip("\n")
+    assert shown == format_table([2.4e-4, 1e-3], ["kp4", "ll", "none"], 212.5)

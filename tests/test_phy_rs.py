@@ -83,8 +83,9 @@ def test_up_to_t_errors_anywhere_are_corrected(code: ReedSolomonCode, name: str,
 @pytest.mark.parametrize(("code", "name"), CODES)
 def test_t_plus_1_to_2t_errors_are_flagged(code: ReedSolomonCode, name: str) -> None:
     # A bounded-distance decoder miscorrects only when the received word falls
-    # within t of another codeword: about C(n,t)/q^t of such words, i.e. about
-    # 6e-17 for KP4 and 2e-8 for LL per codeword. With these fixed seeds none does.
+    # within t of another codeword; for a word with more than t errors that is about
+    # 5e-17 for KP4 and 2e-8 for LL per codeword (sum_{i<=t} C(n,i) 1023^i / 1024^2t).
+    # With these fixed seeds none does.
     rng = np.random.default_rng(5)
     counts = np.repeat(np.arange(code.t + 1, 2 * code.t + 1), 40)
     _, _, received = _corrupt(code, rng, counts)

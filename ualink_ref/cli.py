@@ -22,6 +22,8 @@ from ualink_ref.errors import UALinkError
 #: Modules that contribute subcommands, in the order they appear in ``--help``.
 COMMAND_MODULES: tuple[str, ...] = (
     "ualink_ref.phy.cli",
+    "ualink_ref.dl.cli",
+    "ualink_ref.sim_cli",
     "ualink_ref.compare.cli",
 )
 

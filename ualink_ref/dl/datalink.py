@@ -77,6 +77,7 @@ from ualink_ref.errors import CrcError, DecodeError, EncodeError
 MAX_WINDOW = 256
 #: A fresh flit may use the implicit-sequence header only this close to the acked point.
 IMPLICIT_REACH = 7
+_NO_MESSAGES: tuple[None, ...] = (None,) * SEGMENTS
 
 
 def seq_of(abs_seq: int) -> int:
@@ -133,7 +134,8 @@ class DataLink:
     * ``next_timer()`` / ``handle_timer(now)`` run the replay timer.
 
     ``now`` is any monotonic number in the caller's unit; ``replay_timeout`` is in
-    the same unit (the default assumes ``now`` counts flit slots).
+    the same unit (the default assumes ``now`` counts flit slots) and must exceed the
+    round trip plus ``ack_interval`` slots, or replays start before acks can arrive.
     """
 
     def __init__(
@@ -143,7 +145,7 @@ class DataLink:
         replay_timeout: float = 128.0,
         max_replays: int = 4,
         explicit_interval: int = 32,
-        ack_interval: int = 16,
+        ack_interval: int = 32,
     ) -> None:
         if not 1 <= window <= MAX_WINDOW:
             raise ValueError(f"window must be 1..{MAX_WINDOW}")
@@ -199,6 +201,11 @@ class DataLink:
         return self._next_fresh - self._acked
 
     @property
+    def next_seq(self) -> int:
+        """Wire sequence number (1..511) the next new data flit will carry."""
+        return seq_of(self._next_fresh)
+
+    @property
     def replaying(self) -> bool:
         """True while replayed flits are still to be sent."""
         return self._replay_at is not None
@@ -210,10 +217,12 @@ class DataLink:
                     or self._rr_owed or self._replay_at is not None)
 
     def send(self, tl_flits: Iterable[bytes]) -> None:
-        """Queue 64-byte TL flits for transmission, in order."""
-        for tl in tl_flits:
-            if len(tl) != TL_FLIT_BYTES:
-                raise EncodeError(f"TL flits are {TL_FLIT_BYTES} bytes, got {len(tl)}")
+        """Queue 64-byte TL flits for transmission, in order (all or none on a bad one)."""
+        batch = list(tl_flits)
+        for tl in batch:
+            if not isinstance(tl, bytes | bytearray | memoryview) or len(tl) != TL_FLIT_BYTES:
+                raise EncodeError(f"TL flits are {TL_FLIT_BYTES} bytes, got {tl!r:.40}")
+        for tl in batch:
             self._txq += tl
 
     def send_message(self, message: DLMessage) -> None:
@@ -390,7 +399,6 @@ class DataLink:
         self._futile_replays = 0
         if self._replay_at is not None and self._replay_at < new_acked:
             self._replay_at = new_acked if new_acked < self._next_fresh else None
-            self._replay_first = True
         self._deadline = now + self.replay_timeout if self._buffer else None
 
     def _on_ack(self, value: int, now: float) -> None:
@@ -441,6 +449,10 @@ class DataLink:
 
     def _deliver(self, f: DLFlit, events: list[DLEvent]) -> None:
         """Report a good flit's messages and completed TL flits, in segment order."""
+        if f.messages == _NO_MESSAGES:  # common case: one pass over the TL bytes
+            if f.tl:
+                self._tl_bytes(f.tl, events)
+            return
         rel = 0
         for seg, word in zip(f.segments(), f.messages, strict=True):
             if word is not None:
@@ -450,12 +462,17 @@ class DataLink:
                 except DecodeError as exc:
                     events.append(MalformedFlit(f"DL message {word:#010x}: {exc}"))
             if seg.tl_bytes:
-                self._rx_partial += f.tl[rel:rel + seg.tl_bytes]
+                self._tl_bytes(f.tl[rel:rel + seg.tl_bytes], events)
                 rel += seg.tl_bytes
-                while len(self._rx_partial) >= TL_FLIT_BYTES:
-                    events.append(TLFlitDelivered(bytes(self._rx_partial[:TL_FLIT_BYTES])))
-                    del self._rx_partial[:TL_FLIT_BYTES]
-                    self._counters.tl_flits_delivered += 1
+
+    def _tl_bytes(self, data: bytes, events: list[DLEvent]) -> None:
+        """Append received TL stream bytes; report every TL flit they complete."""
+        buf = bytes(self._rx_partial) + data if self._rx_partial else data
+        whole = len(buf) - len(buf) % TL_FLIT_BYTES
+        events.extend(TLFlitDelivered(buf[i:i + TL_FLIT_BYTES])
+                      for i in range(0, whole, TL_FLIT_BYTES))
+        self._counters.tl_flits_delivered += whole // TL_FLIT_BYTES
+        self._rx_partial = bytearray(buf[whole:])
 
 
 __all__ = ["IMPLICIT_REACH", "MAX_WINDOW", "DLCounters", "DataLink", "seq_of"]

@@ -25,7 +25,14 @@ from functools import cache
 
 from ualink_ref.dl.crc import CRC_COVERAGE, crc32
 from ualink_ref.dl.formats import COMMAND_HEADER, EXPLICIT_HEADER, SEGMENT_HEADER, FlitOp
-from ualink_ref.errors import CrcError, EncodeError, FieldRangeError, TruncatedError
+from ualink_ref.errors import (
+    CrcError,
+    DecodeError,
+    EncodeError,
+    FieldRangeError,
+    ReservedBitsError,
+    TruncatedError,
+)
 
 #: Size of a DL flit on the wire (before FEC).
 FLIT_BYTES = 640
@@ -92,6 +99,8 @@ def layout_problem(
         if m is not None and (isinstance(m, bool) or not isinstance(m, int)
                               or not 0 <= m <= 0xFFFFFFFF):
             return f"message word {m!r} is not a 32-bit integer"
+    if isinstance(first_tl_start, bool) or not isinstance(first_tl_start, int):
+        return f"first_tl_start {first_tl_start!r} is not an integer"
     cap = capacity(messages)
     if tl_len > cap:
         return f"{tl_len} TL bytes exceed the capacity of {cap}"
@@ -183,8 +192,14 @@ class DLFlit:
         except ValueError:
             raise EncodeError(f"DLFlit: unknown op {self.op!r}", field="op") from None
         object.__setattr__(self, "op", op)
+        if not isinstance(self.tl, bytes | bytearray | memoryview):
+            raise EncodeError(f"DLFlit: tl must be bytes, not {type(self.tl).__name__}",
+                              field="tl")
         object.__setattr__(self, "tl", bytes(self.tl))  # accept bytearray / memoryview
-        object.__setattr__(self, "messages", tuple(self.messages))
+        try:
+            object.__setattr__(self, "messages", tuple(self.messages))
+        except TypeError:
+            raise EncodeError("DLFlit: messages must be a sequence", field="messages") from None
         problem = header_problem(op, self.flit_seq, self.ack_req_seq, self.flit_seq_lo,
                                  bool(self.tl)) or layout_problem(
             len(self.tl), self.first_tl_start, self.messages)
@@ -259,6 +274,23 @@ class DLFlit:
         return _parse(data)
 
 
+@cache
+def _segment_table() -> tuple[tuple[int, int, int] | None, ...]:
+    """(tl_starts, msg, tl_offset) for each segment-header byte; ``None`` if it is invalid.
+
+    Built once from the declaration, so the hot path does one tuple lookup per segment.
+    """
+    table: list[tuple[int, int, int] | None] = []
+    for byte in range(256):
+        try:
+            v = SEGMENT_HEADER.from_int(byte)
+        except DecodeError:
+            table.append(None)  # the only possible failure: alt_sector (reserved) set
+        else:
+            table.append((v["tl_starts"], v["msg"], v["tl_offset"]))
+    return tuple(table)
+
+
 def _parse(data: bytes) -> DLFlit:
     """Parse a flit whose CRC is already known to be good."""
     op_value = data[0] >> 5
@@ -270,41 +302,43 @@ def _parse(data: bytes) -> DLFlit:
     messages: list[int | None] = []
     pieces = []
     seg_headers = []
+    table = _segment_table()
     for k, ((hdr_off, body_off), length) in enumerate(zip(SEGMENT_OFFSETS, SEGMENT_LENGTHS,
                                                           strict=True)):
-        sh = SEGMENT_HEADER.unpack(data[hdr_off:hdr_off + 1])
-        seg_headers.append(sh)
+        entry = table[data[hdr_off]]
+        if entry is None:
+            raise ReservedBitsError(f"segment{k}.alt_sector", data[hdr_off] & 1)
+        starts, msg, offset = entry
+        seg_headers.append(entry)
         pos = body_off
         body = length
-        if sh["msg"]:
+        if msg:
             messages.append(int.from_bytes(data[pos:pos + MESSAGE_BYTES], "big"))
             pos += MESSAGE_BYTES
             body -= MESSAGE_BYTES
         else:
             messages.append(None)
-        bounds = [4 * sh["tl_offset"] + 64 * i for i in range(3)
-                  if 4 * sh["tl_offset"] + 64 * i < body]
-        if sh["tl_starts"] > len(bounds):
-            raise FieldRangeError(f"segment{k}.tl_starts", sh["tl_starts"],
+        bounds = [4 * offset + 64 * i for i in range(3) if 4 * offset + 64 * i < body]
+        if starts > len(bounds):
+            raise FieldRangeError(f"segment{k}.tl_starts", starts,
                                   f"only {len(bounds)} TL-flit boundaries fit")
-        n = bounds[sh["tl_starts"]] if sh["tl_starts"] < len(bounds) else body
+        n = bounds[starts] if starts < len(bounds) else body
         pieces.append(data[pos:pos + n])
         fill = data[pos + n:pos + body]
         if fill.count(0) != len(fill):
             raise FieldRangeError(f"segment{k}.fill", next(b for b in fill if b),
                                   "fill bytes must be zero")
     tl = b"".join(pieces)
-    first = 4 * seg_headers[0]["tl_offset"]
+    first = 4 * seg_headers[0][2]
     msgs = tuple(messages)
     problem = layout_problem(len(tl), first, msgs)
     if problem:
-        raise FieldRangeError("segment0.tl_offset", seg_headers[0]["tl_offset"], problem)
+        raise FieldRangeError("segment0.tl_offset", seg_headers[0][2], problem)
     for k, (want, got) in enumerate(zip(segment_layout(len(tl), first, msgs), seg_headers,
                                         strict=True)):
-        if (want.tl_offset, want.tl_starts, want.tl_bytes) != (
-                got["tl_offset"], got["tl_starts"], len(pieces[k])):
+        if (want.tl_offset, want.tl_starts, want.tl_bytes) != (got[2], got[0], len(pieces[k])):
             raise FieldRangeError(
-                f"segment{k}", SEGMENT_HEADER.to_int(got),
+                f"segment{k}", data[SEGMENT_OFFSETS[k][0]],
                 f"inconsistent with a continuous TL stream (expected tl_offset="
                 f"{want.tl_offset} tl_starts={want.tl_starts} with {want.tl_bytes} TL bytes)")
     if fields["payload"] != bool(tl):
@@ -314,8 +348,14 @@ def _parse(data: bytes) -> DLFlit:
                              fields.get("flit_seq_lo", 0), bool(tl))
     if problem:
         raise FieldRangeError("dl_header", int.from_bytes(data[:HEADER_BYTES], "big"), problem)
-    return DLFlit(op, fields.get("flit_seq", 0), fields.get("ack_req_seq", 0),
-                  fields.get("flit_seq_lo", 0), tl, first, msgs)
+    # Every check __post_init__ makes has been made above: build without repeating them.
+    flit = object.__new__(DLFlit)
+    for name, value in (("op", op), ("flit_seq", fields.get("flit_seq", 0)),
+                        ("ack_req_seq", fields.get("ack_req_seq", 0)),
+                        ("flit_seq_lo", fields.get("flit_seq_lo", 0)), ("tl", tl),
+                        ("first_tl_start", first), ("messages", msgs)):
+        object.__setattr__(flit, name, value)
+    return flit
 
 
 __all__ = [

@@ -120,7 +120,8 @@ class UnknownMessage:
 
     def encode(self) -> int:
         """The 32-bit message word (as received)."""
-        if not 0 <= self.word <= 0xFFFFFFFF:
+        if isinstance(self.word, bool) or not isinstance(self.word, int) or not (
+                0 <= self.word <= 0xFFFFFFFF):
             raise EncodeError("message word does not fit 32 bits", field="word")
         return self.word
 

@@ -33,7 +33,7 @@ class FaultyChannel:
     ``drop_commands`` drops only flits without TL bytes (acks, replay requests).
     A corrupted flit has 1 to 3 random bits flipped, which the CRC-32 always
     detects. ``script`` maps the index of a transmitted flit (0, 1, ...) to
-    ``"drop"`` or ``"corrupt"`` (flip bit 0 of byte 320).
+    ``"drop"`` or ``"corrupt"`` (flip the least significant bit of byte 320).
     """
 
     drop: float = 0.0

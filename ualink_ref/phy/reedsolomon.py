@@ -216,7 +216,10 @@ class ReedSolomonCode:
         fixed[fix.rows, fix.positions] ^= fix.values
         if single:
             return RSDecodeResult(
-                fixed[0, : self.k], fixed[0], fix.corrected[0], fix.uncorrectable[0]
+                fixed[0, : self.k],
+                fixed[0],
+                np.asarray(fix.corrected[0]),
+                np.asarray(fix.uncorrectable[0]),
             )
         return RSDecodeResult(fixed[:, : self.k], fixed, fix.corrected, fix.uncorrectable)
 

@@ -1,0 +1,31 @@
+"""``ualink-ref dl decode``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ualink_ref.cli import main
+from ualink_ref.dl import DLFlit, FlitOp, TLRateNotification
+
+
+def test_decode_prints_fields(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    flit = DLFlit(FlitOp.EXPLICIT, flit_seq=7, tl=bytes(range(200)) * 3 + bytes(24),
+                  first_tl_start=8, messages=(None, TLRateNotification(9).encode(), None,
+                                              None, None)).encode()
+    assert main(["dl", "decode", flit.hex()]) == 0
+    out = capsys.readouterr().out
+    assert "op=explicit(0)" in out and "flit_seq=0x7" in out
+    assert "TLRateNotification(rate=9)" in out
+    assert "TL flits start at byte offsets [12, 76" in out
+    (tmp_path / "f.bin").write_bytes(flit)
+    assert main(["dl", "decode", str(tmp_path / "f.bin")]) == 0
+
+
+def test_decode_bad_crc_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
+    flit = bytearray(DLFlit(FlitOp.ACK, ack_req_seq=1).encode())
+    flit[5] ^= 1
+    assert main(["dl", "decode", flit.hex()]) == 1
+    assert "CRC mismatch" in capsys.readouterr().err
+    assert main(["dl", "decode", "zz"]) == 2

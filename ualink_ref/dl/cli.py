@@ -1,0 +1,78 @@
+"""``ualink-ref dl decode``: read one 640-byte DL flit, field by field."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def describe_flit(data: bytes) -> str:
+    """Every field of one DL flit, one per line (raises ``DecodeError`` on a bad flit)."""
+    from ualink_ref.dl.flit import HEADER_BYTES, SEGMENT_OFFSETS, DLFlit
+    from ualink_ref.dl.formats import COMMAND_HEADER, EXPLICIT_HEADER, SEGMENT_HEADER
+    from ualink_ref.dl.messages import decode_message
+    from ualink_ref.errors import DecodeError
+
+    flit = DLFlit.decode(data)
+    fmt = COMMAND_HEADER if flit.op.is_command else EXPLICIT_HEADER
+    lines = [f"header   {fmt.describe(fmt.unpack(data[:HEADER_BYTES]))}",
+             f"crc      {data[636:].hex()} (good)"]
+    for k, (seg, word) in enumerate(zip(flit.segments(), flit.messages, strict=True)):
+        values = SEGMENT_HEADER.unpack(data[SEGMENT_OFFSETS[k][0]:SEGMENT_OFFSETS[k][0] + 1])
+        line = f"seg{k}     {SEGMENT_HEADER.describe(values)} tl_bytes={seg.tl_bytes}"
+        if word is not None:
+            try:
+                line += f" message={decode_message(word)!r}"
+            except DecodeError as exc:
+                line += f" message={word:#010x} ({exc})"
+        lines.append(line)
+    starts = flit.tl_flit_starts()
+    lines.append(f"tl       {len(flit.tl)} bytes; TL flits start at byte offsets {starts}")
+    return "\n".join(lines)
+
+
+def _read(source: str) -> bytes:
+    compact = "".join(source.split())
+    if source == "-":
+        text = sys.stdin.read()
+    elif all(c in "0123456789abcdefABCDEF" for c in compact) and len(compact) > 64:
+        text = compact  # hex given on the command line
+    else:
+        path = Path(source)
+        if path.is_file():
+            raw = path.read_bytes()
+            try:
+                text = raw.decode("ascii")
+            except UnicodeDecodeError:
+                return raw  # binary file: the flit bytes themselves
+        else:
+            text = source
+    return bytes.fromhex("".join(text.split()))
+
+
+def _cmd_decode(args: argparse.Namespace) -> int:
+    try:
+        data = _read(args.flit)
+    except ValueError as exc:
+        print(f"ualink-ref dl decode: not hex: {exc}", file=sys.stderr)
+        return 2
+    print(describe_flit(data))
+    return 0
+
+
+def register(sub: Any) -> None:
+    """Add the ``dl`` command to the ``ualink-ref`` parser."""
+    dl = sub.add_parser("dl", help="data link layer tools",
+                        description="Data link layer tools (specs/dl.md).")
+    dsub = dl.add_subparsers(dest="dl_command", required=True, metavar="ACTION")
+    dec = dsub.add_parser(
+        "decode", help="show every field of one DL flit",
+        description="Decode one 640-byte DL flit given as hex, a hex or binary file, or - "
+                    "(stdin). Exit 1 with the error on a bad CRC or malformed flit.")
+    dec.add_argument("flit", metavar="HEX|FILE|-")
+    dec.set_defaults(func=_cmd_decode)
+
+
+__all__ = ["describe_flit", "register"]
