@@ -23,11 +23,14 @@ import importlib
 import importlib.util
 from collections import deque
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ualink_ref.compare._ualink_driver import REQUESTER, TARGET, breakdown, issue_ops
 from ualink_ref.compare.mapping import Op
 from ualink_ref.compare.ualink_side import UalinkCount
+
+if TYPE_CHECKING:
+    from ualink_ref.endpoint import Completion, Endpoint
 
 #: Flit slots per step and one-way latency in slots: the defaults of ``ualink_ref.sim``.
 BATCH = 8
@@ -39,12 +42,12 @@ METHOD_ENDPOINT = "two Endpoints (TL+DL+FEC), counted by the endpoints' own coun
 class _Link:
     """Two endpoints, wire bytes recorded per direction (``ab`` = requester -> target)."""
 
-    def __init__(self, a: Any, b: Any) -> None:
+    def __init__(self, a: Endpoint, b: Endpoint) -> None:
         self.a, self.b = a, b
         self.now = 0
         self.wire: dict[str, list[bytes]] = {"ab": [], "ba": []}
         self._pipes: dict[str, deque[tuple[int, bytes]]] = {"ab": deque(), "ba": deque()}
-        self.completions: list[Any] = []
+        self.completions: list[Completion] = []
 
     def step(self) -> None:
         now = self.now
@@ -96,11 +99,11 @@ def endpoint_available() -> bool:
 
 def run(ops: Sequence[Op], *, fec: str) -> UalinkCount:
     """Run ``ops`` through two endpoints; count what left each one."""
+    from ualink_ref.endpoint import Endpoint
     from ualink_ref.phy.flits import MODES
     from ualink_ref.tl import Status
 
-    endpoint = importlib.import_module("ualink_ref.endpoint")
-    a, b = endpoint.Endpoint(REQUESTER, phy=fec), endpoint.Endpoint(TARGET, phy=fec)
+    a, b = Endpoint(REQUESTER, phy=fec), Endpoint(TARGET, phy=fec)
     link = _Link(a, b)
     link.run_until_idle()  # start-up credit grants
     a0, b0, da0, db0 = a.counters, b.counters, a.dl.counters, b.dl.counters

@@ -21,10 +21,14 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ualink_ref.compare.mapping import Op
 from ualink_ref.compare.ualink_side import MAX_REQUEST, UalinkCount
+
+if TYPE_CHECKING:
+    from ualink_ref.endpoint import Endpoint
+    from ualink_ref.tl import TransactionLayer
 
 REQUESTER = 1
 TARGET = 2
@@ -37,7 +41,7 @@ METHOD_TL_DL = (
 )
 
 
-def issue_ops(tl: Any, ops: Sequence[Op]) -> int:
+def issue_ops(tl: TransactionLayer | Endpoint, ops: Sequence[Op]) -> int:
     """Queue every op on the requester (TL engine or endpoint); return the request count."""
     issued = 0
     for i, op in enumerate(ops):
