@@ -1,6 +1,9 @@
 """Drives the ualink_ref stack for :func:`ualink_side.measure_ualink`.
 
-Measurement through the layers on this branch (see ``specs/rocev2-comparison.md``):
+:func:`run` uses the full-stack endpoints (:mod:`._endpoint_driver`) when they
+are installed. :func:`run_layers` measures layer by layer instead — the
+method used before the endpoint existed, kept as a cross-check (see
+``specs/rocev2-comparison.md``):
 
 1. two :class:`~ualink_ref.tl.TransactionLayer` engines (requester, target)
    connected flit by flit with :class:`~ualink_ref.tl.TLPair` run the ops;

@@ -4,7 +4,8 @@
 stack — one requester, one target — and counts everything that leaves each
 side, in both directions: requests, write data, responses, read data, credit
 returns, DL acks. The requester → target direction is ``fwd``, the way back
-``rev`` (the same convention as the RoCEv2 mapping).
+``rev`` (the same convention as the RoCEv2 mapping). By default it runs two
+full-stack :class:`ualink_ref.Endpoint` s and reads their own counters.
 
 Loads and stores larger than 256 bytes are split into 256-byte requests (the
 largest a UALink request may be); atomics are AtomicR (the old value comes
