@@ -31,8 +31,9 @@ def test_compare_is_registered() -> None:
     assert "ualink_ref.compare.cli" in COMMAND_MODULES
     args = build_parser().parse_args(["compare", "--pmtu", "4096", "--csv"])
     assert args.pmtu == 4096 and args.csv and args.level == "wire"
-    with pytest.raises(SystemExit):
-        build_parser().parse_args(["compare", "--pmtu", "1000"])
+    for bad in (["--pmtu", "1000"], ["--repeat", "0"], ["--csv", "--json"]):
+        with pytest.raises(SystemExit):
+            build_parser().parse_args(["compare", *bad])
 
 
 def test_core_imports_do_not_load_scapy() -> None:

@@ -10,6 +10,13 @@ from typing import Any
 from ualink_ref.compare.mapping import PMTUS
 
 
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
 def _cmd_compare(args: argparse.Namespace) -> int:
     from ualink_ref.compare import report as R
 
@@ -59,7 +66,7 @@ def register(sub: Any) -> None:
                    help="accounting level of the byte columns (default: wire, after FEC)")
     p.add_argument("--fec", choices=("kp4", "ll"), default="kp4",
                    help="ualink FEC mode for the wire level (default kp4 = RS(544,514))")
-    p.add_argument("--repeat", type=int, default=64, metavar="N",
+    p.add_argument("--repeat", type=_positive, default=64, metavar="N",
                    help="operations streamed through the ualink stack per row (default 64)")
     p.add_argument("--seed", type=int, default=0, help="seed of the mixed workload's order")
     fmt = p.add_mutually_exclusive_group()
