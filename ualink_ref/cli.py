@@ -24,6 +24,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "ualink_ref.phy.cli",
     "ualink_ref.dl.cli",
     "ualink_ref.sim_cli",
+    "ualink_ref.compare.cli",
 )
 
 SubParsers = Any  # argparse's _SubParsersAction is private; keep the alias honest
