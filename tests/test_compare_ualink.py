@@ -33,7 +33,6 @@ def _beats(n: int) -> int:
 
 def _measure(method: str, ops: list[Op], fec: str = "kp4") -> UalinkCount:
     if method == "endpoint":
-        pytest.importorskip("ualink_ref.endpoint")
         from ualink_ref.compare import _endpoint_driver
 
         return _endpoint_driver.run(ops, fec=fec)
@@ -98,10 +97,8 @@ def test_fields_and_data_match_the_public_rules(op: Op, method: str) -> None:
 
 def test_endpoint_counts_are_its_own_counters() -> None:
     # Drive two endpoints by hand, independently of the driver, and compare totals.
-    pytest.importorskip("ualink_ref.endpoint")
-    from ualink_ref.endpoint import Endpoint
-
     from ualink_ref.compare import _endpoint_driver as D
+    from ualink_ref.endpoint import Endpoint
 
     ops = [Op("store", 256)] * REPEAT
     a, b = Endpoint(D.REQUESTER), Endpoint(D.TARGET)
