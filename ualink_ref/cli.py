@@ -23,6 +23,8 @@ from ualink_ref.errors import UALinkError
 COMMAND_MODULES: tuple[str, ...] = (
     "ualink_ref.phy.cli",
     "ualink_ref.dl.cli",
+    "ualink_ref.sim_cli",
+    "ualink_ref.compare.cli",
     "ualink_ref.capture_cli",
 )
 

@@ -47,8 +47,8 @@ class CreditConfig:
     DL flits of round trip does not stall on credits.
     """
 
-    per_vc: tuple[int, int, int, int] = (8, 8, 16, 16)
-    pool: tuple[int, int, int, int] = (64, 64, 128, 128)
+    per_vc: tuple[int, int, int, int] = (16, 16, 32, 32)
+    pool: tuple[int, int, int, int] = (256, 256, 512, 512)
 
     def capacity(self, source: int) -> tuple[int, int, int, int]:
         """Capacity of ``source`` (a VC number, or :data:`POOL`)."""
@@ -96,17 +96,22 @@ class SenderCredits:
 class ReceiverCredits:
     """Buffers this side granted the peer: checks use, accumulates returns."""
 
-    __slots__ = ("config", "outstanding", "owed", "owed_any")
+    __slots__ = ("config", "occupied", "outstanding", "owed", "owed_any", "thresholds", "urgent")
 
     def __init__(self, config: CreditConfig) -> None:
         self.config = config
         # Credits the peer holds (granted, not yet used) — mirrors its SenderCredits.
         self.outstanding: list[list[int]] = [[0, 0, 0, 0] for _ in range(NUM_VCS + 1)]
+        # Buffers in use: consumed by a received field and not yet freed.
+        self.occupied: list[list[int]] = [[0, 0, 0, 0] for _ in range(NUM_VCS + 1)]
         # Credits to return at the next opportunity: initially the whole capacity.
         self.owed: list[list[int]] = [
             list(config.capacity(s)) for s in range(NUM_VCS + 1)
         ]
         self.owed_any = any(any(row) for row in self.owed)
+        self.thresholds = return_thresholds(config)
+        # True when some class owes at least its threshold: worth a credit-only flit.
+        self.urgent = self.owed_any
 
     def consume(self, source: int, cmd_cls: int, data_cls: int, data: int) -> None:
         """The peer used credits; raise :class:`CreditError` if it had none."""
@@ -121,13 +126,24 @@ class ReceiverCredits:
             )
         out[cmd_cls] -= 1
         out[data_cls] -= data
+        occ = self.occupied[source]
+        occ[cmd_cls] += 1
+        occ[data_cls] += data
 
     def free(self, source: int, cmd_cls: int, data_cls: int, data: int) -> None:
         """Buffers freed: their credits are owed back to the peer."""
+        occ = self.occupied[source]
+        occ[cmd_cls] -= 1
+        occ[data_cls] -= data
         owed = self.owed[source]
         owed[cmd_cls] += 1
         owed[data_cls] += data
         self.owed_any = True
+        if not self.urgent:
+            limits = self.thresholds[source]
+            self.urgent = (0 < limits[cmd_cls] <= owed[cmd_cls]) or (
+                0 < limits[data_cls] <= owed[data_cls]
+            )
 
     def take_returns(self, limit: int = NUM_VCS + 1) -> list[tuple[int, tuple[int, int, int, int]]]:
         """Pop one field's worth of returns for up to ``limit`` sources that owe any.
@@ -160,7 +176,16 @@ class ReceiverCredits:
                 any_left = True
             result.append((source, counts))
         self.owed_any = any_left
+        self.urgent = any_left and self._any_urgent()
         return result
+
+    def _any_urgent(self) -> bool:
+        for source, limits in enumerate(self.thresholds):
+            owed = self.owed[source]
+            for cls in range(4):
+                if 0 < limits[cls] <= owed[cls]:
+                    return True
+        return False
 
 
 def check_config(config: CreditConfig) -> None:

@@ -21,7 +21,10 @@ from enum import IntEnum
 from ualink_ref.bitfields import BitFormat, Field
 from ualink_ref.errors import FieldRangeError, TruncatedError
 
-PUB = "public: UALink 200G 1.0 TL field shape as publicly reported (UALink Consortium overview)"
+PUB = "public: UALink 200G 1.0 TL (publicly reported field width and order)"
+SAME = "project choice: same meaning as the uncompressed field"
+VCFC = "project choice: as FTYPE 0, for one VC (FTYPE 0 has no VC number)"
+CMPR = "project choice: compressed layout (only its size is public)"
 SECTOR_BYTES = 4  # public: a half-flit is 8 sectors of 4 bytes
 
 
@@ -56,7 +59,13 @@ STATUS_NAMES: dict[int, str] = {
 }
 
 
-def _ftype(value: FType, provenance: str = PUB) -> Field:
+FTYPE_PROV = (
+    "public: 4-bit FTYPE opens every field, values 0-5; project choice: 4 = with data, "
+    "5 = without, 6 = per-VC flow control"
+)
+
+
+def _ftype(value: FType, provenance: str = FTYPE_PROV) -> Field:
     return Field(
         "ftype",
         4,
@@ -86,18 +95,18 @@ FLOW_CONTROL = BitFormat(
 VC_FLOW_CONTROL = BitFormat(
     "tl_vc_flow_control",
     [
-        _ftype(FType.VC_FLOW_CONTROL, "project choice: per-VC credit return needs a VC number"),
-        Field("vchan", 2, "virtual channel whose credits are returned", "project choice"),
-        Field("req_cmd", 5, "request-command credits returned to vchan", "project choice"),
-        Field("rsp_cmd", 5, "response-command credits returned to vchan", "project choice"),
-        Field("req_data", 8, "request-data credits returned to vchan", "project choice"),
-        Field("rsp_data", 8, "response-data credits returned to vchan", "project choice"),
+        _ftype(FType.VC_FLOW_CONTROL, "public: 4-bit FTYPE; project choice: value 6"),
+        Field("vchan", 2, "virtual channel whose credits are returned", VCFC),
+        Field("req_cmd", 5, "request-command credits returned to vchan", VCFC),
+        Field("rsp_cmd", 5, "response-command credits returned to vchan", VCFC),
+        Field("req_data", 8, "request-data credits returned to vchan", VCFC),
+        Field("rsp_data", 8, "response-data credits returned to vchan", VCFC),
     ],
     description=(
         "Per-virtual-channel flow control (1 sector). Project choice: the public FTYPE 0 "
         "field has no VC number, so per-VC returns use a free FTYPE."
     ),
-    provenance="project choice",
+    provenance=VCFC,
 )
 
 REQUEST = BitFormat(
@@ -147,16 +156,16 @@ COMPRESSED_REQUEST = BitFormat(
     "tl_compressed_request",
     [
         _ftype(FType.COMPRESSED_REQUEST),
-        Field("cmd", 6, "UPLI command", PUB, enum=COMMANDS),
-        Field("vchan", 2, "virtual channel 0..3", "project choice"),
-        Field("tag", 11, "originator tag", "project choice"),
-        Field("pool", 1, "shared-pool credit flag", "project choice"),
-        Field("attr", 8, "attributes (as uncompressed)", "project choice"),
-        Field("len", 6, "words minus one (as uncompressed)", "project choice"),
+        Field("cmd", 6, "UPLI command", SAME, enum=COMMANDS),
+        Field("vchan", 2, "virtual channel 0..3", SAME),
+        Field("tag", 11, "originator tag", SAME),
+        Field("pool", 1, "shared-pool credit flag", SAME),
+        Field("attr", 8, "attributes (as uncompressed)", SAME),
+        Field("len", 6, "words minus one (as uncompressed)", SAME),
         Field("cway", 2, "address-cache way supplying asi, src/dst, metadata, addr[56:24]",
-              "project choice"),
-        Field("numbeats", 2, "data beats minus one (as uncompressed)", "project choice"),
-        Field("addr_lo", 22, "address bits 23..2", "project choice"),
+              CMPR),
+        Field("numbeats", 2, "data beats minus one (as uncompressed)", SAME),
+        Field("addr_lo", 22, "address bits 23..2 (the way holds bits 56..24)", CMPR),
     ],
     description=(
         "Compressed request (2 sectors; size public, layout a project choice). The rest of "
@@ -172,13 +181,13 @@ def _compressed_response(ftype: FType, what: str) -> BitFormat:
         f"tl_compressed_response_{what}",
         [
             _ftype(ftype),
-            Field("vchan", 2, "virtual channel of the request", "project choice"),
-            Field("tag", 11, "tag of the request being answered", "project choice"),
-            Field("pool", 1, "shared-pool credit flag", "project choice"),
-            Field("len", 2, "data beats minus one (0 without data)", "project choice"),
-            Field("offset", 2, "first beat index", "project choice"),
-            Field("last", 1, "final response for this tag", "project choice"),
-            Field("spare", 9, "spare", "project choice", reserved=True),
+            Field("vchan", 2, "virtual channel of the request", SAME),
+            Field("tag", 11, "tag of the request being answered", SAME),
+            Field("pool", 1, "shared-pool credit flag", SAME),
+            Field("len", 2, "data beats minus one (0 without data)", SAME),
+            Field("offset", 2, "first beat index", SAME),
+            Field("last", 1, "final response for this tag", SAME),
+            Field("spare", 9, "spare", CMPR, reserved=True),
         ],
         description=(
             f"Compressed response {what.replace('_', ' ')} (1 sector; size public, layout a "

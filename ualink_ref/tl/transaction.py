@@ -27,10 +27,13 @@ Rules kept here (``specs/tl.md`` and ``specs/upli.md`` give provenance):
 4. Credits (see :mod:`ualink_ref.tl.credits`): a request or response is
    sent only with credits; received fields are checked against what was
    granted; buffers are freed (and credits owed back) as soon as a field
-   is processed. A flit carrying only credit returns is sent when some
+   is processed. Owed credits ride in leftover sectors of any control
+   half-flit; they go *first* (before responses and requests) once some
    class owes at least half its capacity (or enough that the peer could
-   otherwise be short of one maximal field), so returns are batched without
-   risking a credit deadlock.
+   otherwise be short of one maximal field), so they are never starved.
+   With nothing else to send, ``poll_flit`` returns a credit-only flit
+   whenever credits are owed — or, with ``batch_credit_returns=True``,
+   only once that threshold is reached (fewer flits, same safety).
 5. Compressed fields (``compress=True``): a request whose ASI, destination,
    metadata and address bits 56..24 match an address-cache way is sent as
    a 2-sector compressed request; otherwise it is sent uncompressed with
@@ -42,7 +45,6 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from ualink_ref.errors import (
     DecodeError,
@@ -53,6 +55,7 @@ from ualink_ref.errors import (
     TagError,
     TruncatedError,
 )
+from ualink_ref.tl import fields as F
 from ualink_ref.tl.credits import (
     NUM_VCS,
     POOL,
@@ -64,8 +67,8 @@ from ualink_ref.tl.credits import (
     ReceiverCredits,
     SenderCredits,
     check_config,
-    return_thresholds,
 )
+from ualink_ref.tl.events import Completion, TLCounters
 from ualink_ref.tl.memory import Memory
 from ualink_ref.tl.target import execute
 from ualink_ref.tl.upli import (
@@ -94,6 +97,9 @@ from ualink_ref.tl.wire import (
 )
 
 _STATUS = tuple(Status)
+# Sectors per FTYPE (0 = unknown), and masks keeping sectors s..7 of a half-flit.
+_SIZES = tuple(F.SECTORS.get(ft, 0) for ft in range(16))
+_REST_MASK = tuple((1 << (256 - 32 * s)) - 1 for s in range(8))
 _HALF = 32
 _ZERO_HALF = bytes(_HALF)
 
@@ -101,33 +107,6 @@ _RD_WR_READ = {Command.READ: 0, Command.ATOMIC_R: 0}
 _DATA_COMMANDS = frozenset(
     (Command.WRITE_FULL, Command.WRITE_MESSAGE, Command.ATOMIC_R, Command.ATOMIC_NR)
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Completion:
-    """The end of one operation: its handle, status and returned data (or ``None``)."""
-
-    tag: int
-    status: Status
-    data: bytes | None
-
-
-@dataclass
-class TLCounters:
-    """Running totals of one TransactionLayer (mutable; read them any time)."""
-
-    flits_sent: int = 0
-    flits_received: int = 0
-    requests_sent: int = 0
-    requests_received: int = 0
-    responses_sent: int = 0
-    responses_received: int = 0
-    compressed_requests: int = 0
-    compressed_responses: int = 0
-    credit_returns_sent: int = 0
-    credit_only_halves: int = 0
-    credit_stalls: int = 0
-    tag_stalls: int = 0
 
 
 class _Op:
@@ -160,11 +139,13 @@ class _Op:
 class _Rsp:
     """A queued response (completer side)."""
 
-    __slots__ = ("beats", "dst", "halves", "rd_wr", "stalled", "status", "tag", "vc")
+    __slots__ = ("beats", "dst", "halves", "rd_wr", "src", "stalled", "status", "tag", "vc")
 
     def __init__(
-        self, tag: int, vc: int, status: int, rd_wr: int, dst: int, halves: list[bytes], beats: int
+        self, tag: int, vc: int, status: int, rd_wr: int, src: int, dst: int, halves: list[bytes],
+        beats: int,
     ) -> None:
+        self.src = src  # the request's dst_acc: who answers
         self.tag = tag
         self.vc = vc
         self.status = status
@@ -185,6 +166,7 @@ class TransactionLayer:
         *,
         credits: CreditConfig | None = None,
         compress: bool = True,
+        batch_credit_returns: bool = False,
     ) -> None:
         if not 0 <= acc_id < (1 << ACC_BITS):
             raise EncodeError(f"accelerator ID {acc_id} does not fit in {ACC_BITS} bits")
@@ -197,7 +179,7 @@ class TransactionLayer:
         self.messages: list[tuple[int, int, bytes]] = []  # Write Message: (src, addr, data)
         self.tx_credits = SenderCredits()
         self.rx_credits = ReceiverCredits(self.credit_config)
-        self._thresholds = return_thresholds(self.credit_config)
+        self._eager_returns = not batch_credit_returns
         self._next_handle = 0
         self._free_tags: deque[int] = deque(range(NUM_TAGS))
         self._req_q: deque[_Op] = deque()
@@ -277,7 +259,10 @@ class TransactionLayer:
         ``compare`` (CAS only) are unsigned or signed integers that fit in
         ``size`` bytes; they travel little-endian.
         """
-        op_value = AtomicOp[op.upper()] if isinstance(op, str) else AtomicOp(op)
+        try:
+            op_value = AtomicOp[op.upper()] if isinstance(op, str) else AtomicOp(op)
+        except (KeyError, ValueError):
+            raise EncodeError(f"unknown atomic op {op!r}", field="attr") from None
         check_atomic(addr, op_value, size)
         if (op_value == AtomicOp.CAS) != (compare is not None):
             raise EncodeError("compare is required for CAS and only for CAS", field="compare")
@@ -341,7 +326,7 @@ class TransactionLayer:
         parts: list[bytes] = []
         rx = self.rx_credits
         counters = self.counters
-        if rx.owed_any and self._urgent():
+        if rx.urgent:
             room -= self._emit_returns(parts, room)
         # Responses first: they free the peer's tags and never wait on our requests.
         rsp_q = self._rsp_q
@@ -367,7 +352,7 @@ class TransactionLayer:
                 counters.compressed_responses += 1
             else:
                 parts.append(pack_response(rsp.vc, rsp.tag, pool, len_field, rsp.status,
-                                           rsp.rd_wr, self.acc_id, rsp.dst))
+                                           rsp.rd_wr, rsp.src, rsp.dst))
             room -= size
             counters.responses_sent += 1
             if rsp.halves:
@@ -418,7 +403,7 @@ class TransactionLayer:
             if op.halves:
                 self._tx_data.extend(op.halves)
                 op.halves = []  # the data is in flight; keep only what completion needs
-        if rx.owed_any and room and (parts or self._urgent()):
+        if rx.owed_any and room and (parts or rx.urgent or self._eager_returns):
             if not parts:
                 counters.credit_only_halves += 1
             room -= self._emit_returns(parts, room)
@@ -427,15 +412,6 @@ class TransactionLayer:
         if room:
             parts.append(bytes(4 * room))
         return b"".join(parts)
-
-    def _urgent(self) -> bool:
-        owed = self.rx_credits.owed
-        for source, limits in enumerate(self._thresholds):
-            row = owed[source]
-            for cls in range(4):
-                if limits[cls] and row[cls] >= limits[cls]:
-                    return True
-        return False
 
     def _emit_returns(self, parts: list[bytes], room: int) -> int:
         returns = self.rx_credits.take_returns(room)
@@ -463,39 +439,43 @@ class TransactionLayer:
     def _receive_half(self, half: bytes) -> None:
         items = self._rx_items
         if items:
-            items[0][2].append(half)  # type: ignore[attr-defined]
-            self._drain()
+            item = items[0]
+            halves: list[bytes] = item[2]  # type: ignore[assignment]
+            halves.append(half)
+            if len(halves) >= item[0]:  # type: ignore[operator]
+                self._drain()
             return
+        # Parse the control half-flit as one 256-bit integer: field k's bits are
+        # a shift away, and "the rest is NOP padding" is one mask test.
+        rest_all = int.from_bytes(half, "big")
         sector = 0
         while sector < 8:
-            start = sector * 4
-            if not half[start:].strip(b"\x00"):
+            bits = 256 - 32 * sector
+            rest = rest_all & _REST_MASK[sector]
+            if not rest:
                 break  # the rest is NOP padding
-            ftype = half[start] >> 4
-            if ftype == 0 or ftype == 6:
-                self._rx_flow_control(int.from_bytes(half[start : start + 4], "big"))
-                sector += 1
-            elif ftype == 1:
-                if sector > 4:
-                    raise DecodeError(f"TL request at sector {sector} straddles the half-flit")
-                self._rx_request(int.from_bytes(half[start : start + 16], "big"), False)
-                sector += 4
-            elif ftype == 3:
-                if sector > 6:
-                    raise DecodeError(f"TL compressed request at sector {sector} straddles")
-                self._rx_request(int.from_bytes(half[start : start + 8], "big"), True)
-                sector += 2
-            elif ftype == 2:
-                if sector > 6:
-                    raise DecodeError(f"TL response at sector {sector} straddles the half-flit")
-                self._rx_response(int.from_bytes(half[start : start + 8], "big"), False)
-                sector += 2
-            elif ftype == 4 or ftype == 5:
-                self._rx_response(int.from_bytes(half[start : start + 4], "big"), True)
-                sector += 1
-            else:
+            ftype = rest >> (bits - 4)
+            size = _SIZES[ftype] if ftype < 16 else 0
+            if not size:
                 raise FieldRangeError("ftype", ftype, f"unknown TL field type at sector {sector}")
-        self._drain()
+            if sector + size > 8:
+                raise DecodeError(
+                    f"TL field type {ftype} at sector {sector} straddles the half-flit"
+                )
+            word = rest >> (bits - 32 * size)
+            if ftype == 3:
+                self._rx_request(word, True)
+            elif ftype == 1:
+                self._rx_request(word, False)
+            elif ftype == 4 or ftype == 5:
+                self._rx_response(word, True)
+            elif ftype == 2:
+                self._rx_response(word, False)
+            else:
+                self._rx_flow_control(word)
+            sector += size
+        if items:
+            self._drain()
 
     def _rx_flow_control(self, word: int) -> None:
         source, counts = unpack_flow_control(word)
@@ -544,8 +524,9 @@ class TransactionLayer:
             status = 0
             beats = len_field + 1 if ftype == 4 else 0
             dst = self.acc_id
+            src = -1  # implied: the destination of the request the tag names
         else:
-            vc, tag, pool, len_field, offset, status, rd_wr, last, _src, dst, spare = (
+            vc, tag, pool, len_field, offset, status, rd_wr, last, src, dst, spare = (
                 unpack_response(word)
             )
             if spare:
@@ -560,7 +541,7 @@ class TransactionLayer:
         if status >= len(_STATUS):
             raise FieldRangeError("status", status, "unknown status code")
         self.counters.responses_received += 1
-        self._rx_items.append([2 * beats, 1, [], (tag, status, source, beats)])
+        self._rx_items.append([2 * beats, 1, [], (tag, status, source, beats, src)])
 
     def _drain(self) -> None:
         """Process received fields, in order, as soon as their data is complete."""
@@ -584,14 +565,16 @@ class TransactionLayer:
             self.memory, self.acc_id, self.messages, cmd, asi, attr, len_field, addr, src, dst,
             numbeats, halves,
         )
-        self._rsp_q.append(_Rsp(tag, vc, status, rd_wr, src, out, beats))
+        self._rsp_q.append(_Rsp(tag, vc, status, rd_wr, dst, src, out, beats))
 
-    def _complete(self, info: tuple[int, int, int, int], halves: list[bytes]) -> None:
-        tag, status, source, beats = info
+    def _complete(self, info: tuple[int, int, int, int, int], halves: list[bytes]) -> None:
+        tag, status, source, beats, src = info
         self.rx_credits.free(source, RSP_CMD, RSP_DATA, beats)
         op = self._outstanding.pop(tag, None)
         if op is None:
             raise TagError(f"response for tag {tag}, which is not outstanding")
+        if src >= 0 and src != op.dst:
+            raise ProtocolError(f"response for tag {tag} from {src}, request went to {op.dst}")
         self._free_tags.append(tag)
         data: bytes | None = None
         if status == 0 and op.nbytes:

@@ -1,0 +1,113 @@
+"""The full stack (TL + DL + PHY) between two Endpoints, driven by hand."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from tl_model import Model, expect, issue, random_ops
+
+from ualink_ref import Completion, Endpoint
+from ualink_ref.errors import DecodeError, UALinkError
+from ualink_ref.phy import BitErrorChannel
+from ualink_ref.tl import Status
+
+
+def _run(a: Endpoint, b: Endpoint, ber: float, seed: int, n_expected: tuple[int, int]) -> tuple[
+    list[Completion], list[Completion]
+]:
+    ch = {"ab": BitErrorChannel(ber, seed), "ba": BitErrorChannel(ber, seed + 1)}
+    got: tuple[list[Completion], list[Completion]] = ([], [])
+    pipes: dict[str, list[tuple[int, bytes]]] = {"ab": [], "ba": []}
+    now = 0
+    while len(got[0]) < n_expected[0] or len(got[1]) < n_expected[1]:
+        assert now < 200_000, f"stuck (seed {seed})"
+        for src, name in ((a, "ab"), (b, "ba")):
+            wire = src.poll(now)
+            if wire is not None:
+                pipes[name].append((now + 3, ch[name].apply(wire) if ber else wire))
+        for dst, name in ((b, "ab"), (a, "ba")):
+            while pipes[name] and pipes[name][0][0] <= now:
+                dst.receive(pipes[name].pop(0)[1], now)
+        for ep, out in ((a, got[0]), (b, got[1])):
+            while (c := ep.next_event()) is not None:
+                out.append(c)
+        now += 1
+    return got
+
+
+@pytest.mark.parametrize(("phy", "ber"), [("kp4", 1e-4), ("ll", 5e-5), ("none", 2e-5)])
+def test_endpoint_pair_one_flit_per_slot(phy: str, ber: float) -> None:
+    seed = {"kp4": 11, "ll": 12, "none": 13}[phy]
+    rng = random.Random(seed)
+    a, b = Endpoint(1, phy=phy), Endpoint(2, phy=phy)
+    ops_a = random_ops(rng, 150, 0x4000, 2048)
+    ops_b = random_ops(rng, 150, 0x9000, 2048)
+    tags_a = [issue(a.tl, 2, op) for op in ops_a]
+    tags_b = [issue(b.tl, 1, op) for op in ops_b]
+    got_a, got_b = _run(a, b, ber, seed, (len(ops_a), len(ops_b)))
+    for ops, tags, got, target in ((ops_a, tags_a, got_a, b), (ops_b, tags_b, got_b, a)):
+        model = Model()
+        by_tag = {c.tag: c for c in got}
+        assert len(by_tag) == len(ops)
+        for tag, op in zip(tags, ops, strict=True):
+            want = expect(model, op)
+            assert by_tag[tag] == Completion(tag, Status.OKAY, want), f"seed {seed}"
+        for addr, value in model.mem.items():
+            assert target.memory.peek(addr, 1)[0] == value
+    c = a.counters
+    assert c.flits_sent > 0 and c.wire_bytes_sent == c.flits_sent * a.wire_bytes_per_flit
+    if phy != "none":
+        assert c.fec_corrected_symbols > 0  # the channel really was noisy
+    else:
+        assert c.crc_errors + b.counters.crc_errors > 0 and c.replays + b.counters.replays > 0
+
+
+def test_wire_sizes_and_bad_input() -> None:
+    for phy, size in (("kp4", 680), ("ll", 680), ("none", 640)):
+        ep = Endpoint(1, phy=phy)
+        wire = ep.poll(0)  # the initial credit grant goes out at once
+        assert wire is not None and len(wire) == size
+        with pytest.raises(DecodeError):
+            ep.receive(wire[:-1], 0)
+    with pytest.raises(ValueError):
+        Endpoint(1, phy="turbo")
+    with pytest.raises(ValueError):
+        Endpoint(1, phy="kp4", interleave=2)
+
+
+def test_ll_with_two_way_interleave() -> None:
+    from ualink_ref.sim import random_workload, simulate
+
+    report = simulate(random_workload(300, 2), fec="ll", ber=1e-4, seed=2, interleave=2)
+    assert report.ops_okay == 300 and report.data_mismatches == 0
+    assert report.fec_corrected_symbols > 0
+
+
+def test_quickstart_example() -> None:
+    a, b = Endpoint(1), Endpoint(2)
+    tag = a.write(2, 0x1000, b"hello, UALink!!!")
+    read = a.read(2, 0x1000, 16)
+    events = []
+    for now in range(64):
+        for src, dst in ((a, b), (b, a)):
+            wire = src.poll(now)
+            if wire is not None:
+                dst.receive(wire, now)
+        while (e := a.next_event()) is not None:
+            events.append(e)
+    assert events == [Completion(tag, Status.OKAY, None),
+                      Completion(read, Status.OKAY, b"hello, UALink!!!")]
+
+
+@given(st.sampled_from(["kp4", "ll", "none"]), st.binary(min_size=0, max_size=700))
+def test_receive_arbitrary_wire_bytes_raises_only_ualink_errors(phy: str, data: bytes) -> None:
+    ep = Endpoint(1, phy=phy)
+    try:
+        ep.receive(data, 0)
+    except UALinkError:
+        return
+    assert len(data) == ep.wire_bytes_per_flit  # accepted only whole flits
+    assert ep.counters.flits_received == 1

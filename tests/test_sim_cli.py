@@ -1,0 +1,32 @@
+"""`ualink-ref simulate`: text and JSON output, exit status."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ualink_ref.cli import main
+
+
+def test_simulate_json(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["simulate", "--ops", "300", "--fec", "ll", "--ber", "1e-4", "--seed", "4",
+                 "--burst", "120:1e-5", "--json", "--no-progress"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert out["ops"] == out["ops_completed"] == out["ops_okay"] == 300
+    assert out["data_mismatches"] == 0 and out["fec"] == "ll" and out["seed"] == 4
+    assert out["wire_bytes_ab"] == 680 * out["flits_ab"]
+    assert out["bit_errors_injected"] > 0
+
+
+def test_simulate_text(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["simulate", "--ops", "100", "--fec", "none", "--no-progress"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("ops: 100/100 completed, 100 OKAY, 0 data mismatch(es)")
+    assert "latency (flit slots)" in text
+
+
+def test_simulate_bad_burst() -> None:
+    with pytest.raises(SystemExit):
+        main(["simulate", "--burst", "nonsense"])

@@ -1,0 +1,150 @@
+"""UPLI rules, atomics against a plain reference, and the sparse Memory target."""
+
+from __future__ import annotations
+
+import ctypes
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ualink_ref.errors import EncodeError
+from ualink_ref.tl import AtomicOp, Memory, Status, TLPair, TransactionLayer
+from ualink_ref.tl.upli import apply_atomic, atomic_attr, atomic_op_of, check_access, command_class
+
+C_TYPES = {4: (ctypes.c_uint32, ctypes.c_int32), 8: (ctypes.c_uint64, ctypes.c_int64)}
+
+
+def ctypes_reference(op: AtomicOp, size: int, old: int, operand: int, compare: int) -> int:
+    """An independent reference: C fixed-width integer semantics via ctypes."""
+    u, s = C_TYPES[size]
+    if op == AtomicOp.ADD:
+        return u(old + operand).value
+    if op == AtomicOp.SWAP:
+        return operand
+    if op == AtomicOp.CAS:
+        return operand if old == compare else old
+    if op in (AtomicOp.AND, AtomicOp.OR, AtomicOp.XOR):
+        return {AtomicOp.AND: old & operand, AtomicOp.OR: old | operand,
+                AtomicOp.XOR: old ^ operand}[op]
+    if op in (AtomicOp.UMIN, AtomicOp.UMAX):
+        return (min if op == AtomicOp.UMIN else max)(old, operand)
+    a, b = s(old).value, s(operand).value
+    return u((min if op == AtomicOp.SMIN else max)(a, b)).value
+
+
+EDGE = [0, 1, 2, 0x7F, 0x80, 0xFF, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF,
+        0x7FFFFFFFFFFFFFFF, 0x8000000000000000, 0xFFFFFFFFFFFFFFFF]
+
+
+@pytest.mark.parametrize("size", [4, 8])
+@pytest.mark.parametrize("op", list(AtomicOp))
+def test_atomics_match_c_semantics_on_edges(op: AtomicOp, size: int) -> None:
+    mask = (1 << (8 * size)) - 1
+    vals = sorted({v & mask for v in EDGE})
+    for old in vals:
+        for operand in vals:
+            for compare in (old, operand ^ 1):
+                assert apply_atomic(op, size, old, operand, compare) == ctypes_reference(
+                    op, size, old, operand, compare
+                ), (op, size, old, operand, compare)
+
+
+@given(st.sampled_from(list(AtomicOp)), st.sampled_from([4, 8]), st.data())
+def test_atomics_match_c_semantics_random(op: AtomicOp, size: int, data: st.DataObject) -> None:
+    word = st.integers(0, (1 << (8 * size)) - 1)
+    old, operand, compare = data.draw(word), data.draw(word), data.draw(word)
+    assert apply_atomic(op, size, old, operand, compare) == ctypes_reference(
+        op, size, old, operand, compare
+    )
+
+
+def test_atomic_attr_encoding() -> None:
+    for op in AtomicOp:
+        assert atomic_op_of(atomic_attr(op)) == op
+    assert atomic_op_of(0x0F) is None and atomic_op_of(0xF0) is None
+
+
+def test_command_classes_are_public_values() -> None:
+    assert command_class(0x03) == 0b00
+    assert command_class(0x28) == command_class(0x29) == command_class(0x2A) == 0b10
+    assert command_class(0x30) == command_class(0x32) == 0b11
+
+
+@pytest.mark.parametrize(
+    ("addr", "length"), [(2, 4), (0, 0), (0, 3), (0, 260), (0xF8, 16), (1 << 57, 4), (-4, 4)]
+)
+def test_illegal_requests_raise_encode_error(addr: int, length: int) -> None:
+    with pytest.raises(EncodeError):
+        check_access(addr, length)
+    with pytest.raises(EncodeError):
+        TransactionLayer(1).read(2, addr, length)
+
+
+def test_memory_defaults_and_unmapped() -> None:
+    mem = Memory()
+    assert mem.read(0x1234_5670, 16) == (Status.OKAY, bytes(16))
+    assert mem.read((1 << 32) - 4, 4)[0] == Status.OKAY
+    assert mem.read(1 << 32, 4) == (Status.DECODE_ERROR, None)
+    assert mem.read((1 << 32) - 4, 8) == (Status.DECODE_ERROR, None)
+    assert mem.write(1 << 40, b"abcd") == Status.DECODE_ERROR
+    assert mem.atomic(AtomicOp.ADD, 8, 1 << 40, 1) == (Status.DECODE_ERROR, None)
+    assert mem.snapshot() == {}
+
+
+def test_memory_sparse_byte_enable_and_poison() -> None:
+    mem = Memory(mapped=[(0x1000, 0x2000), (0x2000, 0x3000)])
+    assert mem.mapped == ((0x1000, 0x3000),)
+    assert mem.write(0x1FFC, b"\x01\x02\x03\x04\x05\x06\x07\x08") == Status.OKAY  # spans a page
+    assert mem.read(0x1FFC, 8) == (Status.OKAY, bytes(range(1, 9)))
+    assert mem.write(0x1100, b"\xaa" * 4, 0b0101) == Status.OKAY
+    assert mem.peek(0x1100, 4) == b"\xaa\x00\xaa\x00"
+    mem.poison(0x1102)
+    assert mem.read(0x1100, 4) == (Status.DATA_ERROR, None)
+    assert mem.atomic(AtomicOp.ADD, 4, 0x1100, 1) == (Status.DATA_ERROR, None)
+    assert mem.write(0x1100, b"\xbb" * 4) == Status.OKAY  # writing clears poison
+    assert mem.read(0x1100, 4) == (Status.OKAY, b"\xbb" * 4)
+    assert len(mem.snapshot()) == 2  # two touched 4 KiB pages
+
+
+def test_error_statuses_reach_the_originator() -> None:
+    a = TransactionLayer(1)
+    b = TransactionLayer(2, Memory(mapped=[(0, 0x1000)]))
+    b.memory.poison(0x100, 4)
+    tags = {
+        a.read(2, 0x2000, 4): (Status.DECODE_ERROR, None),
+        a.read(2, 0x100, 8): (Status.DATA_ERROR, None),
+        a.write(2, 0x3000, b"1234"): (Status.DECODE_ERROR, None),
+        a.read(3, 0x0, 4): (Status.UNSUPPORTED_REQUEST, None),  # not addressed to b
+        a.atomic(2, 0x40, "umax", 7, size=4): (Status.OKAY, bytes(4)),
+        a.atomic(2, 0x40, "add", 1, size=4, fetch=False): (Status.OKAY, None),
+        a.read(2, 0x40, 4): (Status.OKAY, (8).to_bytes(4, "little")),
+    }
+    got, _ = TLPair(a, b, latency=4).run()
+    assert {c.tag: (c.status, c.data) for c in got} == tags
+
+
+def test_write_message_is_delivered_not_stored() -> None:
+    a, b = TransactionLayer(1), TransactionLayer(2)
+    tag = a.write(2, 0x80, b"hello!!!", message=True)
+    got, _ = TLPair(a, b).run()
+    assert [(c.tag, c.status) for c in got] == [(tag, Status.OKAY)]
+    assert b.messages == [(1, 0x80, b"hello!!!")]
+    assert b.memory.peek(0x80, 8) == bytes(8)
+
+
+def test_atomic_argument_errors() -> None:
+    tl = TransactionLayer(1)
+    with pytest.raises(EncodeError):
+        tl.atomic(2, 0x4, "add", 1, size=8)  # misaligned
+    with pytest.raises(EncodeError):
+        tl.atomic(2, 0x8, "cas", 1)  # CAS without compare
+    with pytest.raises(EncodeError):
+        tl.atomic(2, 0x8, "add", 1, compare=3)
+    with pytest.raises(EncodeError):
+        tl.atomic(2, 0x8, "add", 1 << 64)
+    with pytest.raises(EncodeError):
+        tl.atomic(2, 0x8, "nand", 1)
+    with pytest.raises(EncodeError):
+        tl.atomic(2, 0x8, 15, 1)
+    assert tl.atomic(2, 0x8, "add", -1, size=4) == 0  # negative operands are two's complement

@@ -1,0 +1,295 @@
+"""The whole stack in one sans-IO object: UPLI calls in, wire bytes out.
+
+An :class:`Endpoint` stacks a :class:`~ualink_ref.tl.TransactionLayer`
+(originator and memory target), a :class:`~ualink_ref.dl.DataLink` (640-byte
+flits, CRC, go-back-N replay) and the PHY's flit <-> codeword mapping
+(:func:`~ualink_ref.phy.encode_flits` / :func:`~ualink_ref.phy.decode_flits`,
+mode ``"kp4"``, ``"ll"`` or ``"none"``)::
+
+    ep = Endpoint(1)                       # accelerator 1, KP4 FEC
+    tag = ep.write(2, 0x1000, b"\\x00" * 64)
+    wire = ep.poll(now)                    # 680 bytes for the peer, or None
+    ep.receive(wire_from_peer, now)        # whole flits' worth of wire bytes
+    event = ep.next_event()                # Completion(tag, status, data) or None
+
+Rules:
+
+* ``poll(now)`` first runs the DL replay timer, then moves TL flits into the
+  DL while the DL holds fewer than ``tl_backlog`` unpacked TL flits (so a
+  stalled link pushes back on the TL, which queues operations), then returns
+  the next DL flit encoded for the wire, or ``None`` in an idle slot.
+* ``receive(data, now)`` FEC-decodes whole flits (a flit whose codewords are
+  uncorrectable is passed up as received: the DL CRC rejects it and asks for
+  a replay), gives them to the DL, and the TL flits the DL delivers — in
+  order, exactly once — to the TL.
+* ``poll_many`` / ``receive`` with several flits batch the FEC work (numpy),
+  which is how :mod:`ualink_ref.sim` and the benchmark drive it.
+* ``now`` counts flit slots (the DL's replay timeout is in the same unit).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ualink_ref.dl import (
+    CrcErrorDetected,
+    DataLink,
+    MalformedFlit,
+    ReplayStarted,
+    RetrainNeeded,
+    SequenceGap,
+    TLFlitDelivered,
+)
+from ualink_ref.errors import DecodeError
+from ualink_ref.phy import MODES, decode_flits, encode_flits, wire_bytes_per_flit
+from ualink_ref.tl import AtomicOp, CreditConfig, Memory, TransactionLayer
+from ualink_ref.tl.transaction import Completion
+
+DL_FLIT_BYTES = 640
+
+
+@dataclass(frozen=True)
+class EndpointCounters:
+    """A snapshot of one endpoint's totals (see :attr:`Endpoint.counters`)."""
+
+    wire_bytes_sent: int
+    wire_bytes_received: int
+    flits_sent: int
+    flits_received: int
+    tl_flits_sent: int
+    tl_flits_received: int
+    fec_corrected_symbols: int
+    fec_corrected_flits: int
+    fec_uncorrectable_flits: int
+    crc_errors: int
+    malformed_flits: int
+    sequence_gaps: int
+    replays: int
+    replayed_flits: int
+    retrains_needed: int
+    credit_stalls: int
+    tag_stalls: int
+
+
+class Endpoint:
+    """Accelerator ``acc_id``: TL + DL + PHY, sans-IO (see the module docstring)."""
+
+    def __init__(
+        self,
+        acc_id: int,
+        memory: Memory | None = None,
+        *,
+        phy: str = "kp4",
+        interleave: int = 1,
+        credits: CreditConfig | None = None,
+        compress: bool = True,
+        tl_backlog: int = 20,
+        **dl_options: Any,
+    ) -> None:
+        self.wire_bytes_per_flit = wire_bytes_per_flit(phy)  # validates the mode
+        per_flit = MODES[phy].codewords_per_flit
+        if interleave < 1 or per_flit % interleave:
+            # Each poll encodes whole flits, so an interleave group must fit in one flit.
+            raise ValueError(
+                f"interleave {interleave} needs groups of {interleave} codewords; a {phy} flit "
+                f"has {per_flit} (use 1, or 2 with ll)"
+            )
+        self.phy = phy
+        self.interleave = interleave
+        self.tl = TransactionLayer(acc_id, memory, credits=credits, compress=compress)
+        self.dl = DataLink(**dl_options)
+        self.tl_backlog = tl_backlog
+        #: Set to a list to record ``("tl" | "dl" | "wire", bytes)`` for every TL flit
+        #: handed to the DL, DL flit polled and wire chunk sent (vectors, debugging).
+        self.trace: list[tuple[str, bytes]] | None = None
+        self._wire_sent = 0
+        self._wire_received = 0
+        self._flits_sent = 0
+        self._flits_received = 0
+        self._corrected_symbols = 0
+        self._corrected_flits = 0
+        self._uncorrectable = 0
+        self._crc_errors = 0
+        self._malformed = 0
+        self._gaps = 0
+        self._replays = 0
+        self._replayed_flits = 0
+        self._retrains = 0
+
+    # -- UPLI side (delegated to the TL) -------------------------------------------
+
+    @property
+    def acc_id(self) -> int:
+        """This endpoint's accelerator ID."""
+        return self.tl.acc_id
+
+    @property
+    def memory(self) -> Memory:
+        """The memory this endpoint serves to its peer."""
+        return self.tl.memory
+
+    def read(self, dst: int, addr: int, length: int, **options: int) -> int:
+        """Queue a Read (see :meth:`TransactionLayer.read`); return its tag."""
+        return self.tl.read(dst, addr, length, **options)
+
+    def write(
+        self, dst: int, addr: int, data: bytes, byte_enable: Any = None, **options: Any
+    ) -> int:
+        """Queue a WriteFull, or a Write with ``byte_enable``; return its tag."""
+        return self.tl.write(dst, addr, data, byte_enable, **options)
+
+    def atomic(
+        self,
+        dst: int,
+        addr: int,
+        op: AtomicOp | int | str,
+        operand: int,
+        compare: int | None = None,
+        size: int = 8,
+        fetch: bool = True,
+        **options: int,
+    ) -> int:
+        """Queue an atomic (see :meth:`TransactionLayer.atomic`); return its tag."""
+        return self.tl.atomic(dst, addr, op, operand, compare, size, fetch, **options)
+
+    def next_event(self) -> Completion | None:
+        """The next :class:`Completion`, or ``None``."""
+        return self.tl.next_event()
+
+    # -- wire side -------------------------------------------------------------------
+
+    def _run_timer(self, now: float) -> None:
+        deadline = self.dl.next_timer()
+        if deadline is not None and now >= deadline:
+            self._dl_events(self.dl.handle_timer(now))
+
+    def _feed(self) -> None:
+        dl = self.dl
+        tl = self.tl
+        limit = self.tl_backlog
+        if dl.tx_backlog >= limit:
+            return
+        batch = []
+        for _ in range(limit - dl.tx_backlog):
+            flit = tl.poll_flit()
+            if flit is None:
+                break
+            batch.append(flit)
+        if batch:
+            dl.send(batch)
+            if self.trace is not None:
+                self.trace.extend(("tl", f) for f in batch)
+
+    def _next_dl_flit(self, now: float) -> bytes | None:
+        self._run_timer(now)
+        self._feed()
+        flit = self.dl.poll(now)
+        if flit is not None and self.trace is not None:
+            self.trace.append(("dl", flit))
+        return flit
+
+    def poll(self, now: float) -> bytes | None:
+        """Wire bytes of the DL flit to send in slot ``now``, or ``None``."""
+        flit = self._next_dl_flit(now)
+        if flit is None:
+            return None
+        return self._encode(flit, 1)
+
+    def poll_many(self, now: float, max_flits: int) -> tuple[bytes, int]:
+        """Up to ``max_flits`` DL flits for slots ``now``, ``now + 1``, ... in one encode.
+
+        Stops at the first idle slot. Returns ``(wire bytes, flit count)``.
+        """
+        flits = []
+        for i in range(max_flits):
+            flit = self._next_dl_flit(now + i)
+            if flit is None:
+                break
+            flits.append(flit)
+        if not flits:
+            return b"", 0
+        return self._encode(b"".join(flits), len(flits)), len(flits)
+
+    def _encode(self, flits: bytes, count: int) -> bytes:
+        wire = flits if self.phy == "none" else encode_flits(flits, self.phy, self.interleave)
+        self._flits_sent += count
+        self._wire_sent += len(wire)
+        if self.trace is not None:
+            self.trace.append(("wire", wire))
+        return wire
+
+    def receive(self, data: bytes, now: float) -> None:
+        """Take wire bytes of one or more whole DL flits received in slot ``now``."""
+        per = self.wire_bytes_per_flit
+        if not data or len(data) % per:
+            raise DecodeError(f"wire data must be a whole number of {per}-byte flits")
+        count = len(data) // per
+        self._wire_received += len(data)
+        self._flits_received += count
+        if self.phy == "none":
+            flits = bytes(data)
+        else:
+            result = decode_flits(data, self.phy, self.interleave)
+            flits = result.flits
+            corrected = result.corrected
+            if corrected.any():
+                self._corrected_symbols += int(corrected.sum())
+                self._corrected_flits += int((corrected > 0).sum())
+            if result.uncorrectable.any():
+                self._uncorrectable += int(result.uncorrectable.sum())
+        self._run_timer(now)
+        dl = self.dl
+        for i in range(0, count * DL_FLIT_BYTES, DL_FLIT_BYTES):
+            self._dl_events(dl.receive(flits[i : i + DL_FLIT_BYTES], now))
+
+    def _dl_events(self, events: list[Any]) -> None:
+        receive_flit = self.tl.receive_flit
+        for event in events:
+            if type(event) is TLFlitDelivered:
+                receive_flit(event.data)
+            elif isinstance(event, CrcErrorDetected):
+                self._crc_errors += 1
+            elif isinstance(event, MalformedFlit):
+                self._malformed += 1
+            elif isinstance(event, SequenceGap):
+                self._gaps += 1
+            elif isinstance(event, ReplayStarted):
+                self._replays += 1
+                self._replayed_flits += event.flits
+            elif isinstance(event, RetrainNeeded):
+                self._retrains += 1
+
+    # -- state -------------------------------------------------------------------------
+
+    @property
+    def busy(self) -> bool:
+        """True while the TL has work or the DL holds unsent or unacknowledged data."""
+        return self.tl.busy or not self.dl.idle
+
+    @property
+    def counters(self) -> EndpointCounters:
+        """A snapshot of this endpoint's totals."""
+        tl = self.tl.counters
+        return EndpointCounters(
+            wire_bytes_sent=self._wire_sent,
+            wire_bytes_received=self._wire_received,
+            flits_sent=self._flits_sent,
+            flits_received=self._flits_received,
+            tl_flits_sent=tl.flits_sent,
+            tl_flits_received=tl.flits_received,
+            fec_corrected_symbols=self._corrected_symbols,
+            fec_corrected_flits=self._corrected_flits,
+            fec_uncorrectable_flits=self._uncorrectable,
+            crc_errors=self._crc_errors,
+            malformed_flits=self._malformed,
+            sequence_gaps=self._gaps,
+            replays=self._replays,
+            replayed_flits=self._replayed_flits,
+            retrains_needed=self._retrains,
+            credit_stalls=tl.credit_stalls,
+            tag_stalls=tl.tag_stalls,
+        )
+
+
+__all__ = ["Completion", "Endpoint", "EndpointCounters"]

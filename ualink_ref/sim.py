@@ -1,0 +1,431 @@
+"""Deterministic two-endpoint link simulation over a seeded faulty channel.
+
+:func:`simulate` runs a workload of UPLI operations between endpoints ``a``
+(accelerator 1) and ``b`` (accelerator 2), each op issued by one side against
+the other's memory, and returns a :class:`SimReport`.
+
+Model (documented in ``specs/tl.md``, "Simulation"):
+
+* Time is counted in flit slots. The loop advances ``batch`` slots at a time:
+  each endpoint sends up to ``batch`` DL flits (one FEC encode for all of
+  them), the wire bytes cross a channel — independent bit errors at ``ber``,
+  then optional bursts — and arrive ``latency`` slots after the end of the
+  batch, where they are FEC-decoded together. Batching is what makes the
+  numpy FEC fast; it adds at most ``batch`` slots of latency each way.
+* Each side keeps at most ``max_outstanding`` of its ops issued and not yet
+  complete, issuing the rest in workload order as earlier ones finish.
+  Latency of an op = completion slot - issue slot.
+* Everything random comes from ``seed``; the same arguments give the same
+  report, bit for bit.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ualink_ref.endpoint import Completion, Endpoint
+from ualink_ref.phy import BitErrorChannel, BurstChannel, apply_bit_errors
+from ualink_ref.tl import AtomicOp, CreditConfig, Status
+from ualink_ref.tl.upli import apply_atomic
+
+SIDES = ("a", "b")
+ACC = {"a": 1, "b": 2}
+
+
+@dataclass(frozen=True)
+class Op:
+    """One UPLI operation of a workload, issued by ``side`` against the other side.
+
+    ``kind`` is ``"read"`` (``length`` bytes), ``"write"`` (``data``, with an
+    optional integer ``byte_enable`` mask) or ``"atomic"`` (``atomic_op``,
+    ``operand``, ``compare`` for CAS, ``size`` 4 or 8, ``fetch``).
+    """
+
+    side: str
+    kind: str
+    addr: int
+    length: int = 0
+    data: bytes = b""
+    byte_enable: int | None = None
+    atomic_op: int = 0
+    operand: int = 0
+    compare: int | None = None
+    size: int = 8
+    fetch: bool = True
+
+    def issue(self, ep: Endpoint, dst: int) -> int:
+        """Queue this op on ``ep`` towards ``dst``; return its tag."""
+        if self.kind == "read":
+            return ep.read(dst, self.addr, self.length)
+        if self.kind == "write":
+            return ep.write(dst, self.addr, self.data, self.byte_enable)
+        return ep.atomic(dst, self.addr, self.atomic_op, self.operand, self.compare,
+                         self.size, self.fetch)
+
+
+@dataclass(frozen=True)
+class Burst:
+    """Error bursts on top of random bit errors: ``length_bits`` long, starting at
+    each bit with probability ``rate`` (see :class:`~ualink_ref.phy.BurstChannel`)."""
+
+    length_bits: int = 20
+    rate: float = 1e-5
+    density: float = 0.5
+
+
+def random_workload(
+    n: int,
+    seed: int = 0,
+    *,
+    span: int = 1 << 16,
+    base: int = 0x10_0000,
+    sides: Sequence[str] = SIDES,
+    kinds: Sequence[str] = ("read", "write", "writefull", "atomic"),
+) -> tuple[Op, ...]:
+    """``n`` seeded random ops: reads, Writes with byte enables, WriteFulls and
+    atomics of every op and both sizes, 4..256 bytes inside 256-byte regions of
+    ``[base, base + span)``, issued from random ``sides``."""
+    rng = random.Random(seed)
+    ops = []
+    for _ in range(n):
+        side = rng.choice(sides)
+        kind = rng.choice(kinds)
+        if kind == "atomic":
+            size = rng.choice((4, 8))
+            op = rng.choice(list(AtomicOp))
+            ops.append(Op(side, "atomic", base + rng.randrange(0, span, size),
+                          atomic_op=int(op), operand=rng.getrandbits(8 * size),
+                          compare=rng.getrandbits(8 * size) if op == AtomicOp.CAS else None,
+                          size=size, fetch=rng.random() < 0.75))
+            continue
+        length = 4 * rng.randint(1, 64)
+        addr = base + rng.randrange(0, span, 256) + 4 * rng.randrange((256 - length) // 4 + 1)
+        if kind == "read":
+            ops.append(Op(side, "read", addr, length=length))
+        else:
+            mask = rng.getrandbits(length) if kind == "write" else None
+            ops.append(Op(side, "write", addr, data=rng.randbytes(length), byte_enable=mask))
+    return tuple(ops)
+
+
+def uniform_workload(n: int, kind: str, length: int = 64, *, side: str = "a") -> tuple[Op, ...]:
+    """``n`` ops of one kind (``"read"`` or ``"write"``) of ``length`` bytes, sequential
+    addresses: the shape the throughput benchmark uses."""
+    if kind == "read":
+        return tuple(Op(side, "read", i * 256, length=length) for i in range(n))
+    payload = bytes(range(length))
+    return tuple(Op(side, "write", i * 256, data=payload) for i in range(n))
+
+
+@dataclass(frozen=True)
+class SimReport:
+    """What :func:`simulate` measured (``ab`` = a to b, ``ba`` = b to a)."""
+
+    ops: int
+    ops_completed: int
+    ops_okay: int
+    data_mismatches: int | None
+    slots: int
+    fec: str
+    ber: float
+    seed: int
+    wire_bytes_ab: int
+    wire_bytes_ba: int
+    flits_ab: int
+    flits_ba: int
+    tl_flits_ab: int
+    tl_flits_ba: int
+    bit_errors_injected: int
+    fec_corrected_symbols: int
+    fec_corrected_flits: int
+    fec_uncorrectable_flits: int
+    crc_errors: int
+    replays: int
+    replayed_flits: int
+    retrains_needed: int
+    credit_stalls: int
+    latency_mean: float
+    latency_p99: float
+    latency_max: int
+
+    def as_dict(self) -> dict[str, Any]:
+        """The report as a JSON-ready dict."""
+        return asdict(self)
+
+    def format(self) -> str:
+        """A human-readable rendering (what ``ualink-ref simulate`` prints)."""
+        check = ("not checked" if self.data_mismatches is None
+                 else f"{self.data_mismatches} data mismatch(es)")
+        return "\n".join([
+            f"ops: {self.ops_completed}/{self.ops} completed, {self.ops_okay} OKAY, {check}",
+            f"fec: {self.fec}  pre-FEC BER: {self.ber:g}  seed: {self.seed}  slots: {self.slots}",
+            f"wire a->b: {self.wire_bytes_ab} bytes in {self.flits_ab} DL flits "
+            f"({self.tl_flits_ab} TL flits)",
+            f"wire b->a: {self.wire_bytes_ba} bytes in {self.flits_ba} DL flits "
+            f"({self.tl_flits_ba} TL flits)",
+            f"bit errors injected: {self.bit_errors_injected}  FEC corrected: "
+            f"{self.fec_corrected_symbols} symbols in {self.fec_corrected_flits} flits  "
+            f"uncorrectable flits: {self.fec_uncorrectable_flits}",
+            f"CRC errors: {self.crc_errors}  replays: {self.replays} "
+            f"({self.replayed_flits} flits)  retrains needed: {self.retrains_needed}",
+            f"credit stalls: {self.credit_stalls}",
+            f"latency (flit slots): mean {self.latency_mean:.1f}  p99 {self.latency_p99:.0f}  "
+            f"max {self.latency_max}",
+        ])
+
+
+@dataclass
+class _Side:
+    ep: Endpoint
+    ops: list[int]  # workload indices, in order
+    next: int = 0
+    in_flight: dict[int, tuple[int, int]] = field(default_factory=dict)  # tag -> (index, slot)
+
+
+class Simulation:
+    """A configured run; :meth:`run` drives it to completion (see :func:`simulate`).
+
+    After the run, ``results[i]`` is op i's :class:`Completion` and ``a`` / ``b``
+    are the endpoints (their memories hold the final state).
+    """
+
+    def __init__(
+        self,
+        workload: Iterable[Op],
+        *,
+        fec: str = "kp4",
+        ber: float = 0.0,
+        burst: Burst | None = None,
+        seed: int = 0,
+        latency: int = 8,
+        batch: int = 8,
+        max_outstanding: int = 64,
+        credits: CreditConfig | None = None,
+        compress: bool = True,
+        max_slots: int | None = None,
+        **dl_options: Any,
+    ) -> None:
+        self.workload = tuple(workload)
+        for op in self.workload:
+            if op.side not in SIDES:
+                raise ValueError(f"op side must be 'a' or 'b', got {op.side!r}")
+        self.fec, self.ber, self.burst, self.seed = fec, ber, burst, seed
+        self.latency, self.batch, self.max_outstanding = latency, batch, max_outstanding
+        self.a = Endpoint(1, phy=fec, credits=credits, compress=compress, **dl_options)
+        self.b = Endpoint(2, phy=fec, credits=credits, compress=compress, **dl_options)
+        self.results: list[Completion | None] = [None] * len(self.workload)
+        self.latencies: list[int] = []
+        self.now = 0
+        self.max_slots = max_slots if max_slots is not None else 2000 + 400 * len(self.workload)
+        self._sides = {
+            s: _Side(ep, [i for i, op in enumerate(self.workload) if op.side == s])
+            for s, ep in (("a", self.a), ("b", self.b))
+        }
+        self._channels = {d: self._channel(seed * 4 + k) for k, d in enumerate(("ab", "ba"))}
+        self._pipes: dict[str, deque[tuple[int, bytes]]] = {"ab": deque(), "ba": deque()}
+        self._bit_errors = 0
+        self._done = 0
+
+    def _channel(self, seed: int) -> list[BitErrorChannel | BurstChannel]:
+        chain: list[BitErrorChannel | BurstChannel] = []
+        if self.ber:
+            chain.append(BitErrorChannel(self.ber, seed))
+        if self.burst is not None:
+            chain.append(BurstChannel(self.burst.length_bits, seed + 2,
+                                      density=self.burst.density, rate=self.burst.rate))
+        return chain
+
+    def _issue(self) -> None:
+        for side in self._sides.values():
+            dst = 3 - side.ep.acc_id
+            while len(side.in_flight) < self.max_outstanding and side.next < len(side.ops):
+                index = side.ops[side.next]
+                side.next += 1
+                tag = self.workload[index].issue(side.ep, dst)
+                side.in_flight[tag] = (index, self.now)
+
+    def _collect(self) -> None:
+        for side in self._sides.values():
+            event = side.ep.next_event()
+            while event is not None:
+                index, issued = side.in_flight.pop(event.tag)
+                if self.results[index] is not None:
+                    raise RuntimeError(f"op {index} completed twice (seed {self.seed})")
+                self.results[index] = event
+                self.latencies.append(self.now - issued)
+                self._done += 1
+                event = side.ep.next_event()
+
+    def _wire(self, name: str, wire: bytes) -> bytes:
+        for channel in self._channels[name]:
+            if isinstance(channel, BitErrorChannel):
+                before = channel.errors
+                wire = channel.apply(wire)
+                self._bit_errors += channel.errors - before
+            else:
+                positions = channel.positions(len(wire) * 8)
+                self._bit_errors += len(positions)
+                wire = apply_bit_errors(wire, positions.tolist())
+        return wire
+
+    def step(self) -> None:
+        """Advance one batch of flit slots."""
+        self._issue()
+        now, batch = self.now, self.batch
+        for src, name in ((self.a, "ab"), (self.b, "ba")):
+            wire, count = src.poll_many(now, batch)
+            if count:
+                self._pipes[name].append((now + batch + self.latency, self._wire(name, wire)))
+        self.now = now + batch
+        for dst, name in ((self.b, "ab"), (self.a, "ba")):
+            pipe = self._pipes[name]
+            while pipe and pipe[0][0] <= self.now:
+                dst.receive(pipe.popleft()[1], self.now)
+        self._collect()
+
+    def run(
+        self, progress: Callable[[int], None] | None = None, verify: bool = True
+    ) -> SimReport:
+        """Run until every op has completed; ``progress(n)`` gets newly completed counts.
+
+        With ``verify`` the report's ``data_mismatches`` is computed (:meth:`check`).
+        """
+        total = len(self.workload)
+        while self._done < total:
+            if self.now > self.max_slots:
+                raise RuntimeError(
+                    f"simulation stuck: {self._done}/{total} ops after {self.now} slots "
+                    f"(seed {self.seed}, fec {self.fec}, ber {self.ber})"
+                )
+            before = self._done
+            self.step()
+            if progress is not None and self._done != before:
+                progress(self._done - before)
+        return self.report(verify)
+
+    def drain(self, max_slots: int = 100_000) -> None:
+        """Keep stepping until both endpoints are idle and nothing is on the wire."""
+        limit = self.now + max_slots
+        while (self.a.busy or self.b.busy or self._pipes["ab"] or self._pipes["ba"]
+               or self.a.tl.rx_credits.owed_any or self.b.tl.rx_credits.owed_any):
+            if self.now > limit:
+                raise RuntimeError(f"link did not drain (seed {self.seed})")
+            self._force_credit_returns()
+            self.step()
+
+    def _force_credit_returns(self) -> None:
+        # Credit returns below the batching threshold are only sent with other
+        # traffic; at the end of a run, ask for them so the books can close.
+        for ep in (self.a, self.b):
+            if ep.tl.rx_credits.owed_any:
+                ep.tl.rx_credits.urgent = True
+
+    def check(self) -> int:
+        """Count results and final-memory bytes that differ from a sequential model."""
+        bad = 0
+        for side, target in (("a", self.b), ("b", self.a)):
+            mem: dict[int, int] = {}
+            for index, op in enumerate(self.workload):
+                if op.side != side:
+                    continue
+                got = self.results[index]
+                want = _model_step(mem, op)
+                if got is None or got.status != Status.OKAY or got.data != want:
+                    bad += 1
+            pages: dict[int, bytes] = {}
+            for addr, value in mem.items():
+                base = addr & ~0xFFF
+                page = pages.get(base)
+                if page is None:
+                    page = pages[base] = target.memory.peek(base, 0x1000)
+                if page[addr - base] != value:
+                    bad += 1
+        return bad
+
+    def report(self, verify: bool = True) -> SimReport:
+        """The report for the run so far."""
+        ca, cb = self.a.counters, self.b.counters
+        lat = sorted(self.latencies)
+        p99 = float(lat[min(len(lat) - 1, math.ceil(0.99 * len(lat)) - 1)]) if lat else 0.0
+        return SimReport(
+            ops=len(self.workload),
+            ops_completed=self._done,
+            ops_okay=sum(1 for r in self.results if r is not None and r.status == Status.OKAY),
+            data_mismatches=self.check() if verify else None,
+            slots=self.now,
+            fec=self.fec,
+            ber=self.ber,
+            seed=self.seed,
+            wire_bytes_ab=ca.wire_bytes_sent,
+            wire_bytes_ba=cb.wire_bytes_sent,
+            flits_ab=ca.flits_sent,
+            flits_ba=cb.flits_sent,
+            tl_flits_ab=ca.tl_flits_sent,
+            tl_flits_ba=cb.tl_flits_sent,
+            bit_errors_injected=self._bit_errors,
+            fec_corrected_symbols=ca.fec_corrected_symbols + cb.fec_corrected_symbols,
+            fec_corrected_flits=ca.fec_corrected_flits + cb.fec_corrected_flits,
+            fec_uncorrectable_flits=ca.fec_uncorrectable_flits + cb.fec_uncorrectable_flits,
+            crc_errors=ca.crc_errors + cb.crc_errors,
+            replays=ca.replays + cb.replays,
+            replayed_flits=ca.replayed_flits + cb.replayed_flits,
+            retrains_needed=ca.retrains_needed + cb.retrains_needed,
+            credit_stalls=ca.credit_stalls + cb.credit_stalls,
+            latency_mean=sum(lat) / len(lat) if lat else 0.0,
+            latency_p99=p99,
+            latency_max=lat[-1] if lat else 0,
+        )
+
+
+def _model_step(mem: dict[int, int], op: Op) -> bytes | None:
+    """Apply ``op`` to a plain byte dict; return what the op should return."""
+    if op.kind == "read":
+        return bytes(mem.get(op.addr + i, 0) for i in range(op.length))
+    if op.kind == "write":
+        for i, byte in enumerate(op.data):
+            if op.byte_enable is None or op.byte_enable >> i & 1:
+                mem[op.addr + i] = byte
+        return None
+    old_bytes = bytes(mem.get(op.addr + i, 0) for i in range(op.size))
+    old = int.from_bytes(old_bytes, "little")
+    new = apply_atomic(op.atomic_op, op.size, old, op.operand, op.compare or 0)
+    for i, byte in enumerate(new.to_bytes(op.size, "little")):
+        mem[op.addr + i] = byte
+    return old_bytes if op.fetch else None
+
+
+def simulate(
+    workload: Iterable[Op],
+    *,
+    fec: str = "kp4",
+    ber: float = 0.0,
+    burst: Burst | None = None,
+    seed: int = 0,
+    progress: Callable[[int], None] | None = None,
+    verify: bool = True,
+    **options: Any,
+) -> SimReport:
+    """Run ``workload`` between two endpoints over a faulty channel; return the report.
+
+    ``options`` go to :class:`Simulation` (``latency``, ``batch``,
+    ``max_outstanding``, ``credits``, ``compress``, ``max_slots``, DL options).
+    With ``verify`` the report counts data mismatches against a sequential model.
+    """
+    sim = Simulation(workload, fec=fec, ber=ber, burst=burst, seed=seed, **options)
+    return sim.run(progress, verify)
+
+
+__all__ = [
+    "Burst",
+    "Op",
+    "SimReport",
+    "Simulation",
+    "random_workload",
+    "simulate",
+    "uniform_workload",
+]
