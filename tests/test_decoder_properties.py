@@ -16,12 +16,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ualink_ref.capture import CaptureRecord, decode_capture, decode_capture_file, encode_capture
-from ualink_ref.capture_run import CaptureLink, random_workload
+from ualink_ref.capture_run import CaptureLink
 from ualink_ref.dl import DataLink, DLFlit, TLFlitDelivered, decode_message
 from ualink_ref.dl.formats import ALL_FORMATS as DL_FORMATS
 from ualink_ref.dl.formats import FlitOp
 from ualink_ref.errors import DecodeError, UALinkError
 from ualink_ref.phy import decode_flits, encode_flits
+from ualink_ref.sim import random_workload
 from ualink_ref.strategies import Mutation, mutations
 from ualink_ref.tl.fields import ALL_FORMATS as TL_FORMATS
 from ualink_ref.tl.fields import decode_field

@@ -47,7 +47,7 @@ def test_rdpcap_dissects_link_type_147(tmp_path: Path) -> None:
 
 # -- data link layer ------------------------------------------------------------------
 
-from ualink_ref.capture_run import SCENARIOS, CaptureLink, random_workload  # noqa: E402
+from ualink_ref.capture_run import SCENARIOS, CaptureLink  # noqa: E402
 from ualink_ref.dissect import dissect_records  # noqa: E402
 from ualink_ref.dl import DLFlit  # noqa: E402
 from ualink_ref.dl.flit import SEGMENT_LENGTHS, SEGMENT_OFFSETS  # noqa: E402
@@ -59,6 +59,7 @@ from ualink_ref.dl.formats import (  # noqa: E402
 )
 from ualink_ref.dl.messages import encode_message  # noqa: E402
 from ualink_ref.errors import DecodeError  # noqa: E402
+from ualink_ref.sim import random_workload  # noqa: E402
 from ualink_ref.strategies import (  # noqa: E402
     dl_flits,
     dl_messages,
@@ -188,7 +189,7 @@ def test_upli_views() -> None:
 
 
 def test_rdpcap_scenario_and_reassembly(tmp_path: Path) -> None:
-    ops = random_workload(40, seed=11)
+    ops = random_workload(40, 11)
     result = CaptureLink(fec="ll", ber=2e-4, seed=11).run(ops)
     write_capture(tmp_path / "w.pcap", result.records)
     pkts = rdpcap(str(tmp_path / "w.pcap"))

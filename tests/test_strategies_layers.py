@@ -6,8 +6,9 @@ from typing import Any
 
 from hypothesis import given, settings
 
-from ualink_ref.capture_run import CaptureLink, Op
+from ualink_ref.capture_run import CaptureLink
 from ualink_ref.dl import DLFlit, decode_message, encode_message
+from ualink_ref.sim import simulate
 from ualink_ref.strategies import (
     dl_flits,
     dl_messages,
@@ -51,15 +52,22 @@ def test_tl_flits_dissect_standalone(flit: bytes) -> None:
 
 
 @given(requests())
-def test_requests_are_legal(op: Op) -> None:
+def test_requests_are_legal(op: Any) -> None:
     link = CaptureLink()
     link.issue(op)  # raises EncodeError for an illegal request
 
 
 @settings(max_examples=10)
 @given(workloads(max_ops=12))
-def test_workloads_complete(ops: list[Op]) -> None:
+def test_workloads_complete(ops: list[Any]) -> None:
     result = CaptureLink().run(ops)
     done = result.completions["a"] + result.completions["b"]
     assert len(done) == len(ops)
     assert all(c.status == Status.OKAY for c in done)
+
+
+@settings(max_examples=10)
+@given(workloads(max_ops=12))
+def test_workloads_simulate_against_the_sequential_model(ops: list[Any]) -> None:
+    report = simulate(ops)
+    assert report.ops_okay == len(ops) and report.data_mismatches == 0

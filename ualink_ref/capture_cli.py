@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 from pathlib import Path
 from typing import Any
 
@@ -40,47 +39,29 @@ def _burst(text: str) -> tuple[int, float]:
         raise argparse.ArgumentTypeError(f"expected LEN:RATE, got {text!r}") from None
 
 
-def _simulator() -> Any:
-    """``ualink_ref.sim`` when it is installed, else ``None``."""
-    try:
-        return importlib.import_module("ualink_ref.sim")
-    except ImportError:
-        return None
-
-
 def _cmd_capture(args: argparse.Namespace) -> int:
     from ualink_ref.capture import write_capture
-    from ualink_ref.capture_run import SCENARIOS, CaptureLink, capture_simulation, random_workload
+    from ualink_ref.capture_run import SCENARIOS, CaptureLink, capture_simulation
+    from ualink_ref.sim import Burst, random_workload
 
-    sim = None if args.scenario else _simulator()
-    if sim is not None:  # the simulator's own workload and link model
-        burst = sim.Burst(args.burst[0], args.burst[1]) if args.burst else None
-        workload = sim.random_workload(args.ops, args.seed, span=args.span)
+    if args.scenario:  # scripted faults: the capture harness
+        scenario = SCENARIOS[args.scenario]
+        settings = dict(scenario.settings)
+        settings["raw_codewords"] = args.raw_codewords
+        result = CaptureLink(**settings).run(scenario.ops())  # type: ignore[arg-type]
+        records = result.records
+        done = sum(len(c) for c in result.completions.values())
+        summary = (f"{done} ops completed in {result.slots} flit slots, "
+                   f"{result.crc_errors} CRC errors, {result.replays} replays")
+    else:  # the simulator of `ualink-ref simulate`, same options
+        burst = Burst(args.burst[0], args.burst[1]) if args.burst else None
+        workload = random_workload(args.ops, args.seed, span=args.span)
         records, report = capture_simulation(
             workload, fec=args.fec, ber=args.ber, burst=burst, seed=args.seed,
             raw_codewords=args.raw_codewords, latency=args.latency, batch=args.batch,
             max_outstanding=args.max_outstanding)
         summary = (f"{report.ops_completed} ops completed in {report.slots} flit slots, "
                    f"{report.crc_errors} CRC errors, {report.replays} replays")
-    else:
-        if args.burst:
-            raise SystemExit("ualink-ref capture: --burst needs ualink_ref.sim")
-        if args.scenario:
-            scenario = SCENARIOS[args.scenario]
-            settings = dict(scenario.settings)
-            ops = scenario.ops()
-        else:
-            settings = {}
-            ops = random_workload(args.ops, seed=args.seed)
-        settings.setdefault("fec", args.fec)
-        settings.setdefault("ber", args.ber)
-        settings.setdefault("seed", args.seed)
-        settings["raw_codewords"] = args.raw_codewords
-        result = CaptureLink(**settings).run(ops)  # type: ignore[arg-type]
-        records = result.records
-        done = sum(len(c) for c in result.completions.values())
-        summary = (f"{done} ops completed in {result.slots} flit slots, "
-                   f"{result.crc_errors} CRC errors, {result.replays} replays")
     size = write_capture(Path(args.out), records)
     print(f"wrote {len(records)} records ({size} bytes) to {args.out}: {summary}")
     return 0
@@ -103,7 +84,8 @@ def register(sub: Any) -> None:
     c.add_argument("--out", required=True, metavar="FILE",
                    help="capture file to write (.pcapng for pcapng, else pcap)")
     c.add_argument("--scenario", choices=sorted(SCENARIOS),
-                   help="a scripted scenario (specs/capture.md) instead of a random workload")
+                   help="a scripted scenario (specs/capture.md) instead of a random workload; "
+                        "the workload and link options below are then ignored")
     c.add_argument("--ops", type=int, default=40, metavar="N",
                    help="random workload: N operations from both ends (default 40)")
     c.add_argument("--fec", choices=["kp4", "ll", "none"], default="kp4",

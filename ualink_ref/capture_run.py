@@ -10,14 +10,14 @@ the receiver gets is recorded as a ``dl_flit`` record (and, with
 ``raw_codewords``, the wire bytes before decoding as a ``fec_codewords``
 record), with deterministic timestamps ``slot * 25.6 ns``.
 
-Workloads are lists of :class:`Op`. :data:`SCENARIOS` holds the scripted
-scenarios whose captures are committed under ``vectors/`` (see
-``specs/capture.md``).
+Workloads are lists of ``ualink_ref.sim.Op`` (the simulator's operations).
+:data:`SCENARIOS` holds the scripted scenarios whose captures are committed
+under ``vectors/`` (see ``specs/capture.md``). :func:`capture_simulation`
+records runs of ``ualink_ref.sim.Simulation`` instead.
 """
 
 from __future__ import annotations
 
-import importlib
 import random
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
@@ -26,7 +26,9 @@ from typing import Any
 
 from ualink_ref.capture import CaptureRecord
 from ualink_ref.dl import DataLink, TLFlitDelivered
+from ualink_ref.endpoint import Endpoint
 from ualink_ref.phy import BitErrorChannel, apply_bit_errors, decode_flits, encode_flits
+from ualink_ref.sim import Burst, Op, SimReport, Simulation
 from ualink_ref.tl import Completion, CreditConfig, TransactionLayer
 from ualink_ref.tl.upli import AtomicOp
 
@@ -35,22 +37,6 @@ from ualink_ref.tl.upli import AtomicOp
 SLOT_NS = 25.6
 #: TL flits held ahead of the DL per side (project choice: keeps DL flits full).
 _TL_AHEAD = 20
-
-
-@dataclass(frozen=True)
-class Op:
-    """One UPLI operation of a capture workload, issued by ``side`` ("a" or "b")."""
-
-    side: str
-    kind: str  # "read", "write", "write_full", "atomic"
-    addr: int
-    length: int = 64
-    data: bytes = b""
-    atomic: str = "ADD"
-    operand: int = 1
-    compare: int | None = None
-    size: int = 8
-    fetch: bool = True
 
 
 @dataclass
@@ -112,32 +98,10 @@ class CaptureLink:
         self.slot = 0
         self.flipped = 0
 
-    def issue(self, op: Any) -> int:
-        """Queue ``op`` on its side's TL; return the operation handle.
-
-        ``op`` is an :class:`Op`, or a ``ualink_ref.sim.Op`` (kinds ``read``,
-        ``write`` with optional ``byte_enable``, ``atomic`` with ``atomic_op``).
-        """
+    def issue(self, op: Op) -> int:
+        """Queue ``op`` (a ``ualink_ref.sim.Op``) on its side's TL; return the handle."""
         side = self.sides[op.side]
-        peer = 1 if op.side == "a" else 0
-        if hasattr(op, "atomic_op"):  # the simulator's Op
-            if op.kind == "read":
-                return side.tl.read(peer, op.addr, op.length)
-            if op.kind == "write":
-                return side.tl.write(peer, op.addr, op.data, op.byte_enable)
-            return side.tl.atomic(peer, op.addr, op.atomic_op, op.operand, op.compare,
-                                  op.size, op.fetch)
-        if op.kind == "read":
-            return side.tl.read(peer, op.addr, op.length)
-        if op.kind == "write_full":
-            return side.tl.write(peer, op.addr, op.data or bytes(op.length))
-        if op.kind == "write":
-            data = op.data or bytes(op.length)
-            return side.tl.write(peer, op.addr, data, byte_enable=(1 << len(data)) - 1)
-        if op.kind == "atomic":
-            return side.tl.atomic(peer, op.addr, op.atomic, op.operand, op.compare, op.size,
-                                  op.fetch)
-        raise ValueError(f"unknown op kind {op.kind!r}")
+        return op.issue(side.tl, 1 if op.side == "a" else 0)  # type: ignore[arg-type]
 
     def step(self) -> int:
         """One flit slot; returns the number of DL flits transmitted in it."""
@@ -200,7 +164,7 @@ class CaptureLink:
         return any(s.tl.busy or not s.dl.idle or s.pipe or s.dl.tx_backlog
                    for s in self.sides.values())
 
-    def run(self, ops: Iterable[Any], *, max_slots: int = 200_000,
+    def run(self, ops: Iterable[Op], *, max_slots: int = 200_000,
             until: Callable[[CaptureLink], bool] | None = None) -> CaptureResult:
         """Issue ``ops`` and step until everything completed and the link is idle."""
         for op in ops:
@@ -231,15 +195,16 @@ def _pattern(n: int, salt: int) -> bytes:
 
 
 def _clean() -> list[Op]:
-    ops = [Op("a", "write_full", 0x1000 + 0x100 * i, 64 * (i % 4 + 1),
-              _pattern(64 * (i % 4 + 1), i)) for i in range(4)]
-    ops += [Op("a", "read", 0x1000 + 0x100 * i, 64 * (i % 4 + 1)) for i in range(4)]
-    ops += [Op("b", "write", 0x2000, 16, _pattern(16, 9)), Op("b", "read", 0x2000, 16)]
+    ops = [Op("a", "write", 0x1000 + 0x100 * i, data=_pattern(64 * (i % 4 + 1), i))
+           for i in range(4)]
+    ops += [Op("a", "read", 0x1000 + 0x100 * i, length=64 * (i % 4 + 1)) for i in range(4)]
+    ops += [Op("b", "write", 0x2000, data=_pattern(16, 9), byte_enable=0xFFFF),
+            Op("b", "read", 0x2000, length=16)]
     return ops
 
 
 def _bulk(n: int) -> list[Op]:
-    return [Op("a", "write_full", 0x10000 + 0x100 * i, 256, _pattern(256, i)) for i in range(n)]
+    return [Op("a", "write", 0x10000 + 0x100 * i, data=_pattern(256, i)) for i in range(n)]
 
 
 def _atomics() -> list[Op]:
@@ -249,8 +214,8 @@ def _atomics() -> list[Op]:
         for size in (4, 8):
             compare = 0 if op is AtomicOp.CAS else None
             for fetch in (True, False):
-                ops.append(Op("a", "atomic", addr, atomic=op.name, operand=5, compare=compare,
-                              size=size, fetch=fetch))
+                ops.append(Op("a", "atomic", addr, atomic_op=int(op), operand=5,
+                              compare=compare, size=size, fetch=fetch))
                 addr += 8
     return ops
 
@@ -298,43 +263,19 @@ def run_scenario(name: str) -> CaptureResult:
 
 
 
-def random_workload(n: int, *, seed: int = 0) -> list[Op]:
-    """``n`` random operations from both ends: reads, writes, atomics (deterministic)."""
-    rng = random.Random(seed)
-    ops: list[Op] = []
-    for _ in range(n):
-        side = rng.choice("ab")
-        kind = rng.choice(["read", "write_full", "write", "atomic"])
-        if kind == "atomic":
-            op = rng.choice(list(AtomicOp))
-            size = rng.choice([4, 8])
-            ops.append(Op(side, kind, 0x8000 + size * rng.randrange(64), atomic=op.name,
-                          operand=rng.randrange(1 << (8 * size)), size=size,
-                          compare=rng.randrange(4) if op is AtomicOp.CAS else None,
-                          fetch=rng.random() < 0.5))
-            continue
-        length = 4 * rng.randint(1, 64)
-        addr = 0x100 * rng.randrange(256) + 4 * rng.randrange((256 - length) // 4 + 1)
-        data = bytes(rng.randrange(256) for _ in range(length)) if kind != "read" else b""
-        ops.append(Op(side, kind, addr, length, data))
-    return ops
-
-
-
-
 # -- captures of the simulator's runs ------------------------------------------------
 
 
 def capture_simulation(
-    workload: Iterable[Any],
+    workload: Iterable[Op],
     *,
     fec: str = "kp4",
     ber: float = 0.0,
-    burst: Any = None,
+    burst: Burst | None = None,
     seed: int = 0,
     raw_codewords: bool = False,
     **options: Any,
-) -> tuple[list[CaptureRecord], Any]:
+) -> tuple[list[CaptureRecord], SimReport]:
     """Run ``ualink_ref.sim.Simulation`` and record every wire chunk each endpoint receives.
 
     Takes what :func:`ualink_ref.sim.simulate` takes (a workload of
@@ -346,16 +287,17 @@ def capture_simulation(
     batch get consecutive slots from the batch's arrival slot. Returns
     ``(records, report)``.
     """
-    sim_module = importlib.import_module("ualink_ref.sim")
-    sim = sim_module.Simulation(workload, fec=fec, ber=ber, burst=burst, seed=seed, **options)
+    sim = Simulation(workload, fec=fec, ber=ber, burst=burst, seed=seed, **options)
     records: list[CaptureRecord] = []
     for endpoint, direction, port in ((sim.b, "a_to_b", 0), (sim.a, "b_to_a", 1)):
-        endpoint.receive = _recording(endpoint, direction, port, raw_codewords, records)
+        # Wrap the instance's method (the simulator's module is not changed).
+        endpoint.receive = _recording(  # type: ignore[method-assign,assignment]
+            endpoint, direction, port, raw_codewords, records)
     report = sim.run()
     return records, report
 
 
-def _recording(endpoint: Any, direction: str, port: int, raw: bool,
+def _recording(endpoint: Endpoint, direction: str, port: int, raw: bool,
                records: list[CaptureRecord]) -> Callable[[bytes, float], None]:
     inner = endpoint.receive
     fec, interleave = endpoint.phy, endpoint.interleave
@@ -378,5 +320,5 @@ def _recording(endpoint: Any, direction: str, port: int, raw: bool,
     return receive
 
 
-__all__ = ["SCENARIOS", "SLOT_NS", "CaptureLink", "CaptureResult", "Op", "Scenario",
-           "capture_simulation", "random_workload", "run_scenario"]
+__all__ = ["SCENARIOS", "SLOT_NS", "CaptureLink", "CaptureResult", "Scenario",
+           "capture_simulation", "run_scenario"]

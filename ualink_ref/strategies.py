@@ -25,7 +25,7 @@ Per-layer strategies build valid values of the model's own types:
 
 * :func:`dl_messages`, :func:`dl_flits` (``DLFlit`` values; ``.encode()`` for bytes);
 * :func:`tl_fields`, :func:`tl_control_halves`, :func:`tl_flits`;
-* :func:`requests` (UPLI operations as ``capture_run.Op``), :func:`workloads`;
+* :func:`requests` (UPLI operations as ``ualink_ref.sim.Op``), :func:`workloads`;
 * :func:`capture_records`.
 """
 
@@ -381,9 +381,10 @@ def tl_flits() -> st.SearchStrategy[bytes]:
 
 
 def requests(*, side: str | None = None) -> st.SearchStrategy[Any]:
-    """Legal UPLI operations (``ualink_ref.capture_run.Op``): Read, Write (byte enables),
-    WriteFull and every atomic op and size, within one 256-byte region."""
-    from ualink_ref.capture_run import Op
+    """Legal UPLI operations as ``ualink_ref.sim.Op`` (what :func:`ualink_ref.sim.simulate`
+    and ``CaptureLink.run`` take): Read, Write with a byte-enable mask, WriteFull and every
+    atomic op and size, each inside one 256-byte region, from side ``"a"`` or ``"b"``."""
+    from ualink_ref.sim import Op
     from ualink_ref.tl.upli import AtomicOp
 
     sides = st.sampled_from("ab") if side is None else st.just(side)
@@ -397,18 +398,21 @@ def requests(*, side: str | None = None) -> st.SearchStrategy[Any]:
             op = draw(st.sampled_from(list(AtomicOp)))
             size = draw(st.sampled_from([4, 8]))
             addr = region + size * draw(st.integers(0, 256 // size - 1))
-            compare = draw(st.integers(0, (1 << 8 * size) - 1)) if op is AtomicOp.CAS else None
-            return Op(who, kind, addr, atomic=op.name, size=size, compare=compare,
-                      operand=draw(st.integers(0, (1 << 8 * size) - 1)),
-                      fetch=draw(st.booleans()))
+            top = (1 << 8 * size) - 1
+            compare = draw(st.integers(0, top)) if op is AtomicOp.CAS else None
+            return Op(who, "atomic", addr, atomic_op=int(op), operand=draw(st.integers(0, top)),
+                      compare=compare, size=size, fetch=draw(st.booleans()))
         length = 4 * draw(st.integers(1, 64))
         addr = region + 4 * draw(st.integers(0, (256 - length) // 4))
-        data = b"" if kind == "read" else draw(st.binary(min_size=length, max_size=length))
-        return Op(who, kind, addr, length, data)
+        if kind == "read":
+            return Op(who, "read", addr, length=length)
+        data = draw(st.binary(min_size=length, max_size=length))
+        mask = draw(st.integers(0, (1 << length) - 1)) if kind == "write" else None
+        return Op(who, "write", addr, data=data, byte_enable=mask)
 
     return build()
 
 
 def workloads(*, max_ops: int = 20) -> st.SearchStrategy[list[Any]]:
-    """Lists of :func:`requests` from both ends (a capture / simulation workload)."""
+    """Lists of :func:`requests` from both ends: a workload for ``simulate``."""
     return st.lists(requests(), min_size=1, max_size=max_ops)
