@@ -197,3 +197,10 @@ def test_simulator_captures_dissect_to_the_sent_tl_flits(fec: str, ber: float, s
         assert got == sent[:len(got)], (fec, ber, seed)
         assert len(got) == receiver.tl.counters.flits_received, (fec, ber, seed)
     assert sum(f.crc_error for f in flits) == report.crc_errors
+
+
+def test_cli_dissect_bad_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["dissect", str(tmp_path / "missing.pcap")]) == 2
+    (tmp_path / "g.pcap").write_bytes(b"garbage\n")
+    assert main(["dissect", str(tmp_path / "g.pcap")]) == 1
+    assert "pcap file header" in capsys.readouterr().err

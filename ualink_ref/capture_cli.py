@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,12 @@ def _cmd_dissect(args: argparse.Namespace) -> int:
     from ualink_ref.capture import read_capture
     from ualink_ref.dissect import HEADING, Filter, dissect_records, render, summarize
 
-    records = read_capture(Path(args.file))
+    try:
+        records = read_capture(Path(args.file))
+    except OSError as exc:
+        print(f"ualink-ref dissect: cannot read {args.file}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return 2
     flt = Filter(direction=args.direction, seq=args.seq, command=args.command)
     flits = dissect_records(records)
     shown = [f for f in flits if flt.matches(f)]
