@@ -390,7 +390,14 @@ def _details(f: DissectedFlit) -> list[str]:
     out += [f"message {m}" for m in f.messages]
     out += [f"credits {c}" for c in f.credits]
     for n, view in enumerate(f.tl_flits):
-        out += [f"tl_flit{n} {line}" for line in view.describe().splitlines()]
+        for k, half in enumerate(view.halves):
+            where = f"tl_flit{n}.half{k}"
+            if half.kind == "data":
+                out.append(f"{where} data {half.raw.hex()}")
+                continue
+            fields = [c for c in half.fields if not c.is_nop]
+            out += [f"{where} control {c.describe()}" for c in fields] or [
+                f"{where} control NOP"]
     out += [f"note: {n}" for n in f.notes]
     return out
 
