@@ -18,7 +18,7 @@ def test_committed_capture_vectors_match_fresh_generation(tmp_path: Path) -> Non
     written = vectors.generate(tmp_path, ["capture"])
     assert {p.relative_to(tmp_path).as_posix() for p in written} == {
         "capture.json", "captures/atomics.pcap", "captures/clean.pcap",
-        "captures/credits.pcap", "captures/replay.pcap"}
+        "captures/credits.pcap", "captures/replay.pcap", "captures/fec_codewords.pcapng"}
     for path in written:
         rel = path.relative_to(tmp_path)
         assert (COMMITTED / rel).read_bytes() == path.read_bytes(), rel
@@ -47,7 +47,7 @@ def test_scenario_captures_read_independently() -> None:
     pytest.importorskip("scapy")
     from scapy.utils import rdpcap
 
-    import ualink_ref.scapy_layers  # noqa: F401  (registers link type 147)
+    from ualink_ref import scapy_layers  # importing it registers link type 147
 
     doc = json.loads((COMMITTED / "capture.json").read_text())
     for case in doc["cases"]:
@@ -56,8 +56,10 @@ def test_scenario_captures_read_independently() -> None:
         path = COMMITTED / case["expected"]["artifact"]
         pkts = rdpcap(str(path))
         assert len(pkts) == case["expected"]["records"] == len(read_capture(path))
-        bad_crc = sum(1 for p in pkts if p.payload.crc_valid == 0)
-        assert bad_crc == case["expected"]["crc_errors"]
+        flits = [p.payload for p in pkts if isinstance(p.payload, scapy_layers.UALinkDLFlit)]
+        assert sum(1 for f in flits if f.crc_valid == 0) == case["expected"]["crc_errors"]
+        raw = [p for p in pkts if p.getfieldval("record_kind") == 1]
+        assert len(flits) + len(raw) == len(pkts)
 
 
 def test_scenarios_show_what_they_promise() -> None:
@@ -72,3 +74,6 @@ def test_scenarios_show_what_they_promise() -> None:
 
     unlimited = CaptureLink().run(SCENARIOS["credits"].ops()).slots
     assert got["credits"]["ops_completed"] == 10 and got["credits"]["slots"] > 2 * unlimited
+    fec = got["fec_codewords"]
+    assert fec["fec_symbols_corrected"] > 0 and fec["fec_uncorrectable"] > 0
+    assert fec["crc_errors"] == fec["fec_uncorrectable"] and fec["ops_completed"] == 30

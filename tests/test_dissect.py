@@ -204,3 +204,18 @@ def test_cli_dissect_bad_files(tmp_path: Path, capsys: pytest.CaptureFixture[str
     (tmp_path / "g.pcap").write_bytes(b"garbage\n")
     assert main(["dissect", str(tmp_path / "g.pcap")]) == 1
     assert "pcap file header" in capsys.readouterr().err
+
+
+def test_mixed_capture_dissects_each_flit_once() -> None:
+    """Raw codewords next to their decoded flits: DL/TL state sees each flit once, and
+    both views agree on the FEC outcome."""
+    result, _ = _run(n=30, fec="ll", ber=2e-3, seed=3, raw_codewords=True)
+    mixed = dissect_records(result.records)
+    decoded_only = dissect_records([r for r in result.records if r.kind == "dl_flit"])
+    state_view = [f for f in mixed if not f.fec_only]
+    assert [(f.seq, f.status, f.tl_raw) for f in state_view] == [
+        (f.seq, f.status, f.tl_raw) for f in decoded_only]
+    raw_view = [f for f in mixed if f.fec_only]
+    assert [(f.symbols_corrected, f.uncorrectable) for f in raw_view] == [
+        (f.symbols_corrected, f.uncorrectable) for f in decoded_only]
+    assert any(f.uncorrectable for f in raw_view) and summarize(mixed).count("FEC") >= 2

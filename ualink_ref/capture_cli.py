@@ -33,7 +33,7 @@ def _cmd_dissect(args: argparse.Namespace) -> int:
     if not args.no_summary:
         if not args.summary_only:
             print()
-        print(summarize(flits, shown=len(shown)))
+        print(summarize(flits, shown=sum(1 for f in shown if not f.fec_only)))
     return 0
 
 

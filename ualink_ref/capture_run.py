@@ -28,7 +28,7 @@ from ualink_ref.capture import CaptureRecord
 from ualink_ref.dl import DataLink, TLFlitDelivered
 from ualink_ref.endpoint import Endpoint
 from ualink_ref.phy import BitErrorChannel, apply_bit_errors, decode_flits, encode_flits
-from ualink_ref.sim import Burst, Op, SimReport, Simulation
+from ualink_ref.sim import Burst, Op, SimReport, Simulation, random_workload
 from ualink_ref.tl import Completion, CreditConfig, TransactionLayer
 from ualink_ref.tl.upli import AtomicOp
 
@@ -228,9 +228,15 @@ class Scenario:
     description: str
     ops: Callable[[], list[Op]]
     settings: dict[str, object] = field(default_factory=dict)
+    container: str = "pcap"  # file format of the committed capture
+
+    @property
+    def artifact(self) -> str:
+        """Path of the committed capture, relative to ``vectors/``."""
+        return f"captures/{self.name}.{self.container}"
 
 
-#: The committed scenario captures (``vectors/captures/<name>.pcap``).
+#: The committed scenario captures (``vectors/captures/<name>.pcap`` / ``.pcapng``).
 SCENARIOS: dict[str, Scenario] = {
     s.name: s
     for s in (
@@ -250,6 +256,15 @@ SCENARIOS: dict[str, Scenario] = {
             {"credits_b": CreditConfig(per_vc=(1, 8, 5, 16), pool=(0, 0, 0, 0))},
         ),
         Scenario("atomics", "Every atomic op, 4 and 8 bytes, AtomicR and AtomicNR", _atomics),
+        Scenario(
+            "fec_codewords",
+            "30 random ops over an LL-FEC link at pre-FEC BER 2e-3: each received flit as "
+            "raw RS(272,258) codewords (fec_codewords record) and decoded (dl_flit record), "
+            "with corrections, uncorrectable codewords, CRC errors and replays; pcapng",
+            lambda: list(random_workload(30, 3)),
+            {"fec": "ll", "ber": 2e-3, "seed": 3, "raw_codewords": True},
+            container="pcapng",
+        ),
     )
 }
 

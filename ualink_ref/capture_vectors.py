@@ -6,7 +6,7 @@ Kinds:
 * ``pcap_file`` — one record -> the whole pcap and pcapng file bytes (hex);
 * ``scenario`` — a scripted scenario name -> what its capture holds (record
   count, CRC errors, replays, requests by command) and the SHA-256 of the
-  pcap written as an artifact (``captures/<name>.pcap``).
+  capture written as an artifact (``captures/<name>.pcap`` or ``.pcapng``).
 
 The artifacts are deterministic byte for byte: timestamps derive from flit
 slots, never from the clock.
@@ -25,7 +25,7 @@ LAYER = "capture"
 DESCRIPTION = (
     "Capture pseudo-header encodings, whole pcap / pcapng files, and the scripted scenario "
     "captures (clean traffic, a corrupted flit and its replay, credit exhaustion and "
-    "recovery, every atomic kind) written to captures/*.pcap."
+    "recovery, every atomic kind, raw FEC codewords with errors) written to captures/."
 )
 
 _RECORD_KEYS = ("kind", "direction", "fec_mode", "port", "lane", "interleave",
@@ -79,11 +79,12 @@ def compute(kind: str, inputs: dict[str, Any]) -> dict[str, Any]:
 
 
 def _scenario(name: str) -> dict[str, Any]:
-    from ualink_ref.capture_run import run_scenario
+    from ualink_ref.capture_run import SCENARIOS, run_scenario
     from ualink_ref.dissect import dissect_records
 
+    scenario = SCENARIOS[name]
     result = run_scenario(name)
-    pcap = encode_capture(result.records)
+    pcap = encode_capture(result.records, fmt=scenario.container)
     flits = dissect_records(result.records)
     requests = Counter(op.command for f in flits for op in f.ops if op.kind == "request")
     return {
@@ -93,8 +94,11 @@ def _scenario(name: str) -> dict[str, Any]:
         "replay_flits": sum(f.replayed for f in flits),
         "ops_completed": sum(len(c) for c in result.completions.values()),
         "requests_by_command": dict(sorted(requests.items())),
+        "fec_symbols_corrected": sum(r.symbols_corrected for r in result.records
+                                     if r.kind == "dl_flit"),
+        "fec_uncorrectable": sum(r.uncorrectable for r in result.records if r.kind == "dl_flit"),
         "pcap_sha256": hashlib.sha256(pcap).hexdigest(),
-        "artifact": f"captures/{name}.pcap",
+        "artifact": scenario.artifact,
     }
 
 
@@ -102,5 +106,5 @@ def artifacts() -> dict[str, bytes]:
     """The scenario captures, byte for byte."""
     from ualink_ref.capture_run import SCENARIOS, run_scenario
 
-    return {f"captures/{name}.pcap": encode_capture(run_scenario(name).records)
-            for name in SCENARIOS}
+    return {s.artifact: encode_capture(run_scenario(name).records, fmt=s.container)
+            for name, s in SCENARIOS.items()}

@@ -89,6 +89,7 @@ class DissectedFlit:
     notes: tuple[str, ...] = ()
     symbols_corrected: int = 0
     uncorrectable: bool = False
+    fec_only: bool = False  # raw codewords of flits also captured decoded: FEC view only
 
     @property
     def direction(self) -> str:
@@ -183,14 +184,24 @@ class _Ctx:
 
 
 def dissect_records(records: Iterable[CaptureRecord]) -> list[DissectedFlit]:
-    """Dissect every DL flit of ``records`` (see the module docstring for the rules)."""
+    """Dissect every DL flit of ``records`` (see the module docstring for the rules).
+
+    When a direction has ``dl_flit`` records, its ``fec_codewords`` records are the
+    same flits before decoding: they are FEC-decoded and reported (``fec_only``) but
+    not fed to the DL state a second time.
+    """
+    records = list(records)
+    decoded = {r.direction for r in records if r.kind == "dl_flit"}
     state = {"a_to_b": _Direction(), "b_to_a": _Direction()}
     out: list[DissectedFlit] = []
     for index, rec in enumerate(records):
+        fec_only = rec.kind == "fec_codewords" and rec.direction in decoded
         for raw, corrected, uncorrectable, error in _flit_bytes(rec):
             ctx = _Ctx(index, rec, raw, corrected, uncorrectable)
             if error:
-                out.append(ctx.result(flit=None, error=error))
+                out.append(ctx.result(flit=None, error=error, fec_only=fec_only))
+            elif fec_only:
+                out.append(ctx.result(flit=None, fec_only=True))
             else:
                 out.append(_dissect_flit(state[rec.direction], ctx))
     return out
@@ -325,6 +336,9 @@ _MAX_ITEMS = 4  # items of TL content on a default (one-line) rendering
 
 def _dl_line(f: DissectedFlit) -> str:
     flit = f.flit
+    if f.fec_only:
+        return (f"fec_codewords  {len(f.record.data)}B {f.record.fec_mode} "
+                f"interleave {f.record.interleave}" + (f" ({f.error})" if f.error else ""))
     if flit is None:
         return f.error
     op = flit.op.name.lower()
@@ -431,6 +445,8 @@ class Filter:
 
 def summarize(flits: list[DissectedFlit], *, shown: int | None = None) -> str:
     """A multi-line summary: flits, replays, CRC errors, ops by command, responses."""
+    raw_views = [f for f in flits if f.fec_only]
+    flits = [f for f in flits if not f.fec_only]
     per_dir = Counter(f.direction for f in flits)
     data = [f for f in flits if f.flit is not None and f.flit.payload]
     status = Counter(f.status for f in data)
@@ -442,6 +458,8 @@ def summarize(flits: list[DissectedFlit], *, shown: int | None = None) -> str:
     malformed = sum(1 for f in flits if f.flit is None and not f.crc_error)
     corrected = sum(f.symbols_corrected for f in flits)
     uncorrectable = sum(1 for f in flits if f.uncorrectable)
+    raw_corrected = sum(f.symbols_corrected for f in raw_views)
+    raw_bad = sum(1 for f in raw_views if f.uncorrectable)
     tl_flits = sum(len(f.tl_flits) for f in flits)
     requests = Counter(op.command for f in flits for op in f.ops if op.kind == "request")
     responses = Counter(STATUS_NAMES.get(op.values.get("status", 0), "?")
@@ -461,6 +479,9 @@ def summarize(flits: list[DissectedFlit], *, shown: int | None = None) -> str:
         + (_counts(requests, sorted(requests)) or "none"),
         "  responses by status: " + (_counts(responses, sorted(responses)) or "none"),
     ]
+    if raw_views:
+        lines.insert(5, f"  raw codeword views of those flits {len(raw_views)}: FEC symbols "
+                        f"corrected {raw_corrected}, FEC uncorrectable {raw_bad}")
     return "\n".join(lines)
 
 
