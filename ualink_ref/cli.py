@@ -25,6 +25,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "ualink_ref.dl.cli",
     "ualink_ref.sim_cli",
     "ualink_ref.compare.cli",
+    "ualink_ref.capture_cli",
 )
 
 SubParsers = Any  # argparse's _SubParsersAction is private; keep the alias honest

@@ -6,26 +6,46 @@ is GPL-2.0-only; install it with the ``scapy`` extra. No layout is typed here:
 Scapy ``Packet`` subclass with one ``BitField`` (or ``BitEnumField``) per
 declared field, in declaration (MSB-first) order — the same order and
 bit numbering Scapy uses for ``BitField`` runs.
+
+Importing this module registers pcap link type 147 (``LINKTYPE_USER0``) with
+Scapy, so ``rdpcap()`` of a ualink_ref capture dissects every record with no
+further setup (see ``specs/capture.md``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
+from scapy.config import conf
 from scapy.fields import BitEnumField, BitField
-from scapy.packet import Packet
+from scapy.packet import Packet, Raw
 
 from ualink_ref.bitfields import BitFormat
+from ualink_ref.capture import LINKTYPE_USER0, PSEUDO_HEADER, CaptureRecord
+from ualink_ref.dissect import dissect_records
+
+
+def scapy_name(field_name: str) -> str:
+    """The Scapy field name of a declared field.
+
+    A declared name that is also an attribute of Scapy's ``Packet`` (such as
+    ``payload``, ``direction`` or ``command``) would shadow it, so it gets a
+    trailing underscore (``payload_``); every other name is unchanged.
+    """
+    return field_name + "_" if hasattr(Packet, field_name) else field_name
 
 
 def scapy_fields(fmt: BitFormat) -> list[Any]:
     """Scapy field objects for every field of ``fmt``, MSB first."""
     fields: list[Any] = []
     for f in fmt.fields:
+        name = scapy_name(f.name)
         if f.enum:
-            fields.append(BitEnumField(f.name, f.default, f.width, dict(f.enum)))
+            fields.append(BitEnumField(name, f.default, f.width, dict(f.enum)))
         else:
-            fields.append(BitField(f.name, f.default, f.width))
+            fields.append(BitField(name, f.default, f.width))
     return fields
 
 
@@ -55,3 +75,130 @@ def packet_class(
     }
     namespace.update(attrs or {})
     return type(class_name or _class_name(fmt.name), (Packet,), namespace)
+
+
+# -- capture records (link type 147) -------------------------------------------
+
+
+def _capture_payload(pkt: Packet, payload: bytes) -> Any:
+    """Choose the layer after the pseudo-header from its ``record_kind``."""
+    del payload
+    return RECORD_LAYERS.get(pkt.getfieldval("record_kind"), Raw)
+
+
+def _capture_summary(pkt: Packet) -> str:
+    """One line for ``pkt.summary()``: record kind, direction and slot."""
+    return pkt.sprintf("UALink %record_kind% %direction_% slot=%slot% fec=%fec_mode%")
+
+
+#: Scapy view of the capture pseudo-header (``specs/capture.md``).
+UALinkCapture = packet_class(
+    PSEUDO_HEADER,
+    class_name="UALinkCapture",
+    display_name="UALink capture record",
+    attrs={"guess_payload_class": _capture_payload, "mysummary": _capture_summary},
+)
+
+#: record_kind -> layer that dissects the record's data (Raw until a layer is known).
+RECORD_LAYERS: dict[int, Any] = {}
+
+conf.l2types.register(LINKTYPE_USER0, UALinkCapture)
+
+# The per-layer modules use packet_class above, so they are imported last.
+from ualink_ref.scapy_dl import (  # noqa: E402
+    DL_MESSAGE_LAYERS,
+    DL_SEGMENT_LAYERS,
+    DLCommandHeader,
+    DLExplicitHeader,
+    DLMessage,
+    UALinkDLFlit,
+    message_layer,
+)
+from ualink_ref.scapy_tl import (  # noqa: E402
+    TL_FIELD_LAYERS,
+    TLControlHalf,
+    TLDataHalf,
+    TLFlit,
+    TLUnknownSector,
+    UPLIRequest,
+    UPLIResponse,
+    tl_flit,
+)
+
+RECORD_LAYERS[0] = UALinkDLFlit  # record_kind dl_flit
+
+
+# -- TL flits across DL flits ----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CapturedTLFlit:
+    """A TL flit reassembled from a capture, with where it was completed."""
+
+    record: int  # index of the record (packet) whose DL flit completed it
+    direction: str
+    flit: Packet  # a TLFlit layer
+
+    def fields(self) -> list[Packet]:
+        """Every non-NOP control field of the flit (requests, responses, credits)."""
+        out = []
+        for half in self.flit.getfieldval("halves"):
+            if isinstance(half, TLControlHalf):
+                out += [f for f in half.getfieldval("ctrl_fields") if any(
+                    f.getfieldval(x.name) for x in f.fields_desc if x.name != "ftype"
+                ) or f.getfieldval("ftype")]
+        return out
+
+
+def reassemble_tl(packets: Iterable[Packet]) -> list[CapturedTLFlit]:
+    """TL flits of a capture (e.g. ``rdpcap()`` output), reassembled across DL flits.
+
+    Follows each direction's DL sequence the way the receiver does (CRC
+    failures, duplicates and gaps dropped; see :mod:`ualink_ref.dissect`), so
+    every TL flit appears once, in order, as the receiving TL got it.
+    """
+    records = [CaptureRecord.decode(bytes(p)) for p in packets if isinstance(p, UALinkCapture)]
+    out = []
+    for f in dissect_records(records):
+        for view in f.tl_flits:
+            halves = [TLDataHalf(h.raw) if h.kind == "data" else TLControlHalf(h.raw)
+                      for h in view.halves]
+            out.append(CapturedTLFlit(f.index, f.direction, TLFlit(halves=halves)))
+    return out
+
+
+def list_requests(packets: Iterable[Packet]) -> list[tuple[int, str, Packet]]:
+    """Every request field in a capture: ``(record index, direction, field layer)``."""
+    return [
+        (t.record, t.direction, field)
+        for t in reassemble_tl(packets)
+        for field in t.fields()
+        if field.getfieldval("ftype") in (1, 3)  # uncompressed / compressed request
+    ]
+
+
+__all__ = [
+    "DL_MESSAGE_LAYERS",
+    "DL_SEGMENT_LAYERS",
+    "RECORD_LAYERS",
+    "TL_FIELD_LAYERS",
+    "CapturedTLFlit",
+    "DLCommandHeader",
+    "DLExplicitHeader",
+    "DLMessage",
+    "TLControlHalf",
+    "TLDataHalf",
+    "TLFlit",
+    "TLUnknownSector",
+    "UALinkCapture",
+    "UALinkDLFlit",
+    "UPLIRequest",
+    "UPLIResponse",
+    "list_requests",
+    "message_layer",
+    "packet_class",
+    "reassemble_tl",
+    "scapy_fields",
+    "scapy_name",
+    "tl_flit",
+]

@@ -39,6 +39,7 @@ LAYER_MODULES: dict[str, str] = {
     "phy": "ualink_ref.phy.vectors",
     "dl": "ualink_ref.dl.vectors",
     "tl": "ualink_ref.tl.vectors",
+    "capture": "ualink_ref.capture_vectors",
 }
 
 

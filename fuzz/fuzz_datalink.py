@@ -1,0 +1,32 @@
+"""atheris harness: a DataLink receiver fed arbitrary flits (stateful; must never raise)."""
+
+from __future__ import annotations
+
+import atheris
+from _harness import main
+
+with atheris.instrument_imports():
+    from ualink_ref.dl import DataLink, DLFlit
+    from ualink_ref.dl.formats import FlitOp
+
+
+def DECODE(data: bytes) -> object:
+    """Split the input into 640-byte flits and feed them to one receiver."""
+    link = DataLink()
+    events = []
+    for i in range(0, max(len(data), 1), 640):
+        events += link.receive(data[i : i + 640], float(i))
+        link.poll(float(i))
+    return events
+
+
+SEEDS = [DLFlit(FlitOp.EXPLICIT, flit_seq=1, tl=bytes(64)).encode()]
+
+
+def TestOneInput(data: bytes) -> None:
+    """DataLink.receive reports bad input as events: any exception is a crash."""
+    DECODE(data)
+
+
+if __name__ == "__main__":
+    main(TestOneInput)

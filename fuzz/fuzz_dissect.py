@@ -1,0 +1,24 @@
+"""atheris harness: the capture dissector on arbitrary pcap bytes (only DecodeError from
+the container; the dissector itself must never raise)."""
+
+from __future__ import annotations
+
+import atheris
+from _harness import main, only_decode_errors
+
+with atheris.instrument_imports():
+    from ualink_ref.capture import CaptureRecord, decode_capture, encode_capture
+    from ualink_ref.dissect import dissect_records, render, summarize
+
+
+def DECODE(data: bytes) -> str:
+    """Read, dissect and render a whole capture."""
+    flits = dissect_records(decode_capture(data))
+    return "\n".join(render(f, verbose=True) for f in flits) + summarize(flits)
+
+
+SEEDS = [encode_capture([CaptureRecord(bytes(640)), CaptureRecord(bytes(680), "fec_codewords")])]
+TestOneInput = only_decode_errors(DECODE)
+
+if __name__ == "__main__":
+    main(TestOneInput)

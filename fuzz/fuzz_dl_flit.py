@@ -1,0 +1,21 @@
+"""atheris harness: 640-byte DL flits (CRC, header, segment headers, layout)."""
+
+from __future__ import annotations
+
+import atheris
+from _harness import main, only_decode_errors
+
+with atheris.instrument_imports():
+    from ualink_ref.dl import DLFlit
+    from ualink_ref.dl.formats import FlitOp
+
+DECODE = DLFlit.decode
+#: Valid inputs: a starting corpus, and a check that the harness targets the right decoder.
+SEEDS = [
+    DLFlit(FlitOp.EXPLICIT, flit_seq=1, tl=bytes(range(256)) * 2).encode(),
+    DLFlit(FlitOp.ACK, ack_req_seq=3).encode(),
+]
+TestOneInput = only_decode_errors(DECODE)
+
+if __name__ == "__main__":
+    main(TestOneInput)

@@ -1,0 +1,448 @@
+"""Capture files: a versioned pseudo-header and Scapy-free pcap / pcapng codecs.
+
+A capture record is one pcap packet of link type ``LINKTYPE_USER0`` (147):
+a 16-byte pseudo-header (:data:`PSEUDO_HEADER`, declared as a
+:class:`~ualink_ref.bitfields.BitFormat`) followed by either one 640-byte DL
+flit as delivered by the FEC decoder (record kind ``dl_flit``, what a protocol
+analyser exports) or the raw FEC codeword bytes of the wire before decoding
+(record kind ``fec_codewords``). ``specs/capture.md`` documents the layout.
+
+Everything here is pure: encoders return ``bytes``, decoders take ``bytes``
+and raise only :class:`~ualink_ref.errors.DecodeError` subclasses, whatever
+they are given. Length fields in file, block and record headers are checked
+against the bytes actually present (and a fixed upper bound) before anything
+is sliced or allocated from them.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ualink_ref.bitfields import BitFormat, Field
+from ualink_ref.errors import DecodeError, EncodeError, TruncatedError, UALinkError
+
+#: pcap link type of every record (tcpdump.org: LINKTYPE_USER0, "reserved for private use").
+LINKTYPE_USER0 = 147
+#: Version of the pseudo-header written by this module (the ``version`` field).
+CAPTURE_VERSION = 1
+#: Value of the pseudo-header's ``magic`` field ("U").
+CAPTURE_MAGIC = 0x55
+#: Bytes of a DL flit (public: UALink 200G 1.0 reports 640-byte DL flits).
+DL_FLIT_BYTES = 640
+#: Wire bytes per DL flit for each FEC mode (one 544-symbol, 10-bit codeword = 680 bytes
+#: for RS(544,514); two RS(272,258) codewords for "ll"; the bare flit for "none").
+WIRE_BYTES_PER_FLIT: dict[str, int] = {"none": 640, "kp4": 680, "ll": 680}
+#: Largest record (and pcap snap length) this module writes or accepts: a bound
+#: checked before any length field is trusted (project choice: 64 flits of wire bytes).
+MAX_RECORD_BYTES = 64 * 1024
+
+RECORD_KINDS = {0: "dl_flit", 1: "fec_codewords"}
+DIRECTIONS = {0: "a_to_b", 1: "b_to_a"}
+FEC_MODES = {0: "none", 1: "kp4", 2: "ll"}
+
+_PC = "project choice: capture pseudo-header (specs/capture.md)"
+
+#: The capture pseudo-header: 16 bytes, MSB first, in front of every record.
+PSEUDO_HEADER = BitFormat(
+    "capture_header",
+    [
+        Field("magic", 8, "constant 0x55 ('U'): identifies a ualink_ref record", _PC,
+              enum={CAPTURE_MAGIC: "ualink_ref"}, strict_enum=True, default=CAPTURE_MAGIC),
+        Field("version", 8, "pseudo-header version; readers reject versions they do not know",
+              _PC, enum={1: "v1"}, strict_enum=True, default=CAPTURE_VERSION),
+        Field("header_length", 8, "pseudo-header length in bytes (16 in version 1)", _PC,
+              default=16),
+        Field("record_kind", 4, "what follows the pseudo-header", _PC,
+              enum=RECORD_KINDS, strict_enum=True),
+        Field("direction", 2, "which endpoint transmitted: A to B or B to A", _PC,
+              enum=DIRECTIONS, strict_enum=True),
+        Field("fec_mode", 2, "FEC mode of the link", _PC, enum=FEC_MODES, strict_enum=True),
+        Field("port", 8, "port number of the transmitting endpoint", _PC),
+        Field("lane", 8, "lane (or lane group) the record was observed on", _PC),
+        Field("interleave", 4, "FEC symbol interleave depth (1, 2 or 4)", _PC, default=1),
+        Field("uncorrectable", 1, "1: the FEC decoder flagged a codeword uncorrectable", _PC),
+        Field("rsvd0", 3, "readers reject non-zero", _PC, reserved=True),
+        Field("rsvd1", 8, "readers reject non-zero", _PC, reserved=True),
+        Field("symbols_corrected", 16, "RS symbols the FEC decoder corrected in this flit "
+              "(saturates at 65535)", _PC),
+        Field("payload_length", 16, "bytes following the pseudo-header", _PC),
+        Field("slot", 32, "simulation time of the record in flit slots (wraps at 2**32)", _PC),
+    ],
+    description="Project-defined pseudo-header in front of every LINKTYPE_USER0 record.",
+    provenance=_PC,
+)
+PSEUDO_HEADER_BYTES = PSEUDO_HEADER.byte_length
+
+
+class CaptureFormatError(DecodeError):
+    """A pcap / pcapng file or a capture record is malformed."""
+
+
+def _check_length(what: str, expected: int, actual: int) -> None:
+    if expected != actual:
+        raise TruncatedError(what, expected, actual)
+
+
+@dataclass(frozen=True)
+class CaptureRecord:
+    """One capture record: pseudo-header fields plus the flit or codeword bytes.
+
+    ``timestamp_ns`` is the pcap timestamp (not part of the pseudo-header);
+    writers of deterministic captures derive it from ``slot``.
+    """
+
+    data: bytes
+    kind: str = "dl_flit"
+    direction: str = "a_to_b"
+    fec_mode: str = "kp4"
+    port: int = 0
+    lane: int = 0
+    interleave: int = 1
+    symbols_corrected: int = 0
+    uncorrectable: bool = False
+    slot: int = 0
+    timestamp_ns: int = 0
+
+    def header_values(self) -> dict[str, int]:
+        """The pseudo-header field values of this record."""
+        return {
+            "magic": CAPTURE_MAGIC,
+            "version": CAPTURE_VERSION,
+            "header_length": PSEUDO_HEADER_BYTES,
+            "record_kind": _code(RECORD_KINDS, self.kind, "record_kind"),
+            "direction": _code(DIRECTIONS, self.direction, "direction"),
+            "fec_mode": _code(FEC_MODES, self.fec_mode, "fec_mode"),
+            "port": self.port,
+            "lane": self.lane,
+            "interleave": self.interleave,
+            "uncorrectable": int(self.uncorrectable),
+            "symbols_corrected": min(self.symbols_corrected, 0xFFFF),
+            "payload_length": len(self.data),
+            "slot": self.slot & 0xFFFFFFFF,
+        }
+
+    def encode(self) -> bytes:
+        """Pseudo-header followed by the data: the bytes of one pcap packet."""
+        _check_payload(self.kind, self.fec_mode, len(self.data), EncodeError)
+        return PSEUDO_HEADER.pack(self.header_values()) + bytes(self.data)
+
+    @classmethod
+    def decode(cls, packet: bytes, timestamp_ns: int = 0) -> CaptureRecord:
+        """Parse one pcap packet body; raises only :class:`DecodeError`."""
+        if not isinstance(packet, bytes | bytearray | memoryview):
+            raise TruncatedError(PSEUDO_HEADER.name, PSEUDO_HEADER_BYTES, -1)
+        if len(packet) < PSEUDO_HEADER_BYTES:
+            raise TruncatedError(PSEUDO_HEADER.name, PSEUDO_HEADER_BYTES, len(packet))
+        values = PSEUDO_HEADER.unpack(packet[:PSEUDO_HEADER_BYTES])
+        if values["header_length"] != PSEUDO_HEADER_BYTES:
+            raise CaptureFormatError(
+                f"capture header_length {values['header_length']} is not {PSEUDO_HEADER_BYTES}"
+            )
+        data = bytes(packet[PSEUDO_HEADER_BYTES:])
+        _check_length("capture record payload", values["payload_length"], len(data))
+        kind = RECORD_KINDS[values["record_kind"]]
+        fec = FEC_MODES[values["fec_mode"]]
+        _check_payload(kind, fec, len(data), CaptureFormatError)
+        return cls(
+            data=data,
+            kind=kind,
+            direction=DIRECTIONS[values["direction"]],
+            fec_mode=fec,
+            port=values["port"],
+            lane=values["lane"],
+            interleave=values["interleave"],
+            symbols_corrected=values["symbols_corrected"],
+            uncorrectable=bool(values["uncorrectable"]),
+            slot=values["slot"],
+            timestamp_ns=timestamp_ns,
+        )
+
+
+def _code(table: dict[int, str], name: str, what: str) -> int:
+    for code, label in table.items():
+        if label == name:
+            return code
+    raise EncodeError(f"{what}: unknown value {name!r} (one of {sorted(table.values())})", what)
+
+
+def _check_payload(kind: str, fec: str, length: int, error: type[UALinkError]) -> None:
+    if kind == "dl_flit" and length != DL_FLIT_BYTES:
+        raise error(f"dl_flit record must hold {DL_FLIT_BYTES} bytes, not {length}")
+    if kind == "fec_codewords":
+        unit = WIRE_BYTES_PER_FLIT[fec]
+        if length == 0 or length % unit:
+            raise error(f"fec_codewords record ({fec}) must be a multiple of {unit} bytes, "
+                        f"not {length}")
+    if length > MAX_RECORD_BYTES:
+        raise error(f"record of {length} bytes exceeds {MAX_RECORD_BYTES}")
+
+
+# -- pcap / pcapng container --------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RawPacket:
+    """One packet of a pcap or pcapng file: timestamp, link type and bytes."""
+
+    timestamp_ns: int
+    data: bytes
+    linktype: int = LINKTYPE_USER0
+    orig_len: int | None = None
+
+
+PCAP_MAGIC_US = 0xA1B2C3D4
+PCAP_MAGIC_NS = 0xA1B23C4D
+PCAPNG_SHB = 0x0A0D0D0A
+PCAPNG_BOM = 0x1A2B3C4D
+_PCAPNG_IDB, _PCAPNG_SPB, _PCAPNG_EPB = 1, 3, 6
+_MAX_BLOCK = MAX_RECORD_BYTES + 4096  # block header, options, padding
+_PCAP_MAX_TS = (1 << 32) * 1_000_000_000  # pcap seconds are 32 bits
+
+
+def encode_pcap(packets: Iterable[RawPacket], *, linktype: int = LINKTYPE_USER0) -> bytes:
+    """A classic pcap file (little-endian, nanosecond timestamps) of ``packets``."""
+    out = [struct.pack("<IHHiIII", PCAP_MAGIC_NS, 2, 4, 0, 0, MAX_RECORD_BYTES, linktype)]
+    for pkt in packets:
+        _check_writable(pkt, linktype)
+        if pkt.timestamp_ns >= _PCAP_MAX_TS:
+            raise EncodeError(f"timestamp {pkt.timestamp_ns} ns does not fit a pcap file")
+        sec, nsec = divmod(pkt.timestamp_ns, 1_000_000_000)
+        orig = len(pkt.data) if pkt.orig_len is None else pkt.orig_len
+        out.append(struct.pack("<IIII", sec, nsec, len(pkt.data), orig))
+        out.append(bytes(pkt.data))
+    return b"".join(out)
+
+
+def encode_pcapng(packets: Iterable[RawPacket], *, linktype: int = LINKTYPE_USER0) -> bytes:
+    """A pcapng file: one section, one interface (nanosecond resolution), EPBs."""
+    shb_body = struct.pack("<IHHq", PCAPNG_BOM, 1, 0, -1)
+    # if_tsresol (option 9) = 9: timestamps count nanoseconds; then opt_endofopt.
+    idb_opts = struct.pack("<HHB3x", 9, 1, 9) + struct.pack("<HH", 0, 0)
+    idb_body = struct.pack("<HHI", linktype, 0, MAX_RECORD_BYTES) + idb_opts
+    out = [_ng_block(PCAPNG_SHB, shb_body), _ng_block(_PCAPNG_IDB, idb_body)]
+    for pkt in packets:
+        _check_writable(pkt, linktype)
+        orig = len(pkt.data) if pkt.orig_len is None else pkt.orig_len
+        ts = pkt.timestamp_ns
+        pad = b"\0" * (-len(pkt.data) % 4)
+        body = struct.pack("<IIIII", 0, ts >> 32, ts & 0xFFFFFFFF, len(pkt.data), orig)
+        out.append(_ng_block(_PCAPNG_EPB, body + bytes(pkt.data) + pad))
+    return b"".join(out)
+
+
+def _ng_block(block_type: int, body: bytes) -> bytes:
+    total = 12 + len(body)
+    return struct.pack("<II", block_type, total) + body + struct.pack("<I", total)
+
+
+def _check_writable(pkt: RawPacket, linktype: int) -> None:
+    if pkt.linktype != linktype:
+        raise EncodeError(f"packet link type {pkt.linktype} != file link type {linktype}")
+    if len(pkt.data) > MAX_RECORD_BYTES:
+        raise EncodeError(f"packet of {len(pkt.data)} bytes exceeds {MAX_RECORD_BYTES}")
+    if not 0 <= pkt.timestamp_ns < 1 << 63:
+        raise EncodeError(f"timestamp {pkt.timestamp_ns} out of range")
+
+
+def decode_capture_file(data: bytes) -> list[RawPacket]:
+    """Parse a pcap or pcapng file (either byte order); raises only DecodeError."""
+    if not isinstance(data, bytes | bytearray | memoryview):
+        raise CaptureFormatError("capture data must be bytes")
+    data = bytes(data)
+    if len(data) < 4:
+        raise TruncatedError("capture file header", 24, len(data))
+    if struct.unpack_from("<I", data)[0] == PCAPNG_SHB:
+        return _decode_pcapng(data)
+    return _decode_pcap(data)
+
+
+def _decode_pcap(data: bytes) -> list[RawPacket]:
+    if len(data) < 24:
+        raise TruncatedError("pcap file header", 24, len(data))
+    for endian in "<>":
+        magic = struct.unpack_from(endian + "I", data)[0]
+        if magic in (PCAP_MAGIC_US, PCAP_MAGIC_NS):
+            break
+    else:
+        raise CaptureFormatError(f"not a pcap or pcapng file (magic {data[:4].hex()})")
+    scale = 1 if magic == PCAP_MAGIC_NS else 1000
+    major, _minor, _zone, _sigfigs, _snap, linktype = struct.unpack_from(endian + "HHiIII", data, 4)
+    if major != 2:
+        raise CaptureFormatError(f"pcap major version {major} is not 2")
+    linktype &= 0x0FFFFFFF  # the top bits carry FCS information, not the link type
+    packets = []
+    pos = 24
+    while pos < len(data):
+        if len(data) - pos < 16:
+            raise TruncatedError("pcap record header", 16, len(data) - pos)
+        sec, frac, incl, orig = struct.unpack_from(endian + "IIII", data, pos)
+        pos += 16
+        if incl > MAX_RECORD_BYTES:
+            raise CaptureFormatError(f"pcap record length {incl} exceeds {MAX_RECORD_BYTES}")
+        if len(data) - pos < incl:
+            raise TruncatedError("pcap record", incl, len(data) - pos)
+        if frac >= 1_000_000_000 // scale:
+            raise CaptureFormatError(f"pcap timestamp fraction {frac} out of range")
+        packets.append(
+            RawPacket(sec * 1_000_000_000 + frac * scale, data[pos : pos + incl], linktype, orig)
+        )
+        pos += incl
+    return packets
+
+
+def _decode_pcapng(data: bytes) -> list[RawPacket]:
+    endian = "<"
+    interfaces: list[tuple[int, int, int]] = []  # (linktype, if_tsresol, snaplen)
+    packets = []
+    pos = 0
+    while pos < len(data):
+        if len(data) - pos < 12:
+            raise TruncatedError("pcapng block header", 12, len(data) - pos)
+        block_type = struct.unpack_from("<I", data, pos)[0]
+        if block_type == PCAPNG_SHB:
+            if len(data) - pos < 28:
+                raise TruncatedError("pcapng section header", 28, len(data) - pos)
+            bom = data[pos + 8 : pos + 12]
+            if bom == struct.pack("<I", PCAPNG_BOM):
+                endian = "<"
+            elif bom == struct.pack(">I", PCAPNG_BOM):
+                endian = ">"
+            else:
+                raise CaptureFormatError(f"pcapng byte-order magic {bom.hex()} not recognised")
+            interfaces = []  # interface ids are per section
+        elif pos == 0:
+            raise CaptureFormatError("pcapng file does not start with a section header")
+        block_type, total = struct.unpack_from(endian + "II", data, pos)
+        if total < 12 or total % 4 or total > _MAX_BLOCK:
+            raise CaptureFormatError(f"pcapng block length {total} invalid")
+        if len(data) - pos < total:
+            raise TruncatedError("pcapng block", total, len(data) - pos)
+        if struct.unpack_from(endian + "I", data, pos + total - 4)[0] != total:
+            raise CaptureFormatError("pcapng block trailing length does not match")
+        body = data[pos + 8 : pos + total - 4]
+        if block_type == _PCAPNG_IDB:
+            interfaces.append(_parse_idb(body, endian))
+        elif block_type == _PCAPNG_EPB:
+            packets.append(_parse_epb(body, endian, interfaces))
+        elif block_type == _PCAPNG_SPB:
+            if not interfaces:
+                raise CaptureFormatError("pcapng simple packet block before any interface")
+            if len(body) < 4:
+                raise TruncatedError("pcapng simple packet block", 4, len(body))
+            orig = struct.unpack_from(endian + "I", body)[0]
+            incl = min(orig, len(body) - 4, interfaces[0][2])
+            packets.append(RawPacket(0, body[4 : 4 + incl], interfaces[0][0], orig))
+        pos += total  # other block types (name resolution, statistics, ...) are skipped
+    return packets
+
+
+def _parse_idb(body: bytes, endian: str) -> tuple[int, int, int]:
+    if len(body) < 8:
+        raise TruncatedError("pcapng interface description", 8, len(body))
+    linktype, _reserved, snaplen = struct.unpack_from(endian + "HHI", body)
+    return linktype, _tsresol(body[8:], endian), snaplen if snaplen else MAX_RECORD_BYTES
+
+
+def _tsresol(options: bytes, endian: str) -> int:
+    """The if_tsresol option byte of an interface (6, microseconds, when absent)."""
+    resol = 6  # default: microseconds
+    pos = 0
+    while len(options) - pos >= 4:
+        code, length = struct.unpack_from(endian + "HH", options, pos)
+        pos += 4
+        if code == 0:
+            break
+        if len(options) - pos < length:
+            raise TruncatedError("pcapng option", length, len(options) - pos)
+        if code == 9 and length >= 1:
+            resol = options[pos]
+        pos += length + (-length % 4)
+    return resol
+
+
+def _ticks_to_ns(ticks: int, resol: int) -> int:
+    if resol & 0x80:  # power of two resolution
+        exp = resol & 0x7F
+        return (ticks * 1_000_000_000) >> exp if exp < 64 else 0
+    if resol > 18:
+        raise CaptureFormatError(f"pcapng if_tsresol {resol} not supported")
+    if resol <= 9:
+        return ticks * int(10 ** (9 - resol))
+    return ticks // int(10 ** (resol - 9))
+
+
+def _parse_epb(body: bytes, endian: str, interfaces: list[tuple[int, int, int]]) -> RawPacket:
+    if len(body) < 20:
+        raise TruncatedError("pcapng enhanced packet block", 20, len(body))
+    iface, ts_hi, ts_lo, incl, orig = struct.unpack_from(endian + "IIIII", body)
+    if iface >= len(interfaces):
+        raise CaptureFormatError(f"pcapng packet names interface {iface} of {len(interfaces)}")
+    if incl > len(body) - 20:
+        raise TruncatedError("pcapng packet data", incl, len(body) - 20)
+    linktype, resol, _snap = interfaces[iface]
+    return RawPacket(_ticks_to_ns((ts_hi << 32) | ts_lo, resol), body[20 : 20 + incl],
+                     linktype, orig)
+
+
+# -- records <-> files ----------------------------------------------------------
+
+
+def encode_capture(records: Iterable[CaptureRecord], *, fmt: str = "pcap") -> bytes:
+    """A pcap (``fmt="pcap"``) or pcapng (``fmt="pcapng"``) file of ``records``."""
+    packets = (RawPacket(r.timestamp_ns, r.encode()) for r in records)
+    if fmt == "pcap":
+        return encode_pcap(packets)
+    if fmt == "pcapng":
+        return encode_pcapng(packets)
+    raise EncodeError(f"unknown capture format {fmt!r} (pcap or pcapng)")
+
+
+def decode_capture(data: bytes) -> list[CaptureRecord]:
+    """Every record of a pcap / pcapng capture; raises only DecodeError.
+
+    Packets of another link type are rejected: a ualink_ref capture holds
+    only LINKTYPE_USER0 records.
+    """
+    records = []
+    for index, pkt in enumerate(decode_capture_file(data)):
+        if pkt.linktype != LINKTYPE_USER0:
+            raise CaptureFormatError(f"packet {index}: link type {pkt.linktype}, not 147")
+        records.append(CaptureRecord.decode(pkt.data, pkt.timestamp_ns))
+    return records
+
+
+def write_capture(path: str | Path, records: Iterable[CaptureRecord]) -> int:
+    """Write ``records`` to ``path`` (pcapng if the name ends in ``.pcapng``); return bytes."""
+    fmt = "pcapng" if str(path).endswith(".pcapng") else "pcap"
+    data = encode_capture(records, fmt=fmt)
+    Path(path).write_bytes(data)
+    return len(data)
+
+
+def read_capture(path: str | Path) -> list[CaptureRecord]:
+    """Read every record of the pcap / pcapng file at ``path``."""
+    return decode_capture(Path(path).read_bytes())
+
+
+__all__ = [
+    "CAPTURE_MAGIC",
+    "CAPTURE_VERSION",
+    "DL_FLIT_BYTES",
+    "LINKTYPE_USER0",
+    "MAX_RECORD_BYTES",
+    "PSEUDO_HEADER",
+    "PSEUDO_HEADER_BYTES",
+    "CaptureFormatError",
+    "CaptureRecord",
+    "RawPacket",
+    "decode_capture",
+    "decode_capture_file",
+    "encode_capture",
+    "encode_pcap",
+    "encode_pcapng",
+    "read_capture",
+    "write_capture",
+]

@@ -1,0 +1,129 @@
+"""``ualink-ref capture`` (write a capture from a run) and ``ualink-ref dissect`` (read one).
+
+``dissect`` uses the project's own decoders only (no Scapy).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from ualink_ref.capture import DIRECTIONS
+
+
+def _cmd_dissect(args: argparse.Namespace) -> int:
+    from ualink_ref.capture import read_capture
+    from ualink_ref.dissect import HEADING, Filter, dissect_records, render, summarize
+
+    try:
+        records = read_capture(Path(args.file))
+    except OSError as exc:
+        print(f"ualink-ref dissect: cannot read {args.file}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return 2
+    flt = Filter(direction=args.direction, seq=args.seq, command=args.command)
+    flits = dissect_records(records)
+    shown = [f for f in flits if flt.matches(f)]
+    if not args.summary_only:
+        print(HEADING)
+        for flit in shown:
+            print(render(flit, verbose=args.verbose))
+    if not args.no_summary:
+        if not args.summary_only:
+            print()
+        print(summarize(flits, shown=sum(1 for f in shown if not f.fec_only)))
+    return 0
+
+
+def _burst(text: str) -> tuple[int, float]:
+    try:
+        length, rate = text.split(":")
+        return int(length), float(rate)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected LEN:RATE, got {text!r}") from None
+
+
+def _cmd_capture(args: argparse.Namespace) -> int:
+    from ualink_ref.capture import write_capture
+    from ualink_ref.capture_run import SCENARIOS, CaptureLink, capture_simulation
+    from ualink_ref.sim import Burst, random_workload
+
+    if args.scenario:  # scripted faults: the capture harness
+        scenario = SCENARIOS[args.scenario]
+        settings = dict(scenario.settings)
+        settings["raw_codewords"] = args.raw_codewords
+        result = CaptureLink(**settings).run(scenario.ops())  # type: ignore[arg-type]
+        records = result.records
+        done = sum(len(c) for c in result.completions.values())
+        summary = (f"{done} ops completed in {result.slots} flit slots, "
+                   f"{result.crc_errors} CRC errors, {result.replays} replays")
+    else:  # the simulator of `ualink-ref simulate`, same options
+        burst = Burst(args.burst[0], args.burst[1]) if args.burst else None
+        workload = random_workload(args.ops, args.seed, span=args.span)
+        records, report = capture_simulation(
+            workload, fec=args.fec, ber=args.ber, burst=burst, seed=args.seed,
+            raw_codewords=args.raw_codewords, latency=args.latency, batch=args.batch,
+            max_outstanding=args.max_outstanding)
+        summary = (f"{report.ops_completed} ops completed in {report.slots} flit slots, "
+                   f"{report.crc_errors} CRC errors, {report.replays} replays")
+    size = write_capture(Path(args.out), records)
+    print(f"wrote {len(records)} records ({size} bytes) to {args.out}: {summary}")
+    return 0
+
+
+def register(sub: Any) -> None:
+    """Add the ``capture`` and ``dissect`` subcommands."""
+    from ualink_ref.capture_run import SCENARIOS
+
+    c = sub.add_parser(
+        "capture",
+        help="run two endpoints over a link and write what crosses it as a pcap",
+        description=(
+            "Run a workload between endpoints A and B (the simulator of `ualink-ref simulate`, "
+            "same options) and write every DL flit each receiver gets to a pcap / pcapng "
+            "(link type 147, specs/capture.md). Deterministic: the same arguments give the "
+            "same bytes."
+        ),
+    )
+    c.add_argument("--out", required=True, metavar="FILE",
+                   help="capture file to write (.pcapng for pcapng, else pcap)")
+    c.add_argument("--scenario", choices=sorted(SCENARIOS),
+                   help="a scripted scenario (specs/capture.md) instead of a random workload; "
+                        "the workload and link options below are then ignored")
+    c.add_argument("--ops", type=int, default=40, metavar="N",
+                   help="random workload: N operations from both ends (default 40)")
+    c.add_argument("--fec", choices=["kp4", "ll", "none"], default="kp4",
+                   help="FEC mode (default kp4)")
+    c.add_argument("--ber", type=float, default=0.0, help="pre-FEC bit-error rate (default 0)")
+    c.add_argument("--burst", type=_burst, metavar="LEN:RATE",
+                   help="error bursts of LEN bits starting at each bit with probability RATE")
+    c.add_argument("--seed", type=int, default=0, help="seed of workload and channel")
+    c.add_argument("--span", type=int, default=1 << 16, help="address span of the workload")
+    c.add_argument("--latency", type=int, default=8, help="one-way wire latency, flit slots")
+    c.add_argument("--batch", type=int, default=8, help="flit slots simulated per step")
+    c.add_argument("--max-outstanding", type=int, default=64,
+                   help="ops in flight per side (default 64)")
+    c.add_argument("--raw-codewords", action="store_true",
+                   help="also record the wire bytes before FEC decoding (fec_codewords)")
+    c.set_defaults(func=_cmd_capture)
+
+    p = sub.add_parser(
+        "dissect",
+        help="print a readable dissection of a capture (pcap / pcapng)",
+        description=(
+            "Dissect a ualink_ref capture (link type 147, see specs/capture.md) with the "
+            "project's own decoders: one line per DL flit, -v for every field, then a summary."
+        ),
+    )
+    p.add_argument("file", metavar="FILE", help="capture file (.pcap or .pcapng)")
+    p.add_argument("-v", "--verbose", action="store_true", help="print every field of every flit")
+    p.add_argument("--direction", choices=sorted(DIRECTIONS.values()),
+                   help="only flits sent in this direction")
+    p.add_argument("--seq", type=int, metavar="N", help="only DL flits with sequence number N")
+    p.add_argument("--command", metavar="CMD",
+                   help="only flits carrying this UPLI command (e.g. Read, WriteFull, AtomicR)")
+    p.add_argument("--summary-only", action="store_true", help="print only the summary")
+    p.add_argument("--no-summary", action="store_true", help="do not print the summary")
+    p.set_defaults(func=_cmd_dissect)

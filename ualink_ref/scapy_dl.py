@@ -1,0 +1,209 @@
+"""Scapy layers of the data link layer, generated from ``ualink_ref.dl.formats``.
+
+* ``DLExplicitHeader`` / ``DLCommandHeader`` — the 3-byte flit header, chosen
+  by ``op``;
+* ``DLSegment0`` .. ``DLSegment4`` — segment header fields, an optional DL
+  message, then the segment's TL bytes and zero fill (``body``);
+* one layer per DL message format, chosen by ``mclass`` / ``mtype``
+  (``DLMessage`` for unknown words);
+* ``UALinkDLFlit`` — the whole 640-byte flit: header, five segments, ``crc``
+  (filled in on build when left ``None``) and ``crc_valid``, a zero-width
+  field that reports whether the stored CRC matches (computed on dissection).
+
+Every header layout comes from the declarations in ``ualink_ref.dl.formats``
+via :func:`~ualink_ref.scapy_layers.packet_class`; nothing is typed here but
+the placement of the parts, which is read from ``ualink_ref.dl.flit``.
+
+Imports Scapy (GPL-2.0-only): use it through ``ualink_ref.scapy_layers``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scapy.fields import (
+    ConditionalField,
+    Field,
+    PacketField,
+    StrLenField,
+    XIntField,
+)
+from scapy.packet import Packet
+
+from ualink_ref.dl.crc import CRC_COVERAGE, crc32
+from ualink_ref.dl.flit import MESSAGE_BYTES, SEGMENT_LENGTHS
+from ualink_ref.dl.formats import (
+    CHANNEL_NEGOTIATION_MESSAGE,
+    COMMAND_HEADER,
+    DEVICE_ID_MESSAGE,
+    DL_MESSAGE,
+    EXPLICIT_HEADER,
+    NOOP_MESSAGE,
+    PORT_NUMBER_MESSAGE,
+    SEGMENT_HEADER,
+    TL_RATE_MESSAGE,
+    UART_MESSAGE,
+    FlitOp,
+)
+from ualink_ref.scapy_layers import packet_class
+
+
+def _no_payload(self: Packet, s: bytes) -> tuple[bytes, bytes]:
+    """A part of a flit is followed by the next part, not by a payload."""
+    return b"", s
+
+
+_PART = {"extract_padding": _no_payload}
+
+
+class DispatchPacketField(PacketField):
+    """A PacketField whose class is chosen from the bytes themselves."""
+
+    __slots__ = ["choose"]  # Scapy fields use slots
+
+    def __init__(self, name: str, default: Any, choose: Any, fallback: type[Packet]) -> None:
+        super().__init__(name, default, fallback)
+        self.choose = choose
+
+    def m2i(self, pkt: Packet | None, m: bytes) -> Packet:
+        """Dissect ``m`` with the class ``choose(m)`` picks."""
+        cls = self.choose(m)
+        packet: Packet = cls(m, _parent=pkt)
+        return packet
+
+
+DLExplicitHeader = packet_class(EXPLICIT_HEADER, class_name="DLExplicitHeader", attrs=_PART)
+DLCommandHeader = packet_class(COMMAND_HEADER, class_name="DLCommandHeader", attrs=_PART)
+
+
+def _header_class(m: bytes) -> type[Packet]:
+    op = m[0] >> 5 if m else 0
+    return DLCommandHeader if op in (FlitOp.ACK, FlitOp.REPLAY_REQUEST) else DLExplicitHeader
+
+
+#: DL message layers by (mclass, mtype); unknown words use DLMessage.
+DLMessage = packet_class(DL_MESSAGE, class_name="DLMessage", attrs=_PART)
+DL_MESSAGE_LAYERS: dict[tuple[int, int], type[Packet]] = {
+    (fmt.field("mclass").default, fmt.field("mtype").default): packet_class(fmt, attrs=_PART)
+    for fmt in (NOOP_MESSAGE, TL_RATE_MESSAGE, DEVICE_ID_MESSAGE, PORT_NUMBER_MESSAGE,
+                CHANNEL_NEGOTIATION_MESSAGE, UART_MESSAGE)
+}
+
+
+def message_layer(m: bytes) -> type[Packet]:
+    """The DL message layer for a 4-byte message word (``DLMessage`` when unknown)."""
+    if len(m) < MESSAGE_BYTES:
+        return DLMessage
+    word = int.from_bytes(m[:MESSAGE_BYTES], "big")
+    # Read the common fields without the codec's checks: a word with reserved bits set
+    # must still dissect (as the generic layer), never raise.
+    mclass = (word >> DL_MESSAGE.position("mclass").shift) & 0xF
+    mtype = (word >> DL_MESSAGE.position("mtype").shift) & 0x7
+    if word >> DL_MESSAGE.position("compressed").shift & 1 or (
+            word >> DL_MESSAGE.position("rsvd_c").shift & 1):
+        return DLMessage
+    return DL_MESSAGE_LAYERS.get((mclass, mtype), DLMessage)
+
+
+def _segment_class(index: int, length: int) -> type[Packet]:
+    return packet_class(
+        SEGMENT_HEADER,
+        class_name=f"DLSegment{index}",
+        display_name=f"DL segment {index} ({length} bytes)",
+        extra_fields=[
+            ConditionalField(
+                DispatchPacketField("message", None, message_layer, DLMessage),
+                lambda pkt: pkt.getfieldval("msg") == 1,
+            ),
+            StrLenField("body", b"",
+                        length_from=lambda pkt: length - MESSAGE_BYTES * pkt.getfieldval("msg")),
+        ],
+        attrs=_PART,
+    )
+
+
+#: One layer per segment (their body lengths differ).
+DL_SEGMENT_LAYERS: tuple[type[Packet], ...] = tuple(
+    _segment_class(i, n) for i, n in enumerate(SEGMENT_LENGTHS)
+)
+
+
+class CrcValidField(Field[Any, Any]):
+    """Zero-width field: 1 when the dissected flit's stored CRC matches, else 0."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name, None, fmt="B")
+
+    def addfield(self, pkt: Packet, s: bytes, val: Any) -> bytes:
+        """Nothing goes on the wire."""
+        return s
+
+    def getfield(self, pkt: Packet, s: bytes) -> tuple[bytes, Any]:
+        """Check the CRC of the bytes being dissected."""
+        raw = pkt.original
+        if not raw or len(raw) < CRC_COVERAGE + 4:
+            return s, None
+        stored = int.from_bytes(raw[CRC_COVERAGE:CRC_COVERAGE + 4], "big")
+        return s, int(crc32(raw[:CRC_COVERAGE]) == stored)
+
+    def i2repr(self, pkt: Packet | None, x: Any) -> str:
+        """``valid`` / ``INVALID (computed ...)`` / ``not checked`` for built packets."""
+        if x is None:
+            return "not checked (built, not dissected)"
+        if x:
+            return "valid"
+        computed = crc32(pkt.original[:CRC_COVERAGE]) if pkt is not None else 0
+        return f"INVALID (computed {computed:#010x})"
+
+
+class UALinkDLFlit(Packet):
+    """A 640-byte DL flit: header, five segments, CRC-32 and its validity."""
+
+    name = "UALink DL flit"
+    fields_desc = [  # noqa: RUF012
+        DispatchPacketField("header", None, _header_class, DLExplicitHeader),
+        *(PacketField(f"segment{i}", None, cls) for i, cls in enumerate(DL_SEGMENT_LAYERS)),
+        XIntField("crc", None),
+        CrcValidField("crc_valid"),
+    ]
+
+    def post_build(self, pkt: bytes, pay: bytes) -> bytes:
+        """Fill in the CRC when it was left ``None``."""
+        if self.getfieldval("crc") is None and len(pkt) >= CRC_COVERAGE + 4:
+            pkt = pkt[:CRC_COVERAGE] + crc32(pkt[:CRC_COVERAGE]).to_bytes(4, "big") + pkt[
+                CRC_COVERAGE + 4:]
+        return pkt + pay
+
+    def extract_padding(self, s: bytes) -> tuple[bytes, bytes]:
+        """Nothing follows a flit inside a capture record."""
+        return b"", s
+
+    def mysummary(self) -> Any:
+        """One line for ``pkt.summary()``: op, sequence fields, CRC validity.
+
+        The record layer's summary (direction, slot) is kept in front of it.
+        """
+        header = self.getfieldval("header")
+        parts = [header.sprintf("%op%") if header is not None else "?"]
+        if header is not None:
+            for name in ("flit_seq", "ack_req_seq", "flit_seq_lo"):
+                if name in header.fields:
+                    parts.append(f"{name}={header.getfieldval(name)}")
+        valid = self.getfieldval("crc_valid")
+        parts.append("crc " + ("?" if valid is None else "ok" if valid else "BAD"))
+        underlayer = self.underlayer
+        keep = [type(underlayer)] if underlayer is not None else []
+        return "DL " + " ".join(parts), keep
+
+
+__all__ = [
+    "DL_MESSAGE_LAYERS",
+    "DL_SEGMENT_LAYERS",
+    "CrcValidField",
+    "DLCommandHeader",
+    "DLExplicitHeader",
+    "DLMessage",
+    "DispatchPacketField",
+    "UALinkDLFlit",
+    "message_layer",
+]

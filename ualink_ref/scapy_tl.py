@@ -1,0 +1,168 @@
+"""Scapy layers of the transaction layer, generated from ``ualink_ref.tl.fields``.
+
+Every TL control field type gets a layer from :func:`packet_class` (no layout
+is typed here). A control half-flit is a list of those fields, chosen sector
+by sector from the FTYPE nibble; a data half-flit is 32 raw bytes; a TL flit
+is two half-flits, control or data by the rules of ``ualink_ref.tl.flit``
+(the data half-flits a control half-flit announces follow it). The UPLI
+request / response views put a request or response field together with the
+data half-flits that belong to it.
+
+Imports Scapy (GPL-2.0-only): use it through ``ualink_ref.scapy_layers``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scapy.fields import PacketListField, StrFixedLenField, StrLenField
+from scapy.packet import Packet
+
+from ualink_ref.errors import DecodeError
+from ualink_ref.scapy_layers import packet_class
+from ualink_ref.tl.fields import FORMATS, REQUEST, RESPONSE, SECTOR_BYTES, SECTORS
+from ualink_ref.tl.flit import HALF_FLIT_BYTES, TL_FLIT_BYTES, data_halves_of
+
+
+def _no_payload(self: Packet, s: bytes) -> tuple[bytes, bytes]:
+    """A field layer is followed by the next field, not by a payload."""
+    return b"", s
+
+
+#: One Scapy layer per TL control field type, keyed by FTYPE.
+TL_FIELD_LAYERS: dict[int, type[Packet]] = {
+    int(ftype): packet_class(fmt, attrs={"extract_padding": _no_payload})
+    for ftype, fmt in FORMATS.items()
+}
+
+
+def _values(field: Packet) -> dict[str, int]:
+    return {f.name: field.getfieldval(f.name) for f in field.fields_desc}
+
+
+def _field_data_halves(field: Packet) -> int:
+    """Data half-flits that the field announces (0 for an unknown command or sector)."""
+    if "ftype" not in getattr(field, "fieldtype", {}):  # TLUnknownSector, Raw
+        return 0
+    try:
+        return data_halves_of(field.getfieldval("ftype"), _values(field))
+    except DecodeError:  # unknown command: the dissector shows it, the data length is unknown
+        return 0
+
+
+def _next_field(
+    pkt: Packet, lst: list[Any], cur: Packet | None, remain: bytes
+) -> type[Packet] | None:
+    if not remain:
+        return None
+    ftype = remain[0] >> 4
+    if ftype not in TL_FIELD_LAYERS or SECTORS[ftype] * SECTOR_BYTES > len(remain):
+        return TLUnknownSector  # unknown type, or a field that would straddle the half-flit
+    return TL_FIELD_LAYERS[ftype]
+
+
+class TLUnknownSector(Packet):
+    """A sector whose FTYPE is not modelled: shown raw, 4 bytes."""
+
+    name = "TL unknown sector"
+    fields_desc = [StrFixedLenField("raw", b"\0" * 4, 4)]  # noqa: RUF012
+
+    def extract_padding(self, s: bytes) -> tuple[bytes, bytes]:
+        """Followed by the next sector."""
+        return b"", s
+
+
+class TLControlHalf(Packet):
+    """A 32-byte control half-flit: its control fields in sector order (NOPs included)."""
+
+    name = "TL control half-flit"
+    fields_desc = [  # noqa: RUF012
+        PacketListField("ctrl_fields", [], next_cls_cb=_next_field, max_count=8,
+                        length_from=lambda pkt: HALF_FLIT_BYTES),
+    ]
+
+    def extract_padding(self, s: bytes) -> tuple[bytes, bytes]:
+        """The next half-flit follows."""
+        return b"", s
+
+    def data_halves(self) -> int:
+        """Data half-flits announced by this half-flit's fields."""
+        return sum(_field_data_halves(f) for f in self.getfieldval("ctrl_fields"))
+
+
+class TLDataHalf(Packet):
+    """A 32-byte data half-flit (payload bytes or byte enables)."""
+
+    name = "TL data half-flit"
+    fields_desc = [StrFixedLenField("data", b"\0" * HALF_FLIT_BYTES, HALF_FLIT_BYTES)]  # noqa: RUF012
+
+    def extract_padding(self, s: bytes) -> tuple[bytes, bytes]:
+        """The next half-flit follows."""
+        return b"", s
+
+
+def _next_half(
+    pkt: Packet, lst: list[Any], cur: Packet | None, remain: bytes
+) -> type[Packet] | None:
+    if len(lst) >= 2 or not remain:
+        return None
+    pending = getattr(pkt, "pending_before", 0)
+    for half in [*lst, cur] if cur is not None else lst:
+        pending = half.data_halves() if isinstance(half, TLControlHalf) else max(0, pending - 1)
+    return TLDataHalf if pending else TLControlHalf
+
+
+class TLFlit(Packet):
+    """A 64-byte TL flit: two half-flits.
+
+    Dissected standalone, the flit starts with a control half-flit; set the
+    class attribute-like instance field ``pending_before`` (via
+    :func:`tl_flit`) when the flit continues data owed by an earlier flit.
+    """
+
+    name = "TL flit"
+    fields_desc = [  # noqa: RUF012
+        PacketListField("halves", [], next_cls_cb=_next_half, max_count=2,
+                        length_from=lambda pkt: TL_FLIT_BYTES),
+    ]
+    pending_before = 0
+
+
+def tl_flit(data: bytes, pending: int = 0) -> TLFlit:
+    """Dissect a TL flit into Scapy layers, given the data half-flits owed before it."""
+    cls = type("TLFlit", (TLFlit,), {"pending_before": pending}) if pending else TLFlit
+    packet: TLFlit = cls(data)
+    return packet
+
+
+def _upli_data_length(pkt: Packet) -> int:
+    return HALF_FLIT_BYTES * _field_data_halves(pkt)
+
+
+#: UPLI request view: an uncompressed request field with the data half-flits it carries
+#: (byte enables then beats for a Write; beats for WriteFull / atomics).
+UPLIRequest = packet_class(
+    REQUEST,
+    class_name="UPLIRequest",
+    display_name="UPLI request",
+    extra_fields=[StrLenField("data", b"", length_from=_upli_data_length)],
+)
+
+#: UPLI response view: an uncompressed response field with its data beats.
+UPLIResponse = packet_class(
+    RESPONSE,
+    class_name="UPLIResponse",
+    display_name="UPLI response",
+    extra_fields=[StrLenField("data", b"", length_from=_upli_data_length)],
+)
+
+__all__ = [
+    "TL_FIELD_LAYERS",
+    "TLControlHalf",
+    "TLDataHalf",
+    "TLFlit",
+    "TLUnknownSector",
+    "UPLIRequest",
+    "UPLIResponse",
+    "tl_flit",
+]
