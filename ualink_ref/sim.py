@@ -90,6 +90,13 @@ def random_workload(
     """``n`` seeded random ops: reads, Writes with byte enables, WriteFulls and
     atomics of every op and both sizes, 4..256 bytes inside 256-byte regions of
     ``[base, base + span)``, issued from random ``sides``."""
+    if n < 0:
+        raise ValueError(f"number of ops must be >= 0, got {n}")
+    if span < 256 or base % 256:
+        raise ValueError(
+            f"span must be >= 256 and base 256-byte aligned (got span {span}, base {base:#x}): "
+            "every op lies inside one 256-byte region of [base, base + span)"
+        )
     rng = random.Random(seed)
     ops = []
     for _ in range(n):
@@ -210,6 +217,11 @@ class Simulation:
         max_slots: int | None = None,
         **dl_options: Any,
     ) -> None:
+        if batch < 1 or latency < 0 or max_outstanding < 1:
+            raise ValueError(
+                f"need batch >= 1, latency >= 0 and max_outstanding >= 1 (got batch {batch}, "
+                f"latency {latency}, max_outstanding {max_outstanding})"
+            )
         self.workload = tuple(workload)
         for op in self.workload:
             if op.side not in SIDES:

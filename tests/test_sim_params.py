@@ -1,0 +1,42 @@
+"""Simulation parameters: bad values are refused up front, never a hang or silent nonsense."""
+
+from __future__ import annotations
+
+import pytest
+
+from ualink_ref.cli import main
+from ualink_ref.sim import Simulation, random_workload, uniform_workload
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"batch": 0}, {"batch": -1}, {"latency": -1}, {"max_outstanding": 0}],
+    ids=lambda o: "-".join(f"{k}{v}" for k, v in o.items()),
+)
+def test_bad_simulation_parameters_raise(options: dict[str, int]) -> None:
+    # batch=0 used to loop forever (time never advanced); the others ran with
+    # packets arriving before they were sent, or stalled until max_slots.
+    with pytest.raises(ValueError):
+        Simulation(uniform_workload(3, "read"), **options)
+
+
+@pytest.mark.parametrize(
+    "kwargs", [{"n": -1}, {"n": 5, "span": 0}, {"n": 5, "span": 255}, {"n": 5, "base": 4}]
+)
+def test_bad_workload_parameters_raise(kwargs: dict[str, int]) -> None:
+    # span 0 used to raise a bare randrange error; base 4 produced requests that
+    # cross 256-byte boundaries and failed at issue time, mid-run.
+    n = kwargs.pop("n")
+    with pytest.raises(ValueError):
+        random_workload(n, 0, **kwargs)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["--batch", "0"], ["--max-outstanding", "0"], ["--latency", "-3"], ["--ops", "-5"],
+     ["--span", "0"]],
+)
+def test_cli_rejects_bad_numbers(args: list[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["simulate", "--no-progress", *args])
+    assert exc.value.code == 2  # argparse usage error, before anything runs
