@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ualink_ref.cli import main
-from ualink_ref.sim import Simulation, random_workload, uniform_workload
+from ualink_ref.sim import Simulation, random_workload, simulate, uniform_workload
 
 
 @pytest.mark.parametrize(
@@ -40,3 +40,18 @@ def test_cli_rejects_bad_numbers(args: list[str]) -> None:
     with pytest.raises(SystemExit) as exc:
         main(["simulate", "--no-progress", *args])
     assert exc.value.code == 2  # argparse usage error, before anything runs
+
+
+@pytest.mark.parametrize("latency", [60, 200])
+def test_error_free_link_never_replays_at_long_latency(latency: int) -> None:
+    # The DL's default replay timeout (128 slots) is shorter than the round trip
+    # once latency is a few dozen slots; the simulation must size the timer to its
+    # own round trip, or a clean link reports (spurious) replays.
+    report = simulate(random_workload(100, 1), fec="none", latency=latency)
+    assert report.ops_okay == 100 and report.data_mismatches == 0
+    assert report.replays == 0 and report.crc_errors == 0, report
+
+
+def test_explicit_replay_timeout_is_kept() -> None:
+    sim = Simulation(uniform_workload(3, "read"), latency=200, replay_timeout=50)
+    assert sim.a.dl.replay_timeout == sim.b.dl.replay_timeout == 50

@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from ualink_ref.dl import DataLink
 from ualink_ref.endpoint import Completion, Endpoint
 from ualink_ref.phy import BitErrorChannel, BurstChannel, apply_bit_errors
 from ualink_ref.tl import AtomicOp, CreditConfig, Status
@@ -129,6 +130,22 @@ def uniform_workload(n: int, kind: str, length: int = 64, *, side: str = "a") ->
     return tuple(Op(side, "write", i * 256, data=payload) for i in range(n))
 
 
+#: The DL's own default replay timeout, in flit slots (128).
+_DL_REPLAY_TIMEOUT = DataLink().replay_timeout
+
+
+def replay_timeout_for(latency: int, batch: int) -> int:
+    """Replay timeout (flit slots) the simulation gives both DLs unless told otherwise.
+
+    A flit waits up to ``batch`` slots in its batch, ``batch + latency`` on the
+    wire, and its ack as long again coming back; twice that round trip plus 64
+    slots of ack delay is safely longer, so an error-free link never times
+    out. Never below the DL's default (128), so the default link (latency 8,
+    batch 8) keeps it.
+    """
+    return max(int(_DL_REPLAY_TIMEOUT), 4 * (latency + batch) + 64)
+
+
 @dataclass(frozen=True)
 class SimReport:
     """What :func:`simulate` measured (``ab`` = a to b, ``ba`` = b to a)."""
@@ -228,6 +245,8 @@ class Simulation:
                 raise ValueError(f"op side must be 'a' or 'b', got {op.side!r}")
         self.fec, self.ber, self.burst, self.seed = fec, ber, burst, seed
         self.latency, self.batch, self.max_outstanding = latency, batch, max_outstanding
+        if "replay_timeout" not in dl_options:
+            dl_options["replay_timeout"] = replay_timeout_for(latency, batch)
         self.a = Endpoint(1, phy=fec, credits=credits, compress=compress, **dl_options)
         self.b = Endpoint(2, phy=fec, credits=credits, compress=compress, **dl_options)
         self.results: list[Completion | None] = [None] * len(self.workload)
@@ -438,6 +457,7 @@ __all__ = [
     "SimReport",
     "Simulation",
     "random_workload",
+    "replay_timeout_for",
     "simulate",
     "uniform_workload",
 ]
