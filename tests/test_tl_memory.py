@@ -172,3 +172,20 @@ def test_scattered_writes_cost_little_memory() -> None:
     assert used < 1_500_000, f"{used} bytes for 2,000 scattered 4-byte writes"
     assert all(mem.read(addr, 4) == (Status.OKAY, b"\x01\x02\x03\x04") for addr in addrs)
     assert mem.read(addrs[0] + 4, 252) == (Status.OKAY, bytes(252))
+
+
+def test_apply_atomic_operands_outside_the_size() -> None:
+    # Memory.atomic / apply_atomic are public: a negative operand means two's
+    # complement (as in TransactionLayer.atomic); one that does not fit is an
+    # EncodeError. OR/UMIN used to return out-of-range values, and Memory.atomic
+    # then crashed with OverflowError.
+    assert apply_atomic(AtomicOp.OR, 4, 0, -1) == 0xFFFF_FFFF
+    assert apply_atomic(AtomicOp.UMIN, 8, 5, -1) == 5
+    assert apply_atomic(AtomicOp.CAS, 4, 0xFFFF_FFFF, 7, -1) == 7
+    with pytest.raises(EncodeError):
+        apply_atomic(AtomicOp.OR, 4, 0, 1 << 32)
+    with pytest.raises(EncodeError):
+        apply_atomic(AtomicOp.CAS, 4, 0, 1, -(1 << 31) - 1)
+    mem = Memory()
+    assert mem.atomic(AtomicOp.XOR, 4, 0x40, -1) == (Status.OKAY, 0)
+    assert mem.peek(0x40, 8) == b"\xff" * 4 + bytes(4)
