@@ -55,3 +55,14 @@ def test_error_free_link_never_replays_at_long_latency(latency: int) -> None:
 def test_explicit_replay_timeout_is_kept() -> None:
     sim = Simulation(uniform_workload(3, "read"), latency=200, replay_timeout=50)
     assert sim.a.dl.replay_timeout == sim.b.dl.replay_timeout == 50
+
+
+def test_check_counts_stray_bytes_outside_the_model() -> None:
+    # The final-memory comparison must cover every byte, not only those the
+    # model wrote: a stray write elsewhere is a mismatch.
+    sim = Simulation(random_workload(50, 8), fec="none")
+    assert sim.run().data_mismatches == 0
+    sim.b.memory.poke(0x7000_0000, b"\x01")  # far from the workload's span
+    assert sim.check() == 1
+    sim.a.memory.poke(0x7000_0100, b"\x02\x03")
+    assert sim.check() == 3

@@ -31,7 +31,7 @@ from typing import Any
 from ualink_ref.dl import DataLink
 from ualink_ref.endpoint import Completion, Endpoint
 from ualink_ref.phy import BitErrorChannel, BurstChannel, apply_bit_errors
-from ualink_ref.tl import AtomicOp, CreditConfig, Status
+from ualink_ref.tl import AtomicOp, CreditConfig, Memory, Status
 from ualink_ref.tl.upli import apply_atomic
 
 SIDES = ("a", "b")
@@ -357,7 +357,8 @@ class Simulation:
                 ep.tl.rx_credits.urgent = True
 
     def check(self) -> int:
-        """Count results and final-memory bytes that differ from a sequential model."""
+        """Count results and final-memory bytes that differ from a sequential model
+        (every byte of both memories: stray writes count too)."""
         bad = 0
         for side, target in (("a", self.b), ("b", self.a)):
             mem: dict[int, int] = {}
@@ -368,14 +369,7 @@ class Simulation:
                 want = _model_step(mem, op)
                 if got is None or got.status != Status.OKAY or got.data != want:
                     bad += 1
-            pages: dict[int, bytes] = {}
-            for addr, value in mem.items():
-                base = addr & ~0xFFF
-                page = pages.get(base)
-                if page is None:
-                    page = pages[base] = target.memory.peek(base, 0x1000)
-                if page[addr - base] != value:
-                    bad += 1
+            bad += _memory_mismatches(target.memory, mem)
         return bad
 
     def report(self, verify: bool = True) -> SimReport:
@@ -411,6 +405,28 @@ class Simulation:
             latency_p99=p99,
             latency_max=lat[-1] if lat else 0,
         )
+
+
+def _memory_mismatches(memory: Memory, model: dict[int, int]) -> int:
+    """Bytes where ``memory`` differs from ``model`` (absent = zero) — including
+    stray bytes written where the model never wrote."""
+    expected: dict[int, bytearray] = {}
+    for addr, value in model.items():
+        base = addr & ~0xFF
+        page = expected.get(base)
+        if page is None:
+            page = expected[base] = bytearray(256)
+        page[addr - base] = value
+    for base, data in memory.snapshot().items():  # every page holding a non-zero byte
+        for off in range(0, len(data), 256):
+            if any(data[off : off + 256]):
+                expected.setdefault(base + off, bytearray(256))
+    bad = 0
+    for base, want in expected.items():
+        got = memory.peek(base, 256)
+        if got != want:
+            bad += sum(1 for x, y in zip(got, want, strict=True) if x != y)
+    return bad
 
 
 def _model_step(mem: dict[int, int], op: Op) -> bytes | None:
