@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ualink_ref.cli import main
-from ualink_ref.sim import Simulation, random_workload, simulate, uniform_workload
+from ualink_ref.sim import Op, Simulation, random_workload, simulate, uniform_workload
 
 
 @pytest.mark.parametrize(
@@ -66,3 +66,14 @@ def test_check_counts_stray_bytes_outside_the_model() -> None:
     assert sim.check() == 1
     sim.a.memory.poke(0x7000_0100, b"\x02\x03")
     assert sim.check() == 3
+
+
+def test_unknown_op_kind_is_refused() -> None:
+    # kind "writefull" (the name random_workload's `kinds` uses) used to run
+    # silently as an atomic ADD of 0 -- and the model agreed, so nothing failed.
+    with pytest.raises(ValueError):
+        Op("a", "writefull", 0x100, data=b"abcd")
+    with pytest.raises(ValueError):
+        Op("c", "read", 0x100, length=4)
+    with pytest.raises(ValueError):
+        random_workload(5, 0, kinds=("read", "fetch"))

@@ -35,6 +35,10 @@ from ualink_ref.tl import AtomicOp, CreditConfig, Memory, Status
 from ualink_ref.tl.upli import apply_atomic
 
 SIDES = ("a", "b")
+#: The kinds an :class:`Op` can have (a WriteFull is a "write" without byte enables).
+OP_KINDS = ("read", "write", "atomic")
+#: The kinds :func:`random_workload` can draw from.
+WORKLOAD_KINDS = ("read", "write", "writefull", "atomic")
 ACC = {"a": 1, "b": 2}
 
 
@@ -58,6 +62,12 @@ class Op:
     compare: int | None = None
     size: int = 8
     fetch: bool = True
+
+    def __post_init__(self) -> None:
+        if self.side not in SIDES:
+            raise ValueError(f"op side must be 'a' or 'b', got {self.side!r}")
+        if self.kind not in OP_KINDS:
+            raise ValueError(f"op kind must be one of {OP_KINDS}, got {self.kind!r}")
 
     def issue(self, ep: Endpoint, dst: int) -> int:
         """Queue this op on ``ep`` towards ``dst``; return its tag."""
@@ -86,13 +96,16 @@ def random_workload(
     span: int = 1 << 16,
     base: int = 0x10_0000,
     sides: Sequence[str] = SIDES,
-    kinds: Sequence[str] = ("read", "write", "writefull", "atomic"),
+    kinds: Sequence[str] = WORKLOAD_KINDS,
 ) -> tuple[Op, ...]:
     """``n`` seeded random ops: reads, Writes with byte enables, WriteFulls and
     atomics of every op and both sizes, 4..256 bytes inside 256-byte regions of
     ``[base, base + span)``, issued from random ``sides``."""
     if n < 0:
         raise ValueError(f"number of ops must be >= 0, got {n}")
+    unknown = [k for k in kinds if k not in WORKLOAD_KINDS]
+    if unknown or not kinds:
+        raise ValueError(f"kinds must be drawn from {WORKLOAD_KINDS}, got {tuple(kinds)}")
     if span < 256 or base % 256:
         raise ValueError(
             f"span must be >= 256 and base 256-byte aligned (got span {span}, base {base:#x}): "
@@ -241,8 +254,8 @@ class Simulation:
             )
         self.workload = tuple(workload)
         for op in self.workload:
-            if op.side not in SIDES:
-                raise ValueError(f"op side must be 'a' or 'b', got {op.side!r}")
+            if op.side not in SIDES or op.kind not in OP_KINDS:
+                raise ValueError(f"bad op side or kind: {op!r}")
         self.fec, self.ber, self.burst, self.seed = fec, ber, burst, seed
         self.latency, self.batch, self.max_outstanding = latency, batch, max_outstanding
         if "replay_timeout" not in dl_options:
@@ -468,6 +481,8 @@ def simulate(
 
 
 __all__ = [
+    "OP_KINDS",
+    "WORKLOAD_KINDS",
     "Burst",
     "Op",
     "SimReport",
