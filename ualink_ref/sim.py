@@ -15,6 +15,9 @@ Model (documented in ``specs/tl.md``, "Simulation"):
 * Each side keeps at most ``max_outstanding`` of its ops issued and not yet
   complete, issuing the rest in workload order as earlier ones finish.
   Latency of an op = completion slot - issue slot.
+* Unless a ``replay_timeout`` is given, both DLs get
+  :func:`replay_timeout_for` ``(latency, batch)``, longer than the simulated
+  round trip, so a clean link never replays on a timeout.
 * Everything random comes from ``seed``; the same arguments give the same
   report, bit for bit.
 """
