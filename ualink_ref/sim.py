@@ -17,7 +17,7 @@ Model (documented in ``specs/tl.md``, "Simulation"):
   Latency of an op = completion slot - issue slot.
 * Unless a ``replay_timeout`` is given, both DLs get
   :func:`replay_timeout_for` ``(latency, batch)``, longer than the simulated
-  round trip, so a clean link never replays on a timeout.
+  round trip, so the wire delay alone never sets off the replay timer.
 * Everything random comes from ``seed``; the same arguments give the same
   report, bit for bit.
 """
@@ -155,8 +155,8 @@ def replay_timeout_for(latency: int, batch: int) -> int:
 
     A flit waits up to ``batch`` slots in its batch, ``batch + latency`` on the
     wire, and its ack as long again coming back; twice that round trip plus 64
-    slots of ack delay is safely longer, so an error-free link never times
-    out. Never below the DL's default (128), so the default link (latency 8,
+    slots of ack delay is safely longer, so the wire delay alone never sets
+    off the timer. Never below the DL's default (128), so the default link (latency 8,
     batch 8) keeps it.
     """
     return max(int(_DL_REPLAY_TIMEOUT), 4 * (latency + batch) + 64)
