@@ -77,3 +77,24 @@ def test_unknown_op_kind_is_refused() -> None:
         Op("c", "read", 0x100, length=4)
     with pytest.raises(ValueError):
         random_workload(5, 0, kinds=("read", "fetch"))
+
+
+def test_check_expects_decode_error_at_unmapped_addresses() -> None:
+    # The target answers DECODE_ERROR (and changes nothing) outside its mapped
+    # 4 GiB; the sequential model must expect exactly that, not count the right
+    # answer as thousands of data mismatches.
+    ops = (
+        Op("a", "write", 1 << 32, data=b"\x55" * 64),
+        Op("a", "read", 1 << 32, length=64),
+        Op("a", "atomic", (1 << 32) + 64, atomic_op=0, operand=1),
+        Op("a", "write", 0x100, data=b"\x66" * 8),
+        Op("b", "read", 1 << 32, length=4),
+        Op("b", "read", (1 << 32) - 8, length=8),
+    )
+    sim = Simulation(ops, fec="none")
+    report = sim.run()
+    assert [r.status.name for r in sim.results if r is not None] == [
+        "DECODE_ERROR", "DECODE_ERROR", "DECODE_ERROR", "OKAY", "DECODE_ERROR", "OKAY"]
+    assert report.ops_okay == 2 and report.data_mismatches == 0
+    sim.b.memory.poke(1 << 32, b"\x01")  # a byte the model says was never written
+    assert sim.check() == 1

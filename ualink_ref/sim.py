@@ -72,6 +72,13 @@ class Op:
         if self.kind not in OP_KINDS:
             raise ValueError(f"op kind must be one of {OP_KINDS}, got {self.kind!r}")
 
+    @property
+    def nbytes(self) -> int:
+        """Bytes of target memory the op touches."""
+        if self.kind == "read":
+            return self.length
+        return len(self.data) if self.kind == "write" else self.size
+
     def issue(self, ep: Endpoint, dst: int) -> int:
         """Queue this op on ``ep`` towards ``dst``; return its tag."""
         if self.kind == "read":
@@ -374,7 +381,8 @@ class Simulation:
 
     def check(self) -> int:
         """Count results and final-memory bytes that differ from a sequential model
-        (every byte of both memories: stray writes count too)."""
+        (every byte of both memories: stray writes count too). An op outside the
+        target's mapped ranges is expected to end in DECODE_ERROR and change nothing."""
         bad = 0
         for side, target in (("a", self.b), ("b", self.a)):
             mem: dict[int, int] = {}
@@ -382,8 +390,11 @@ class Simulation:
                 if op.side != side:
                     continue
                 got = self.results[index]
-                want = _model_step(mem, op)
-                if got is None or got.status != Status.OKAY or got.data != want:
+                if target.memory.is_mapped(op.addr, op.nbytes):
+                    want: tuple[Status, bytes | None] = (Status.OKAY, _model_step(mem, op))
+                else:  # the target answers DECODE_ERROR and changes nothing
+                    want = (Status.DECODE_ERROR, None)
+                if got is None or (got.status, got.data) != want:
                     bad += 1
             bad += _memory_mismatches(target.memory, mem)
         return bad
