@@ -77,6 +77,8 @@ def test_unknown_op_kind_is_refused() -> None:
         Op("c", "read", 0x100, length=4)
     with pytest.raises(ValueError):
         random_workload(5, 0, kinds=("read", "fetch"))
+    with pytest.raises(ValueError):
+        uniform_workload(5, "atomic")  # used to give writes
 
 
 def test_check_expects_decode_error_at_unmapped_addresses() -> None:
