@@ -147,7 +147,7 @@ def random_workload(
 def uniform_workload(n: int, kind: str, length: int = 64, *, side: str = "a") -> tuple[Op, ...]:
     """``n`` ops of one kind (``"read"`` or ``"write"``) of ``length`` bytes, sequential
     addresses: the shape the throughput benchmark uses."""
-    if kind not in ("read", "write"):
+    if kind not in ("read", "write", "writefull"):  # "writefull": the same WriteFulls
         raise ValueError(f"uniform_workload kind must be 'read' or 'write', got {kind!r}")
     if kind == "read":
         return tuple(Op(side, "read", i * 256, length=length) for i in range(n))
