@@ -41,6 +41,11 @@ def check_run(sim: Simulation) -> None:
             assert got.data == want, f"seed {seed} op {index} {op.kind}"
         for addr, value in model.mem.items():
             assert target.memory.peek(addr, 1)[0] == value, f"seed {seed} addr {addr:#x}"
+        # ... and nothing was written anywhere the model did not write.
+        for base, page in target.memory.snapshot().items():
+            for off, byte in enumerate(page):
+                if byte:
+                    assert model.mem.get(base + off) == byte, f"seed {seed} stray {base + off:#x}"
     sim.drain()
     for tx_ep, rx_ep in ((sim.a, sim.b), (sim.b, sim.a)):
         tx, rx = tx_ep.tl.tx_credits, rx_ep.tl.rx_credits

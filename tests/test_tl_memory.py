@@ -104,7 +104,8 @@ def test_memory_sparse_byte_enable_and_poison() -> None:
     assert mem.atomic(AtomicOp.ADD, 4, 0x1100, 1) == (Status.DATA_ERROR, None)
     assert mem.write(0x1100, b"\xbb" * 4) == Status.OKAY  # writing clears poison
     assert mem.read(0x1100, 4) == (Status.OKAY, b"\xbb" * 4)
-    assert len(mem.snapshot()) == 2  # two touched 4 KiB pages
+    # three touched 256-byte pages: the straddling write's two, and 0x1100's
+    assert sorted(mem.snapshot()) == [0x1100, 0x1F00, 0x2000]
 
 
 def test_error_statuses_reach_the_originator() -> None:
@@ -148,3 +149,43 @@ def test_atomic_argument_errors() -> None:
     with pytest.raises(EncodeError):
         tl.atomic(2, 0x8, 15, 1)
     assert tl.atomic(2, 0x8, "add", -1, size=4) == 0  # negative operands are two's complement
+
+
+def test_scattered_writes_cost_little_memory() -> None:
+    # "Sparse — only touched bytes cost memory": 2,000 4-byte writes scattered over
+    # the 4 GiB default map must not allocate a 4 KiB page each (8 MB); with one
+    # 256-byte region per touched request they cost well under 1.5 MB.
+    import random
+    import tracemalloc
+
+    rng = random.Random(3)
+    addrs = [rng.randrange(0, 1 << 32, 256) for _ in range(2000)]
+    tracemalloc.start()
+    try:
+        mem = Memory()
+        before = tracemalloc.get_traced_memory()[0]
+        for addr in addrs:
+            assert mem.write(addr, b"\x01\x02\x03\x04") == Status.OKAY
+        used = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert used < 1_500_000, f"{used} bytes for 2,000 scattered 4-byte writes"
+    assert all(mem.read(addr, 4) == (Status.OKAY, b"\x01\x02\x03\x04") for addr in addrs)
+    assert mem.read(addrs[0] + 4, 252) == (Status.OKAY, bytes(252))
+
+
+def test_apply_atomic_operands_outside_the_size() -> None:
+    # Memory.atomic / apply_atomic are public: a negative operand means two's
+    # complement (as in TransactionLayer.atomic); one that does not fit is an
+    # EncodeError. OR/UMIN used to return out-of-range values, and Memory.atomic
+    # then crashed with OverflowError.
+    assert apply_atomic(AtomicOp.OR, 4, 0, -1) == 0xFFFF_FFFF
+    assert apply_atomic(AtomicOp.UMIN, 8, 5, -1) == 5
+    assert apply_atomic(AtomicOp.CAS, 4, 0xFFFF_FFFF, 7, -1) == 7
+    with pytest.raises(EncodeError):
+        apply_atomic(AtomicOp.OR, 4, 0, 1 << 32)
+    with pytest.raises(EncodeError):
+        apply_atomic(AtomicOp.CAS, 4, 0, 1, -(1 << 31) - 1)
+    mem = Memory()
+    assert mem.atomic(AtomicOp.XOR, 4, 0x40, -1) == (Status.OKAY, 0)
+    assert mem.peek(0x40, 8) == b"\xff" * 4 + bytes(4)

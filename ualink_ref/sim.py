@@ -15,6 +15,9 @@ Model (documented in ``specs/tl.md``, "Simulation"):
 * Each side keeps at most ``max_outstanding`` of its ops issued and not yet
   complete, issuing the rest in workload order as earlier ones finish.
   Latency of an op = completion slot - issue slot.
+* Unless a ``replay_timeout`` is given, both DLs get
+  :func:`replay_timeout_for` ``(latency, batch)``, longer than the simulated
+  round trip, so the wire delay alone never sets off the replay timer.
 * Everything random comes from ``seed``; the same arguments give the same
   report, bit for bit.
 """
@@ -28,12 +31,17 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from ualink_ref.dl import DataLink
 from ualink_ref.endpoint import Completion, Endpoint
 from ualink_ref.phy import BitErrorChannel, BurstChannel, apply_bit_errors
-from ualink_ref.tl import AtomicOp, CreditConfig, Status
+from ualink_ref.tl import AtomicOp, CreditConfig, Memory, Status
 from ualink_ref.tl.upli import apply_atomic
 
 SIDES = ("a", "b")
+#: The kinds an :class:`Op` can have (a WriteFull is a "write" without byte enables).
+OP_KINDS = ("read", "write", "atomic")
+#: The kinds :func:`random_workload` can draw from.
+WORKLOAD_KINDS = ("read", "write", "writefull", "atomic")
 ACC = {"a": 1, "b": 2}
 
 
@@ -57,6 +65,19 @@ class Op:
     compare: int | None = None
     size: int = 8
     fetch: bool = True
+
+    def __post_init__(self) -> None:
+        if self.side not in SIDES:
+            raise ValueError(f"op side must be 'a' or 'b', got {self.side!r}")
+        if self.kind not in OP_KINDS:
+            raise ValueError(f"op kind must be one of {OP_KINDS}, got {self.kind!r}")
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of target memory the op touches."""
+        if self.kind == "read":
+            return self.length
+        return len(self.data) if self.kind == "write" else self.size
 
     def issue(self, ep: Endpoint, dst: int) -> int:
         """Queue this op on ``ep`` towards ``dst``; return its tag."""
@@ -85,11 +106,21 @@ def random_workload(
     span: int = 1 << 16,
     base: int = 0x10_0000,
     sides: Sequence[str] = SIDES,
-    kinds: Sequence[str] = ("read", "write", "writefull", "atomic"),
+    kinds: Sequence[str] = WORKLOAD_KINDS,
 ) -> tuple[Op, ...]:
     """``n`` seeded random ops: reads, Writes with byte enables, WriteFulls and
     atomics of every op and both sizes, 4..256 bytes inside 256-byte regions of
     ``[base, base + span)``, issued from random ``sides``."""
+    if n < 0:
+        raise ValueError(f"number of ops must be >= 0, got {n}")
+    unknown = [k for k in kinds if k not in WORKLOAD_KINDS]
+    if unknown or not kinds:
+        raise ValueError(f"kinds must be drawn from {WORKLOAD_KINDS}, got {tuple(kinds)}")
+    if span < 256 or base % 256:
+        raise ValueError(
+            f"span must be >= 256 and base 256-byte aligned (got span {span}, base {base:#x}): "
+            "every op lies inside one 256-byte region of [base, base + span)"
+        )
     rng = random.Random(seed)
     ops = []
     for _ in range(n):
@@ -116,10 +147,28 @@ def random_workload(
 def uniform_workload(n: int, kind: str, length: int = 64, *, side: str = "a") -> tuple[Op, ...]:
     """``n`` ops of one kind (``"read"`` or ``"write"``) of ``length`` bytes, sequential
     addresses: the shape the throughput benchmark uses."""
+    if kind not in ("read", "write", "writefull"):  # "writefull": the same WriteFulls
+        raise ValueError(f"uniform_workload kind must be 'read' or 'write', got {kind!r}")
     if kind == "read":
         return tuple(Op(side, "read", i * 256, length=length) for i in range(n))
     payload = bytes(range(length))
     return tuple(Op(side, "write", i * 256, data=payload) for i in range(n))
+
+
+#: The DL's own default replay timeout, in flit slots (128).
+_DL_REPLAY_TIMEOUT = DataLink().replay_timeout
+
+
+def replay_timeout_for(latency: int, batch: int) -> int:
+    """Replay timeout (flit slots) the simulation gives both DLs unless told otherwise.
+
+    A flit waits up to ``batch`` slots in its batch, ``batch + latency`` on the
+    wire, and its ack as long again coming back; twice that round trip plus 64
+    slots of ack delay is safely longer, so the wire delay alone never sets
+    off the timer. Never below the DL's default (128), so the default link (latency 8,
+    batch 8) keeps it.
+    """
+    return max(int(_DL_REPLAY_TIMEOUT), 4 * (latency + batch) + 64)
 
 
 @dataclass(frozen=True)
@@ -210,12 +259,19 @@ class Simulation:
         max_slots: int | None = None,
         **dl_options: Any,
     ) -> None:
+        if batch < 1 or latency < 0 or max_outstanding < 1:
+            raise ValueError(
+                f"need batch >= 1, latency >= 0 and max_outstanding >= 1 (got batch {batch}, "
+                f"latency {latency}, max_outstanding {max_outstanding})"
+            )
         self.workload = tuple(workload)
         for op in self.workload:
-            if op.side not in SIDES:
-                raise ValueError(f"op side must be 'a' or 'b', got {op.side!r}")
+            if op.side not in SIDES or op.kind not in OP_KINDS:
+                raise ValueError(f"bad op side or kind: {op!r}")
         self.fec, self.ber, self.burst, self.seed = fec, ber, burst, seed
         self.latency, self.batch, self.max_outstanding = latency, batch, max_outstanding
+        if "replay_timeout" not in dl_options:
+            dl_options["replay_timeout"] = replay_timeout_for(latency, batch)
         self.a = Endpoint(1, phy=fec, credits=credits, compress=compress, **dl_options)
         self.b = Endpoint(2, phy=fec, credits=credits, compress=compress, **dl_options)
         self.results: list[Completion | None] = [None] * len(self.workload)
@@ -326,7 +382,9 @@ class Simulation:
                 ep.tl.rx_credits.urgent = True
 
     def check(self) -> int:
-        """Count results and final-memory bytes that differ from a sequential model."""
+        """Count results and final-memory bytes that differ from a sequential model
+        (every byte of both memories: stray writes count too). An op outside the
+        target's mapped ranges is expected to end in DECODE_ERROR and change nothing."""
         bad = 0
         for side, target in (("a", self.b), ("b", self.a)):
             mem: dict[int, int] = {}
@@ -334,17 +392,13 @@ class Simulation:
                 if op.side != side:
                     continue
                 got = self.results[index]
-                want = _model_step(mem, op)
-                if got is None or got.status != Status.OKAY or got.data != want:
+                if target.memory.is_mapped(op.addr, op.nbytes):
+                    want: tuple[Status, bytes | None] = (Status.OKAY, _model_step(mem, op))
+                else:  # the target answers DECODE_ERROR and changes nothing
+                    want = (Status.DECODE_ERROR, None)
+                if got is None or (got.status, got.data) != want:
                     bad += 1
-            pages: dict[int, bytes] = {}
-            for addr, value in mem.items():
-                base = addr & ~0xFFF
-                page = pages.get(base)
-                if page is None:
-                    page = pages[base] = target.memory.peek(base, 0x1000)
-                if page[addr - base] != value:
-                    bad += 1
+            bad += _memory_mismatches(target.memory, mem)
         return bad
 
     def report(self, verify: bool = True) -> SimReport:
@@ -380,6 +434,28 @@ class Simulation:
             latency_p99=p99,
             latency_max=lat[-1] if lat else 0,
         )
+
+
+def _memory_mismatches(memory: Memory, model: dict[int, int]) -> int:
+    """Bytes where ``memory`` differs from ``model`` (absent = zero) — including
+    stray bytes written where the model never wrote."""
+    expected: dict[int, bytearray] = {}
+    for addr, value in model.items():
+        base = addr & ~0xFF
+        page = expected.get(base)
+        if page is None:
+            page = expected[base] = bytearray(256)
+        page[addr - base] = value
+    for base, data in memory.snapshot().items():  # every page holding a non-zero byte
+        for off in range(0, len(data), 256):
+            if any(data[off : off + 256]):
+                expected.setdefault(base + off, bytearray(256))
+    bad = 0
+    for base, want in expected.items():
+        got = memory.peek(base, 256)
+        if got != want:
+            bad += sum(1 for x, y in zip(got, want, strict=True) if x != y)
+    return bad
 
 
 def _model_step(mem: dict[int, int], op: Op) -> bytes | None:
@@ -421,11 +497,14 @@ def simulate(
 
 
 __all__ = [
+    "OP_KINDS",
+    "WORKLOAD_KINDS",
     "Burst",
     "Op",
     "SimReport",
     "Simulation",
     "random_workload",
+    "replay_timeout_for",
     "simulate",
     "uniform_workload",
 ]

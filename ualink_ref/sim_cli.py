@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from typing import Any
 
 
@@ -14,6 +15,19 @@ def _burst(text: str) -> tuple[int, float]:
         return int(length), float(rate)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected LENGTH_BITS:RATE, got {text!r}") from None
+
+
+def _int_at_least(minimum: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be >= {minimum}, got {value}")
+        return value
+
+    return parse
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
@@ -63,16 +77,20 @@ def register(sub: Any) -> None:
             "bursts; print the report. Exit status 1 if any op failed or returned wrong data."
         ),
     )
-    p.add_argument("--ops", type=int, default=10_000, help="operations (default 10000)")
+    p.add_argument("--ops", type=_int_at_least(0), default=10_000,
+                   help="operations (default 10000)")
     p.add_argument("--fec", choices=("kp4", "ll", "none"), default="kp4", help="FEC mode")
     p.add_argument("--ber", type=float, default=0.0, help="pre-FEC bit error ratio")
     p.add_argument("--burst", type=_burst, metavar="LEN:RATE",
                    help="error bursts of LEN bits starting at each bit with probability RATE")
     p.add_argument("--seed", type=int, default=0, help="seed for workload and channel")
-    p.add_argument("--span", type=int, default=1 << 16, help="address span of the workload")
-    p.add_argument("--latency", type=int, default=8, help="one-way wire latency, flit slots")
-    p.add_argument("--batch", type=int, default=8, help="flit slots simulated per step")
-    p.add_argument("--max-outstanding", type=int, default=64,
+    p.add_argument("--span", type=_int_at_least(256), default=1 << 16,
+                   help="address span of the workload, bytes (>= 256)")
+    p.add_argument("--latency", type=_int_at_least(0), default=8,
+                   help="one-way wire latency, flit slots")
+    p.add_argument("--batch", type=_int_at_least(1), default=8,
+                   help="flit slots simulated per step")
+    p.add_argument("--max-outstanding", type=_int_at_least(1), default=64,
                    help="ops in flight per side (default 64)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")

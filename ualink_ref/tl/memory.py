@@ -1,7 +1,9 @@
 """A sparse, byte-addressable memory target that executes UPLI requests.
 
-* Sparse: storage is allocated in 4 KiB pages on first write; a never-written
-  byte reads as zero, so examples need no setup.
+* Sparse: storage is allocated in 256-byte pages on first write — one page
+  per touched 256-byte region, which is exactly what one request can reach
+  (requests never cross a 256-byte boundary) — and a never-written byte
+  reads as zero, so examples need no setup.
 * Mapped ranges (default: the first 4 GiB) decide which addresses exist; an
   access touching an unmapped byte returns :attr:`Status.DECODE_ERROR` —
   never an exception — and changes nothing.
@@ -19,7 +21,7 @@ from collections.abc import Iterable
 
 from ualink_ref.tl.upli import ATOMIC_SIZES, Status, apply_atomic
 
-PAGE_BITS = 12
+PAGE_BITS = 8  # 256-byte pages: one request touches exactly one
 PAGE_SIZE = 1 << PAGE_BITS
 DEFAULT_MAPPED: tuple[tuple[int, int], ...] = ((0, 1 << 32),)
 

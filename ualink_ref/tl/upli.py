@@ -153,10 +153,21 @@ def apply_atomic(op: int, size: int, old: int, operand: int, compare: int = 0) -
     """New value stored by atomic ``op`` on unsigned ``size``-byte values.
 
     Arithmetic wraps modulo 2**(8*size); SMIN/SMAX compare as two's complement.
-    CAS stores ``operand`` when ``old == compare``, else leaves ``old``.
+    CAS stores ``operand`` when ``old == compare``, else leaves ``old``. A
+    negative ``operand`` / ``compare`` is taken as two's complement (as the
+    TL API does); one outside ``[-2**(8*size-1), 2**(8*size))`` raises
+    :class:`EncodeError`.
     """
     bits = 8 * size
     mask = (1 << bits) - 1
+    if not (0 <= operand <= mask and 0 <= compare <= mask):
+        low = -(1 << (bits - 1))
+        for name, value in (("operand", operand), ("compare", compare)):
+            if not low <= value <= mask:
+                raise EncodeError(f"atomic {name} {value} does not fit in {size} bytes",
+                                  field=name)
+        operand &= mask
+        compare &= mask
     if op == AtomicOp.ADD:
         return (old + operand) & mask
     if op == AtomicOp.SWAP:
