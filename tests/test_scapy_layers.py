@@ -238,3 +238,25 @@ def test_tl_flit_layer_dissects_any_64_bytes(raw: bytes) -> None:
     pkt = sl.tl_flit(raw)
     assert bytes(pkt) == raw
     pkt.show(dump=True)
+
+
+# -- regressions (inputs found by the properties above) ------------------------------
+
+
+def test_regression_message_word_with_reserved_bit() -> None:
+    """Found by test_dl_flit_layer_dissects_codec_bytes: message word 2 (rsvd_c set) made
+    the DL message dispatch raise ReservedBitsError inside Scapy."""
+    from ualink_ref.dl.formats import FlitOp
+
+    raw = DLFlit(FlitOp.EXPLICIT, messages=(None, None, None, None, 2)).encode()
+    pkt = sl.UALinkDLFlit(raw)
+    assert type(pkt.segment4.message) is sl.DLMessage and bytes(pkt) == raw
+
+
+def test_regression_field_straddling_the_half_flit() -> None:
+    """Found by test_tl_flit_layer_dissects_any_64_bytes: a request FTYPE in sector 7
+    (4 sectors would straddle the half-flit) broke the control half-flit layer."""
+    raw = bytes(28) + bytes([0x10]) + bytes(35)
+    pkt = sl.tl_flit(raw)
+    assert bytes(pkt) == raw
+    assert type(pkt.halves[0].ctrl_fields[-1]) is sl.TLUnknownSector

@@ -1,0 +1,79 @@
+"""Capture reading and dissection, against baselines timed in the same run.
+
+Run: ``python -m pytest benchmarks/test_capture_bench.py --benchmark-enable``.
+
+* ``read``: :func:`ualink_ref.capture.decode_capture` (container + pseudo-headers)
+  against Scapy's ``rdpcap`` of the same file with the ualink_ref layers registered
+  (full Scapy dissection): ratio = our time / Scapy's, per record.
+* ``dissect``: :func:`ualink_ref.dissect.dissect_records` (CRC, DL state, TL
+  reassembly and field decode) against a bare ``DLFlit.decode`` of the same flits:
+  ratio = how many bare DL decodes one dissected flit costs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import RATIOS
+
+from ualink_ref.capture import decode_capture, encode_capture
+from ualink_ref.capture_run import capture_simulation
+from ualink_ref.dissect import dissect_records
+from ualink_ref.dl import DLFlit
+from ualink_ref.errors import DecodeError
+from ualink_ref.sim import random_workload
+
+RECORDS, _REPORT = capture_simulation(random_workload(400, 1), fec="kp4", ber=0.0, seed=1)
+DATA = encode_capture(RECORDS)
+
+
+def _median(job: Callable[[], object], rounds: int = 5) -> float:
+    times = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        job()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def _bare_decode() -> None:
+    for r in RECORDS:
+        with contextlib.suppress(DecodeError):
+            DLFlit.decode(r.data)
+
+
+def _record(benchmark: Any, name: str, baseline: float) -> None:
+    if benchmark.disabled or benchmark.stats is None:
+        return
+    n = len(RECORDS)
+    ours = benchmark.stats.stats.median / n
+    base = baseline / n
+    benchmark.extra_info.update({"records_per_s": 1 / ours, "ratio": ours / base})
+    RATIOS[name] = (ours, base, ours / base)
+
+
+def test_read(benchmark: Any, tmp_path: Path) -> None:
+    pytest.importorskip("scapy")
+    from scapy.utils import rdpcap
+
+    import ualink_ref.scapy_layers  # noqa: F401  (registers link type 147)
+
+    path = tmp_path / "bench.pcap"
+    path.write_bytes(DATA)
+    benchmark.group = "capture"
+    result = benchmark(lambda: decode_capture(DATA))
+    assert result == RECORDS
+    _record(benchmark, "capture read, time / Scapy rdpcap", _median(lambda: rdpcap(str(path))))
+
+
+def test_dissect(benchmark: Any) -> None:
+    benchmark.group = "capture"
+    flits = benchmark(lambda: dissect_records(RECORDS))
+    assert len(flits) == len(RECORDS)
+    _record(benchmark, "dissect, time / DLFlit.decode", _median(_bare_decode))
