@@ -39,3 +39,10 @@ def test_enum_names_shown() -> None:
     shown = Demo(op=2).show(dump=True)
     assert "op        = c" in shown
     assert Demo.__name__ == "DemoHeader"
+
+
+def test_roce_extension_headers_exported_with_their_sizes() -> None:
+    # RETH 16, AtomicETH 28, AtomicAckETH 8 bytes (InfiniBand Architecture Spec vol. 1, 9.3.3).
+    from ualink_ref.scapy_layers import RETH, AtomicAckETH, AtomicETH
+
+    assert (len(bytes(RETH())), len(bytes(AtomicETH())), len(bytes(AtomicAckETH()))) == (16, 28, 8)

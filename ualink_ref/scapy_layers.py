@@ -114,6 +114,7 @@ from ualink_ref.scapy_dl import (  # noqa: E402
     UALinkDLFlit,
     message_layer,
 )
+from ualink_ref.scapy_roce import RETH, AtomicAckETH, AtomicAETH, AtomicETH  # noqa: E402
 from ualink_ref.scapy_tl import (  # noqa: E402
     TL_FIELD_LAYERS,
     TLControlHalf,
@@ -181,7 +182,11 @@ __all__ = [
     "DL_MESSAGE_LAYERS",
     "DL_SEGMENT_LAYERS",
     "RECORD_LAYERS",
+    "RETH",
     "TL_FIELD_LAYERS",
+    "AtomicAETH",
+    "AtomicAckETH",
+    "AtomicETH",
     "CapturedTLFlit",
     "DLCommandHeader",
     "DLExplicitHeader",
