@@ -219,3 +219,16 @@ def test_mixed_capture_dissects_each_flit_once() -> None:
     assert [(f.symbols_corrected, f.uncorrectable) for f in raw_view] == [
         (f.symbols_corrected, f.uncorrectable) for f in decoded_only]
     assert any(f.uncorrectable for f in raw_view) and summarize(mixed).count("FEC") >= 2
+
+
+def test_cli_dissect_rejects_an_unknown_command_name(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A misspelt --command silently matched nothing; it is now a usage error naming the choices.
+    out = tmp_path / "c.pcap"
+    assert main(["capture", "--out", str(out), "--ops", "4"]) == 0
+    with pytest.raises(SystemExit) as exc:
+        main(["dissect", str(out), "--command", "Reed"])
+    assert exc.value.code == 2
+    assert "unknown command 'Reed'" in capsys.readouterr().err
+    for name in ("read", "ATOMICNR", "Response", "cmd0x05"):
+        assert main(["dissect", str(out), "--command", name, "--summary-only"]) == 0

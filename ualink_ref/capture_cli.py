@@ -37,6 +37,24 @@ def _cmd_dissect(args: argparse.Namespace) -> int:
     return 0
 
 
+def _command(text: str) -> str:
+    """A ``--command`` value: a UPLI command name (any case), ``Response``, or ``cmd0xNN``.
+
+    Checked, because a misspelt name would otherwise silently match nothing.
+    """
+    import re
+
+    from ualink_ref.tl.fields import COMMANDS
+
+    names = [*COMMANDS.values(), "Response"]
+    want = text.lower()
+    if want in (n.lower() for n in names) or re.fullmatch(r"cmd0x[0-9a-f]{2}", want):
+        return text
+    raise argparse.ArgumentTypeError(
+        f"unknown command {text!r}; one of {', '.join(names)} (any case), or cmd0xNN"
+    )
+
+
 def _burst(text: str) -> tuple[int, float]:
     try:
         length, rate = text.split(":")
@@ -122,7 +140,7 @@ def register(sub: Any) -> None:
     p.add_argument("--direction", choices=sorted(DIRECTIONS.values()),
                    help="only flits sent in this direction")
     p.add_argument("--seq", type=int, metavar="N", help="only DL flits with sequence number N")
-    p.add_argument("--command", metavar="CMD",
+    p.add_argument("--command", metavar="CMD", type=_command,
                    help="only flits carrying this UPLI command (e.g. Read, WriteFull, AtomicR)")
     p.add_argument("--summary-only", action="store_true", help="print only the summary")
     p.add_argument("--no-summary", action="store_true", help="do not print the summary")
