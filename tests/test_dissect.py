@@ -232,3 +232,21 @@ def test_cli_dissect_rejects_an_unknown_command_name(
     assert "unknown command 'Reed'" in capsys.readouterr().err
     for name in ("read", "ATOMICNR", "Response", "cmd0x05"):
         assert main(["dissect", str(out), "--command", name, "--summary-only"]) == 0
+
+
+def test_cli_capture_of_a_stuck_link_writes_what_it_carried(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # BER 1e-2 defeats KP4 on every flit: the simulator gives up. This was a traceback;
+    # now the capture is written (a dead link is worth reading) and the exit status is 1.
+    out = tmp_path / "dead.pcap"
+    assert main(["capture", "--out", str(out), "--ops", "3", "--ber", "1e-2"]) == 1
+    err = capsys.readouterr().err
+    assert "INCOMPLETE: simulation stuck" in err and "Traceback" not in err
+    records = read_capture(out)
+    assert records and all(r.uncorrectable for r in records)
+
+
+def test_cli_capture_unwritable_path_is_a_clear_error(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["capture", "--out", str(tmp_path / "no-dir" / "c.pcap"), "--ops", "2"]) == 2
+    assert "cannot write" in capsys.readouterr().err

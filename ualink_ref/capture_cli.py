@@ -65,9 +65,15 @@ def _burst(text: str) -> tuple[int, float]:
 
 def _cmd_capture(args: argparse.Namespace) -> int:
     from ualink_ref.capture import write_capture
-    from ualink_ref.capture_run import SCENARIOS, CaptureLink, capture_simulation
+    from ualink_ref.capture_run import (
+        SCENARIOS,
+        CaptureIncomplete,
+        CaptureLink,
+        capture_simulation,
+    )
     from ualink_ref.sim import Burst, random_workload
 
+    status = 0
     if args.scenario:  # scripted faults: the capture harness
         scenario = SCENARIOS[args.scenario]
         settings = dict(scenario.settings)
@@ -80,15 +86,25 @@ def _cmd_capture(args: argparse.Namespace) -> int:
     else:  # the simulator of `ualink-ref simulate`, same options
         burst = Burst(args.burst[0], args.burst[1]) if args.burst else None
         workload = random_workload(args.ops, args.seed, span=args.span)
-        records, report = capture_simulation(
-            workload, fec=args.fec, ber=args.ber, burst=burst, seed=args.seed,
-            raw_codewords=args.raw_codewords, latency=args.latency, batch=args.batch,
-            max_outstanding=args.max_outstanding)
-        summary = (f"{report.ops_completed} ops completed in {report.slots} flit slots, "
-                   f"{report.crc_errors} CRC errors, {report.replays} replays")
-    size = write_capture(Path(args.out), records)
-    print(f"wrote {len(records)} records ({size} bytes) to {args.out}: {summary}")
-    return 0
+        try:
+            records, report = capture_simulation(
+                workload, fec=args.fec, ber=args.ber, burst=burst, seed=args.seed,
+                raw_codewords=args.raw_codewords, latency=args.latency, batch=args.batch,
+                max_outstanding=args.max_outstanding)
+        except CaptureIncomplete as exc:  # still write what the link carried: worth reading
+            records, summary, status = exc.records, f"INCOMPLETE: {exc}", 1
+        else:
+            summary = (f"{report.ops_completed} ops completed in {report.slots} flit slots, "
+                       f"{report.crc_errors} CRC errors, {report.replays} replays")
+    try:
+        size = write_capture(Path(args.out), records)
+    except OSError as exc:
+        print(f"ualink-ref capture: cannot write {args.out}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return 2
+    print(f"wrote {len(records)} records ({size} bytes) to {args.out}: {summary}",
+          file=sys.stderr if status else sys.stdout)
+    return status
 
 
 def register(sub: Any) -> None:
