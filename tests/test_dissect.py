@@ -250,3 +250,19 @@ def test_cli_capture_unwritable_path_is_a_clear_error(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["capture", "--out", str(tmp_path / "no-dir" / "c.pcap"), "--ops", "2"]) == 2
     assert "cannot write" in capsys.readouterr().err
+
+
+def test_cli_dissect_names_the_bad_packet(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    # A bad record deep in a long capture was reported without saying which one.
+    good = tmp_path / "c.pcap"
+    assert main(["capture", "--out", str(good), "--ops", "4"]) == 0
+    data = good.read_bytes()
+    third = 24 + 2 * (16 + 656) + 16  # pseudo-header of packet 2 (hand-walked pcap layout)
+    bad = tmp_path / "bad.pcap"
+    bad.write_bytes(data[:third] + b"\x00" + data[third + 1 :])  # magic 0x55 -> 0
+    assert main(["dissect", str(bad)]) == 1
+    assert "magic" in (err := capsys.readouterr().err) and "(packet 2)" in err
+    (tmp_path / "cut.pcap").write_bytes(data[: third + 100])
+    assert main(["dissect", str(tmp_path / "cut.pcap")]) == 1
+    assert "(packet 2, file offset" in capsys.readouterr().err

@@ -275,21 +275,24 @@ def _decode_pcap(data: bytes) -> list[RawPacket]:
     linktype &= 0x0FFFFFFF  # the top bits carry FCS information, not the link type
     packets = []
     pos = 24
-    while pos < len(data):
-        if len(data) - pos < 16:
-            raise TruncatedError("pcap record header", 16, len(data) - pos)
-        sec, frac, incl, orig = struct.unpack_from(endian + "IIII", data, pos)
-        pos += 16
-        if incl > MAX_RECORD_BYTES:
-            raise CaptureFormatError(f"pcap record length {incl} exceeds {MAX_RECORD_BYTES}")
-        if len(data) - pos < incl:
-            raise TruncatedError("pcap record", incl, len(data) - pos)
-        if frac >= 1_000_000_000 // scale:
-            raise CaptureFormatError(f"pcap timestamp fraction {frac} out of range")
-        packets.append(
-            RawPacket(sec * 1_000_000_000 + frac * scale, data[pos : pos + incl], linktype, orig)
-        )
-        pos += incl
+    try:
+        while pos < len(data):
+            if len(data) - pos < 16:
+                raise TruncatedError("pcap record header", 16, len(data) - pos)
+            sec, frac, incl, orig = struct.unpack_from(endian + "IIII", data, pos)
+            pos += 16
+            if incl > MAX_RECORD_BYTES:
+                raise CaptureFormatError(f"pcap record length {incl} exceeds {MAX_RECORD_BYTES}")
+            if len(data) - pos < incl:
+                raise TruncatedError("pcap record", incl, len(data) - pos)
+            if frac >= 1_000_000_000 // scale:
+                raise CaptureFormatError(f"pcap timestamp fraction {frac} out of range")
+            stamp = sec * 1_000_000_000 + frac * scale
+            packets.append(RawPacket(stamp, data[pos : pos + incl], linktype, orig))
+            pos += incl
+    except DecodeError as exc:  # say where in the file
+        exc.add_note(f"packet {len(packets)}, file offset {pos}")
+        raise
     return packets
 
 
@@ -298,44 +301,48 @@ def _decode_pcapng(data: bytes) -> list[RawPacket]:
     interfaces: list[tuple[int, int, int]] = []  # (linktype, if_tsresol, snaplen)
     packets = []
     pos = 0
-    while pos < len(data):
-        if len(data) - pos < 12:
-            raise TruncatedError("pcapng block header", 12, len(data) - pos)
-        block_type = struct.unpack_from("<I", data, pos)[0]
-        if block_type == PCAPNG_SHB:
-            if len(data) - pos < 28:
-                raise TruncatedError("pcapng section header", 28, len(data) - pos)
-            bom = data[pos + 8 : pos + 12]
-            if bom == struct.pack("<I", PCAPNG_BOM):
-                endian = "<"
-            elif bom == struct.pack(">I", PCAPNG_BOM):
-                endian = ">"
-            else:
-                raise CaptureFormatError(f"pcapng byte-order magic {bom.hex()} not recognised")
-            interfaces = []  # interface ids are per section
-        elif pos == 0:
-            raise CaptureFormatError("pcapng file does not start with a section header")
-        block_type, total = struct.unpack_from(endian + "II", data, pos)
-        if total < 12 or total % 4 or total > _MAX_BLOCK:
-            raise CaptureFormatError(f"pcapng block length {total} invalid")
-        if len(data) - pos < total:
-            raise TruncatedError("pcapng block", total, len(data) - pos)
-        if struct.unpack_from(endian + "I", data, pos + total - 4)[0] != total:
-            raise CaptureFormatError("pcapng block trailing length does not match")
-        body = data[pos + 8 : pos + total - 4]
-        if block_type == _PCAPNG_IDB:
-            interfaces.append(_parse_idb(body, endian))
-        elif block_type == _PCAPNG_EPB:
-            packets.append(_parse_epb(body, endian, interfaces))
-        elif block_type == _PCAPNG_SPB:
-            if not interfaces:
-                raise CaptureFormatError("pcapng simple packet block before any interface")
-            if len(body) < 4:
-                raise TruncatedError("pcapng simple packet block", 4, len(body))
-            orig = struct.unpack_from(endian + "I", body)[0]
-            incl = min(orig, len(body) - 4, interfaces[0][2])
-            packets.append(RawPacket(0, body[4 : 4 + incl], interfaces[0][0], orig))
-        pos += total  # other block types (name resolution, statistics, ...) are skipped
+    try:
+        while pos < len(data):
+            if len(data) - pos < 12:
+                raise TruncatedError("pcapng block header", 12, len(data) - pos)
+            block_type = struct.unpack_from("<I", data, pos)[0]
+            if block_type == PCAPNG_SHB:
+                if len(data) - pos < 28:
+                    raise TruncatedError("pcapng section header", 28, len(data) - pos)
+                bom = data[pos + 8 : pos + 12]
+                if bom == struct.pack("<I", PCAPNG_BOM):
+                    endian = "<"
+                elif bom == struct.pack(">I", PCAPNG_BOM):
+                    endian = ">"
+                else:
+                    raise CaptureFormatError(f"pcapng byte-order magic {bom.hex()} not recognised")
+                interfaces = []  # interface ids are per section
+            elif pos == 0:
+                raise CaptureFormatError("pcapng file does not start with a section header")
+            block_type, total = struct.unpack_from(endian + "II", data, pos)
+            if total < 12 or total % 4 or total > _MAX_BLOCK:
+                raise CaptureFormatError(f"pcapng block length {total} invalid")
+            if len(data) - pos < total:
+                raise TruncatedError("pcapng block", total, len(data) - pos)
+            if struct.unpack_from(endian + "I", data, pos + total - 4)[0] != total:
+                raise CaptureFormatError("pcapng block trailing length does not match")
+            body = data[pos + 8 : pos + total - 4]
+            if block_type == _PCAPNG_IDB:
+                interfaces.append(_parse_idb(body, endian))
+            elif block_type == _PCAPNG_EPB:
+                packets.append(_parse_epb(body, endian, interfaces))
+            elif block_type == _PCAPNG_SPB:
+                if not interfaces:
+                    raise CaptureFormatError("pcapng simple packet block before any interface")
+                if len(body) < 4:
+                    raise TruncatedError("pcapng simple packet block", 4, len(body))
+                orig = struct.unpack_from(endian + "I", body)[0]
+                incl = min(orig, len(body) - 4, interfaces[0][2])
+                packets.append(RawPacket(0, body[4 : 4 + incl], interfaces[0][0], orig))
+            pos += total  # other block types (name resolution, statistics, ...) are skipped
+    except DecodeError as exc:  # say where in the file
+        exc.add_note(f"packet {len(packets)}, file offset {pos}")
+        raise
     return packets
 
 
@@ -410,7 +417,11 @@ def decode_capture(data: bytes) -> list[CaptureRecord]:
     for index, pkt in enumerate(decode_capture_file(data)):
         if pkt.linktype != LINKTYPE_USER0:
             raise CaptureFormatError(f"packet {index}: link type {pkt.linktype}, not 147")
-        records.append(CaptureRecord.decode(pkt.data, pkt.timestamp_ns))
+        try:
+            records.append(CaptureRecord.decode(pkt.data, pkt.timestamp_ns))
+        except DecodeError as exc:  # say which record
+            exc.add_note(f"packet {index}")
+            raise
     return records
 
 
