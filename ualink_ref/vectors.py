@@ -244,7 +244,8 @@ def _verify_case(name: str, index: int, case: Any, source: VectorSource) -> list
         return [Mismatch(name, case_id, "expected", expected, "an object")]
     try:
         actual = source.compute(str(case.get("kind")), dict(case.get("inputs") or {}))
-    except (UALinkError, ValueError, KeyError, TypeError) as exc:
+    except (UALinkError, ValueError, KeyError, TypeError, AttributeError, IndexError,
+            ArithmeticError) as exc:  # a malformed third-party file: report it, never crash
         return [Mismatch(name, case_id, "<compute>", "outputs", f"{type(exc).__name__}: {exc}")]
     found = []
     for key in sorted(set(expected) | set(actual)):
