@@ -31,7 +31,7 @@ Rules (the same text, with provenance, is in ``specs/dl.md``):
    is dropped and triggers exactly one replay request; no further request
    is made until the expected flit arrives. Duplicates (behind the expected
    number) are dropped silently and re-acknowledged promptly: a duplicate
-   makes an ack owed at once (rule 7), and the ack is an ``ack`` header, never
+   makes an ack due at once (rules 7, 8), and the ack is an ``ack`` header, never
    a replay request. To keep a replay of N duplicates from drawing N acks,
    at most one such ack is owed per replay run: the first duplicate after a
    flit with op ``replay`` (the start of a run) arrives owes one; later
@@ -65,8 +65,8 @@ Rules (the same text, with provenance, is in ``specs/dl.md``):
    while the peer's flits arrive too sparsely to reach ``ack_interval``
    before the peer's timer expires; tying it to the timeout (rather than a
    flit count) holds for any round trip, provided both ends use the same
-   timeout and it exceeds the round trip plus ``ack_delay`` (4/3 of the
-   round trip with the default). It costs at most one ack-only flit per
+   timeout and it exceeds the round trip plus ``ack_delay`` (with the
+   default: more than 4/3 of the round trip). It costs at most one ack-only flit per
    ``ack_delay`` slots in a saturated direction (about 3 % at the default
    128-slot timeout), the same as ``ack_interval`` under two-way load.
 """
