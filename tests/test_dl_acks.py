@@ -176,3 +176,24 @@ def test_replay_timeout_below_round_trip_costs_replays_but_completes() -> None:
     report = sim.run()
     assert report.ops_completed == 200 and report.data_mismatches == 0
     assert report.replays > 0  # spurious replays are the price of a short timer
+
+
+def test_replay_timer_below_round_trip_still_drains_under_faults() -> None:
+    # Every combination of a too-short timer and faults: spurious replays, but the
+    # prompt duplicate acks keep both ends making progress once faults stop.
+    for seed, (delay, timeout) in enumerate([(4, 5), (8, 10), (20, 10), (20, 30)]):
+        faults = {"drop": 0.02, "corrupt": 0.02, "drop_commands": 0.3}
+        pair = LinkPair(a=DataLink(replay_timeout=timeout), b=DataLink(replay_timeout=timeout),
+                        ab=FaultyChannel(seed=seed, delay=delay, **faults),
+                        ba=FaultyChannel(seed=seed + 50, delay=delay, **faults))
+        sa, sb = _flits(seed + 10, 1500), _flits(seed + 20, 300)
+        for i in range(300):
+            pair.a.send(sa[5 * i:5 * i + 5])
+            pair.b.send(sb[i:i + 1])
+            pair.step()
+        pair.ab.stop_faults()
+        pair.ba.stop_faults()
+        pair.run_until_idle(20_000)
+        ctx = f"seed={seed} delay={delay} timeout={timeout}"
+        assert pair.delivered["b"] == sa and pair.delivered["a"] == sb, ctx
+        assert pair.a.counters.timeouts > 0, ctx  # the timer really was too short
