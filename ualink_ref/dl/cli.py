@@ -44,9 +44,11 @@ def _read(source: str) -> bytes:
         if path.is_file():
             raw = path.read_bytes()
             try:
-                text = raw.decode("ascii")
-            except UnicodeDecodeError:
-                return raw  # binary file: the flit bytes themselves
+                return bytes.fromhex("".join(raw.decode("ascii").split()))
+            except (UnicodeDecodeError, ValueError):
+                # Not hex text: the flit bytes themselves. (Binary flits can be
+                # all-ASCII bytes, so a failed ASCII decode is not the test.)
+                return raw
         else:
             text = source
     return bytes.fromhex("".join(text.split()))
