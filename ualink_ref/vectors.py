@@ -186,7 +186,7 @@ def _verify_document(name: str, doc: dict[str, Any], directory: Path, report: Ve
             Mismatch(name, "-", "version", doc.get("version"), VECTOR_VERSION)
         )
         return
-    if layer not in LAYER_MODULES:
+    if not isinstance(layer, str) or layer not in LAYER_MODULES:
         report.mismatches.append(Mismatch(name, "-", "layer", layer, sorted(LAYER_MODULES)))
         return
     source = load_source(str(layer))
