@@ -262,6 +262,10 @@ class BitFormat:
 
     def unpack_from(self, data: bytes | bytearray | memoryview, offset: int = 0) -> dict[str, int]:
         """Unpack the format from ``data`` starting at byte ``offset``."""
+        if not isinstance(data, bytes | bytearray | memoryview):
+            raise TruncatedError(self.name, self.byte_length, -1)
+        if isinstance(offset, bool) or not isinstance(offset, int):
+            raise DecodeError(f"{self.name}: offset must be an integer, got {offset!r:.40}")
         end = offset + self.byte_length
         if offset < 0 or end > len(data):
             raise TruncatedError(self.name, self.byte_length, max(0, len(data) - offset))
