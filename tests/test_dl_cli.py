@@ -43,3 +43,19 @@ def test_decode_binary_file_whose_bytes_are_all_ascii(
     assert "op=ack(2)" in capsys.readouterr().out
     (tmp_path / "ack.hex").write_text(flit.hex() + "\n")  # hex text files still work
     assert main(["dl", "decode", str(tmp_path / "ack.hex")]) == 0
+
+
+@pytest.mark.parametrize("as_hex", [False, True])
+def test_decode_reads_binary_or_hex_from_stdin(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], as_hex: bool
+) -> None:
+    # Found in review: binary on stdin was rejected as "not hex" (help promises a
+    # binary file or stdin alike).
+    import io
+    import sys
+
+    flit = DLFlit(FlitOp.EXPLICIT, flit_seq=9, tl=bytes(range(192, 256)) * 2).encode()
+    raw = (flit.hex() + "\n").encode() if as_hex else flit
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(raw)))
+    assert main(["dl", "decode", "-"]) == 0
+    assert "flit_seq=0x9" in capsys.readouterr().out
