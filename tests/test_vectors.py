@@ -71,3 +71,13 @@ def test_verify_reports_a_malformed_layer_field(tmp_path: Path, layer: Any) -> N
     report = vectors.verify_dir(tmp_path)
     assert [m.field for m in report.mismatches] == ["layer"]
     assert main(["vectors", "verify", str(tmp_path)]) != 0
+
+
+def test_generate_into_a_file_path_is_a_clean_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Found in review: `vectors generate --out FILE` ended in a FileExistsError traceback.
+    target = tmp_path / "not-a-dir"
+    target.write_text("x")
+    assert main(["vectors", "generate", "--out", str(target), "--layer", "phy"]) == 1
+    assert "ualink-ref: error:" in capsys.readouterr().err
