@@ -114,3 +114,22 @@ def test_long_round_trip_sends_ack_only_flits_sparingly() -> None:
     pair.run(300)
     c = pair.a.counters
     assert c.timeouts == 0 and 0 < c.command_flits_sent <= c.flits_sent // 30
+
+
+def test_both_ends_replaying_duplicates_still_get_acks_through() -> None:
+    # Found in review (default settings): both ends saturated over a 10-slot delay and
+    # every ack-only flit lost until both windows hold 128 unacknowledged flits. Each end
+    # then replays (timeout 128) flits the other already has; duplicates asked for a
+    # re-ack but only accepted flits counted towards the forced ack, and replays outrank
+    # ack-only flits, so no ack ever left either end: a livelock after the faults stopped.
+    pair = LinkPair(ab=FaultyChannel(delay=10, drop_commands=1.0, seed=1),
+                    ba=FaultyChannel(delay=10, drop_commands=1.0, seed=2))
+    sa, sb = _flits(30, 3000), _flits(31, 3000)
+    pair.a.send(sa)
+    pair.b.send(sb)
+    pair.run(600)
+    assert pair.a.in_flight >= 100 and pair.b.in_flight >= 100  # the trap is set
+    pair.ab.stop_faults()
+    pair.ba.stop_faults()
+    pair.run_until_idle(5_000)
+    assert pair.delivered["b"] == sa and pair.delivered["a"] == sb

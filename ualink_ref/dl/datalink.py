@@ -30,7 +30,8 @@ Rules (the same text, with provenance, is in ``specs/dl.md``):
 5. A flit that fails its CRC (or is malformed, or arrives out of sequence)
    is dropped and triggers exactly one replay request; no further request
    is made until the expected flit arrives. Duplicates (behind the expected
-   number) are dropped silently and re-acknowledged.
+   number) are dropped silently and re-acknowledged; like accepted flits,
+   they count towards the forced ack of rule 7.
 6. A replay timer, run from the ``now`` values passed in, recovers lost acks
    and requests: when the oldest unacknowledged flit has been neither
    acknowledged nor retransmitted for ``replay_timeout``, everything
@@ -41,8 +42,8 @@ Rules (the same text, with provenance, is in ``specs/dl.md``):
    queued, up to its capacity; when fewer are queued, the TL bytes end at a
    TL-flit boundary and the rest of the payload is zero fill. Priority per
    slot: owed replay request; a forced ack-only flit (``ack_interval`` data
-   flits received without an ack going out, and the next flit could not
-   carry one); replayed flits; new data (within the window); an ack-only or
+   flits received, accepted or duplicate, without an ack going out, and the
+   next flit could not carry one); replayed flits; new data (within the window); an ack-only or
    message-only flit; otherwise nothing (``None``).
 """
 
@@ -293,6 +294,10 @@ class DataLink:
             if (f.flit_seq - want) % SEQ_MAX >= MAX_WINDOW:
                 self._counters.duplicates += 1
                 self._ack_pending = True
+                # A duplicate is a data flit received: it counts towards the forced
+                # ack (rule 7). Otherwise two ends replaying what the other already
+                # holds never ack (replays outrank ack-only flits): a livelock.
+                self._rx_since_ack += 1
             else:
                 self._gap(want, f.flit_seq, events)
             return events
