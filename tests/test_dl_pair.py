@@ -133,3 +133,19 @@ def test_both_ends_replaying_duplicates_still_get_acks_through() -> None:
     pair.ba.stop_faults()
     pair.run_until_idle(5_000)
     assert pair.delivered["b"] == sa and pair.delivered["a"] == sb
+
+
+@pytest.mark.parametrize("delay", [10, 40])
+def test_sparse_traffic_is_acked_in_time_while_the_peer_is_saturated(delay: int) -> None:
+    # Found in review: b sends one DL flit while a streams data over a clean link. a's
+    # data flits are explicit (no room for an ack) and the forced ack waited for 32 data
+    # flits from b, which never came: b timed out 16 times and raised RetrainNeeded 4
+    # times on a fault-free link. An ack now also leaves `ack_delay` slots after it is owed.
+    pair = LinkPair(ab=FaultyChannel(delay=delay), ba=FaultyChannel(delay=delay, seed=2))
+    sa, sb = _flits(40, 20_000), _flits(41, 5)
+    pair.a.send(sa)
+    pair.b.send(sb)
+    pair.run_until_idle()
+    assert pair.delivered["b"] == sa and pair.delivered["a"] == sb
+    c = pair.b.counters
+    assert c.timeouts == c.flits_replayed == c.retrains == 0

@@ -42,8 +42,8 @@ Rules (the same text, with provenance, is in ``specs/dl.md``):
    queued, up to its capacity; when fewer are queued, the TL bytes end at a
    TL-flit boundary and the rest of the payload is zero fill. Priority per
    slot: owed replay request; a forced ack-only flit (``ack_interval`` data
-   flits received, accepted or duplicate, without an ack going out, and the
-   next flit could not carry one); replayed flits; new data (within the window); an ack-only or
+   flits received, accepted or duplicate, without an ack going out, or an
+   ack owed for ``ack_delay`` — and the next flit could not carry one); replayed flits; new data (within the window); an ack-only or
    message-only flit; otherwise nothing (``None``).
 """
 
@@ -136,7 +136,8 @@ class DataLink:
 
     ``now`` is any monotonic number in the caller's unit; ``replay_timeout`` is in
     the same unit (the default assumes ``now`` counts flit slots) and must exceed the
-    round trip plus ``ack_interval`` slots, or replays start before acks can arrive.
+    round trip plus ``ack_delay`` (default 32 slots), or replays start before acks
+    can arrive.
     """
 
     def __init__(
@@ -147,18 +148,21 @@ class DataLink:
         max_replays: int = 4,
         explicit_interval: int = 32,
         ack_interval: int = 32,
+        ack_delay: float = 32.0,
     ) -> None:
         if not 1 <= window <= MAX_WINDOW:
             raise ValueError(f"window must be 1..{MAX_WINDOW}")
         if not 1 <= explicit_interval <= 32:
             raise ValueError("explicit_interval must be 1..32")
-        if replay_timeout <= 0 or max_replays < 1 or ack_interval < 1:
-            raise ValueError("replay_timeout, max_replays and ack_interval must be positive")
+        if replay_timeout <= 0 or max_replays < 1 or ack_interval < 1 or not ack_delay > 0:
+            raise ValueError(
+                "replay_timeout, max_replays, ack_interval and ack_delay must be positive")
         self.window = window
         self.replay_timeout = replay_timeout
         self.max_replays = max_replays
         self.explicit_interval = explicit_interval
         self.ack_interval = ack_interval
+        self.ack_delay = ack_delay
         self._counters = DLCounters()
         # transmit side
         self._txq = bytearray()  # TL bytes queued, not yet packed
@@ -176,6 +180,7 @@ class DataLink:
         self._expected = 0  # absolute number of the next flit expected
         self._rx_partial = bytearray()
         self._ack_pending = False
+        self._ack_due: float | None = None  # when an owed ack must go out (rule 7)
         self._rx_since_ack = 0
         self._rr_owed = False
         self._rr_outstanding = False
@@ -252,7 +257,10 @@ class DataLink:
             return self._command(FlitOp.REPLAY_REQUEST, seq_of(self._expected), now)
         fresh = bool(self._txq) and self.in_flight < self.window and self._replay_at is None
         carries_ack = fresh and self._implicit_ok()
-        if self._ack_pending and self._rx_since_ack >= self.ack_interval and not carries_ack:
+        overdue = self._ack_pending and (
+            self._rx_since_ack >= self.ack_interval
+            or (self._ack_due is not None and now >= self._ack_due))
+        if overdue and not carries_ack:
             return self._command(FlitOp.ACK, self._ack_value(), now)
         if self._replay_at is not None:
             return self._replayed(now)
@@ -293,11 +301,10 @@ class DataLink:
         elif f.flit_seq != want:
             if (f.flit_seq - want) % SEQ_MAX >= MAX_WINDOW:
                 self._counters.duplicates += 1
-                self._ack_pending = True
                 # A duplicate is a data flit received: it counts towards the forced
                 # ack (rule 7). Otherwise two ends replaying what the other already
                 # holds never ack (replays outrank ack-only flits): a livelock.
-                self._rx_since_ack += 1
+                self._owe_ack(now)
             else:
                 self._gap(want, f.flit_seq, events)
             return events
@@ -310,13 +317,25 @@ class DataLink:
             return events
         self._expected += 1
         self._counters.data_flits_accepted += 1
-        self._ack_pending = True
-        self._rx_since_ack += 1
+        self._owe_ack(now)
         self._rr_outstanding = False
         self._deliver(f, events)
         return events
 
     # -- transmit helpers ----------------------------------------------------------
+
+    def _owe_ack(self, now: float) -> None:
+        """A data flit arrived: an ack is owed, due ``ack_delay`` after the first one."""
+        self._ack_pending = True
+        self._rx_since_ack += 1
+        if self._ack_due is None:
+            self._ack_due = now + self.ack_delay
+
+    def _acked_now(self) -> None:
+        """An ack (ack-only flit, replay request or piggy-backed) is going out."""
+        self._ack_pending = False
+        self._ack_due = None
+        self._rx_since_ack = 0
 
     def _ack_value(self) -> int:
         return 0 if self._expected == 0 else seq_of(self._expected - 1)
@@ -339,8 +358,7 @@ class DataLink:
             self._counters.replay_requests_sent += 1
         else:
             self._counters.acks_sent += 1
-        self._ack_pending = False
-        self._rx_since_ack = 0
+        self._acked_now()
         self._counters.command_flits_sent += 1
         return self._out(flit)
 
@@ -362,8 +380,7 @@ class DataLink:
                           messages=messages)
             self._since_explicit += 1
             self._counters.acks_sent += 1
-            self._ack_pending = False
-            self._rx_since_ack = 0
+            self._acked_now()
         else:
             flit = DLFlit(FlitOp.EXPLICIT, flit_seq=seq_of(abs_seq), tl=tl,
                           first_tl_start=first, messages=messages)
