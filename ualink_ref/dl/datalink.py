@@ -43,7 +43,8 @@ Rules (the same text, with provenance, is in ``specs/dl.md``):
    TL-flit boundary and the rest of the payload is zero fill. Priority per
    slot: owed replay request; a forced ack-only flit (``ack_interval`` data
    flits received, accepted or duplicate, without an ack going out, or an
-   ack owed for ``ack_delay`` — and the next flit could not carry one); replayed flits; new data (within the window); an ack-only or
+   ack owed for ``ack_delay`` — and the next flit could not carry one);
+   replayed flits; new data (within the window); an ack-only or
    message-only flit; otherwise nothing (``None``).
 """
 
