@@ -124,3 +124,18 @@ def test_bad_declarations_rejected() -> None:
         BitFormat("dup", [Field("a", 4), Field("a", 4)])
     with pytest.raises(ValueError):
         _ = BitFormat("odd", [Field("a", 3)]).byte_length
+
+
+@pytest.mark.parametrize("word", [1.5, 2.0, "1", None, b"\x01", [1]])
+def test_from_int_rejects_non_integers_with_decode_error(word: object) -> None:
+    # Found in review: a float or str escaped as TypeError from the comparison.
+    with pytest.raises(DecodeError):
+        HEADER.from_int(word)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("data", "offset"), [(None, 0), ("abcd", 0), (b"\x00" * 8, 1.5),
+                                              (b"\x00" * 8, None), (b"\x00" * 8, True)])
+def test_unpack_from_rejects_bad_arguments_with_decode_error(data: object, offset: object) -> None:
+    # Found in review: these escaped as TypeError.
+    with pytest.raises(DecodeError):
+        HEADER.unpack_from(data, offset)  # type: ignore[arg-type]

@@ -29,3 +29,33 @@ def test_decode_bad_crc_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["dl", "decode", flit.hex()]) == 1
     assert "CRC mismatch" in capsys.readouterr().err
     assert main(["dl", "decode", "zz"]) == 2
+
+
+def test_decode_binary_file_whose_bytes_are_all_ascii(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # Found in review: a binary flit file with every byte < 0x80 (about 1 ack-only
+    # flit in 16, e.g. this one) was taken for hex text and rejected as "not hex".
+    flit = DLFlit(FlitOp.ACK, ack_req_seq=2).encode()
+    assert max(flit) < 0x80
+    (tmp_path / "ack.bin").write_bytes(flit)
+    assert main(["dl", "decode", str(tmp_path / "ack.bin")]) == 0
+    assert "op=ack(2)" in capsys.readouterr().out
+    (tmp_path / "ack.hex").write_text(flit.hex() + "\n")  # hex text files still work
+    assert main(["dl", "decode", str(tmp_path / "ack.hex")]) == 0
+
+
+@pytest.mark.parametrize("as_hex", [False, True])
+def test_decode_reads_binary_or_hex_from_stdin(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], as_hex: bool
+) -> None:
+    # Found in review: binary on stdin was rejected as "not hex" (help promises a
+    # binary file or stdin alike).
+    import io
+    import sys
+
+    flit = DLFlit(FlitOp.EXPLICIT, flit_seq=9, tl=bytes(range(192, 256)) * 2).encode()
+    raw = (flit.hex() + "\n").encode() if as_hex else flit
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(raw)))
+    assert main(["dl", "decode", "-"]) == 0
+    assert "flit_seq=0x9" in capsys.readouterr().out

@@ -75,3 +75,16 @@ def test_spec_tables_equal_the_declarations() -> None:
         table = re.search(r"(\| Bits \|.*?\n)(?!\|)", section, re.S)
         assert table is not None
         assert table.group(1) == fmt.markdown_table(), f"table of {fmt.name} differs"
+
+
+@pytest.mark.parametrize("word", [1.5, "abcd", None, [0, 0, 0, 0], True, object()])
+def test_message_decoder_rejects_non_words_with_decode_error(word: object) -> None:
+    # Found in review: these escaped as TypeError (or, for True, decoded as a word).
+    with pytest.raises(DecodeError):
+        decode_message(word)  # type: ignore[arg-type]
+
+
+def test_message_decoder_accepts_memoryview_like_the_other_decoders() -> None:
+    word = encode_message(UnknownMessage(0b0011 << 2))
+    assert decode_message(memoryview(word)) == decode_message(word)
+    assert decode_message(bytearray(word)) == decode_message(word)

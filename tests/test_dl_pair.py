@@ -114,3 +114,38 @@ def test_long_round_trip_sends_ack_only_flits_sparingly() -> None:
     pair.run(300)
     c = pair.a.counters
     assert c.timeouts == 0 and 0 < c.command_flits_sent <= c.flits_sent // 30
+
+
+def test_both_ends_replaying_duplicates_still_get_acks_through() -> None:
+    # Found in review (default settings): both ends saturated over a 10-slot delay and
+    # every ack-only flit lost until both windows hold 128 unacknowledged flits. Each end
+    # then replays (timeout 128) flits the other already has; duplicates asked for a
+    # re-ack but only accepted flits counted towards the forced ack, and replays outrank
+    # ack-only flits, so no ack ever left either end: a livelock after the faults stopped.
+    pair = LinkPair(ab=FaultyChannel(delay=10, drop_commands=1.0, seed=1),
+                    ba=FaultyChannel(delay=10, drop_commands=1.0, seed=2))
+    sa, sb = _flits(30, 3000), _flits(31, 3000)
+    pair.a.send(sa)
+    pair.b.send(sb)
+    pair.run(600)
+    assert pair.a.in_flight >= 100 and pair.b.in_flight >= 100  # the trap is set
+    pair.ab.stop_faults()
+    pair.ba.stop_faults()
+    pair.run_until_idle(5_000)
+    assert pair.delivered["b"] == sa and pair.delivered["a"] == sb
+
+
+@pytest.mark.parametrize("delay", [10, 40])
+def test_sparse_traffic_is_acked_in_time_while_the_peer_is_saturated(delay: int) -> None:
+    # Found in review: b sends one DL flit while a streams data over a clean link. a's
+    # data flits are explicit (no room for an ack) and the forced ack waited for 32 data
+    # flits from b, which never came: b timed out 16 times and raised RetrainNeeded 4
+    # times on a fault-free link. An ack now also leaves `ack_delay` slots after it is owed.
+    pair = LinkPair(ab=FaultyChannel(delay=delay), ba=FaultyChannel(delay=delay, seed=2))
+    sa, sb = _flits(40, 20_000), _flits(41, 5)
+    pair.a.send(sa)
+    pair.b.send(sb)
+    pair.run_until_idle()
+    assert pair.delivered["b"] == sa and pair.delivered["a"] == sb
+    c = pair.b.counters
+    assert c.timeouts == c.flits_replayed == c.retrains == 0

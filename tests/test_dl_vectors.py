@@ -193,3 +193,16 @@ def test_lost_request_scenario_recovers_by_timer() -> None:
 def test_tl_pattern_is_as_documented() -> None:
     assert dl_vectors.tl_pattern(0x80, 2, start=3)[1] == bytes(
         (0x80 + 64 * 4 + i) & 0xFF for i in range(64))
+
+
+@pytest.mark.parametrize(("key", "value"), [("a_tl_flits", 10**12), ("slots", 10**12),
+                                            ("delay", -1), ("replay_timeout", "soon")])
+def test_verify_refuses_oversized_scenarios_quickly(tmp_path: Path, key: str, value: Any) -> None:
+    # Found in review: an edited `slots` or `a_tl_flits` made `vectors verify` run for
+    # hours or exhaust memory; scenario sizes are now bounded and checked first.
+    doc = json.loads(COMMITTED.read_text())
+    case = next(c for c in doc["cases"] if c["kind"] == "retry_scenario")
+    case["inputs"][key] = value
+    (tmp_path / "dl.json").write_text(json.dumps(doc))
+    report = vectors.verify_dir(tmp_path)
+    assert [(m.case, m.field) for m in report.mismatches] == [(case["id"], "<compute>")]

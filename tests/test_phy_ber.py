@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from ualink_ref.cli import main
+from ualink_ref.errors import EncodeError
 from ualink_ref.phy import (
     KP4,
     LL,
@@ -63,6 +64,15 @@ def test_accumulation_time() -> None:
     assert accumulation_time_ns("ll") == pytest.approx(12.8)
     assert accumulation_time_ns("kp4", interleave=4) == pytest.approx(102.4)
     assert accumulation_time_ns("none") == 0.0
+
+
+@pytest.mark.parametrize(
+    ("lane", "interleave"), [(float("nan"), 1), (float("inf"), 1), (0.0, 1), (212.5, 3), (212.5, 0)]
+)
+def test_accumulation_time_rejects_bad_arguments(lane: float, interleave: int) -> None:
+    # Found in review: NaN / inf lane rates and interleave 0 or 3 gave nan, 0 or a silly number.
+    with pytest.raises(EncodeError):
+        accumulation_time_ns("kp4", lane, interleave)
 
 
 @pytest.mark.parametrize(("mode", "flits", "seed"), [("kp4", 50_000, 101), ("ll", 6_000, 202)])

@@ -68,3 +68,23 @@ def test_burst_channel_rate_and_errors() -> None:
         BurstChannel(100, seed=1).apply(bytes(4))
     with pytest.raises(EncodeError):
         BurstChannel(8, seed=1, offset=30).apply(bytes(4))
+
+
+@pytest.mark.parametrize("positions", [[1.5], [3.0], [True], ["1"], [None], [np.float64(2.0)]])
+def test_apply_bit_errors_rejects_non_integer_positions(positions: list[object]) -> None:
+    # Found in review: 1.5 was silently truncated to bit 1 (and True taken as bit 1).
+    with pytest.raises(EncodeError):
+        apply_bit_errors(bytes(8), positions)  # type: ignore[arg-type]
+
+
+def test_apply_bit_errors_accepts_numpy_integer_positions() -> None:
+    assert apply_bit_errors(bytes(2), np.array([0, 9])) == b"\x01\x02"
+
+
+@pytest.mark.parametrize(
+    "kwargs", [{"length_bits": 1.5}, {"length_bits": True}, {"length_bits": 8, "offset": 2.5}]
+)
+def test_burst_channel_rejects_non_integer_length_or_offset(kwargs: dict[str, object]) -> None:
+    # Found in review: BurstChannel(1.5, seed) raised TypeError on its first apply().
+    with pytest.raises(EncodeError):
+        BurstChannel(seed=1, **kwargs).apply(bytes(8))  # type: ignore[arg-type]

@@ -57,6 +57,42 @@ def test_verify_catches_a_changed_parity_symbol(tmp_path: Path) -> None:
     assert [(m.case, m.field) for m in report.mismatches] == [("kp4-encode-prbs31", "parity")]
 
 
+@pytest.mark.parametrize(
+    ("case_id", "key", "index", "value"),
+    [
+        ("kp4-encode-prbs31", "message", 3, 1 << 64),  # was OverflowError
+        ("ll-decode-t-random", "message", 0, -(10**30)),  # was OverflowError
+        ("kp4-decode-one-first", "error_positions", 0, 10**6),  # was IndexError
+        ("kp4-decode-one-first", "error_values", 0, 1 << 70),  # was OverflowError
+        ("kp4-decode-one-first", "error_values", 0, 1.5),
+        ("kp4-flit-decode-scattered", "error_bits", 0, 1 << 64),
+    ],
+)
+def test_verify_reports_tampered_inputs_instead_of_crashing(
+    tmp_path: Path, case_id: str, key: str, index: int, value: Any
+) -> None:
+    # Found in review: `vectors verify` died with a traceback on these edits.
+    doc = json.loads(PHY_JSON.read_text())
+    case = next(c for c in doc["cases"] if c["id"] == case_id)
+    case["inputs"][key][index] = value
+    (tmp_path / "phy.json").write_text(json.dumps(doc))
+    report = vectors.verify_dir(tmp_path)
+    assert [m.case for m in report.mismatches] == [case_id]
+    assert main(["vectors", "verify", str(tmp_path)]) == 1
+
+
+def test_verify_tells_booleans_from_integers(tmp_path: Path) -> None:
+    # Found in review: JSON `true` in place of `1` (or `1` for `true`) passed verify.
+    doc = json.loads(PHY_JSON.read_text())
+    case = next(c for c in doc["cases"] if c["id"] == "kp4-decode-one-first")
+    assert case["expected"]["corrected"] == 1 and case["expected"]["uncorrectable"] is False
+    case["expected"]["corrected"] = True
+    case["expected"]["uncorrectable"] = 0
+    (tmp_path / "phy.json").write_text(json.dumps(doc))
+    report = vectors.verify_dir(tmp_path)
+    assert sorted(m.field for m in report.mismatches) == ["corrected", "uncorrectable"]
+
+
 def test_generator_cases() -> None:
     for case in _cases("rs_generator"):
         code = case["inputs"]["code"]

@@ -149,3 +149,15 @@ def test_trace_wire_is_systematic_kp4() -> None:
                 seen += 1
     assert seen >= 4
     assert [c["status"] for c in case["expected"]["completions"]] == ["OKAY"] * 3
+
+
+@pytest.mark.parametrize(("key", "value"), [("kind", "atomik"), ("fetch", "false")])
+def test_verify_rejects_edited_op_inputs(tmp_path: Path, key: str, value: str) -> None:
+    # An edited input the model cannot honour is a mismatch, never silently reinterpreted.
+    doc = json.loads(COMMITTED.read_text())
+    case = next(c for c in doc["cases"]
+                if c["kind"] == "upli_op" and c["inputs"]["op"]["kind"] == "atomic")
+    case["inputs"]["op"][key] = value
+    (tmp_path / "tl.json").write_text(json.dumps(doc))
+    mismatches = vectors.verify_dir(tmp_path).mismatches
+    assert [(m.case, m.field) for m in mismatches] == [(case["id"], "<compute>")]

@@ -76,3 +76,24 @@ def test_verify_reports_malformed_inputs_instead_of_crashing(tmp_path: Path) -> 
     path.write_text(json.dumps(doc))
     found = vectors.verify_dir(tmp_path / "v").mismatches
     assert [(m.file, m.case, m.field) for m in found] == [("tl.json", case["id"], "<compute>")]
+
+
+@pytest.mark.parametrize("layer", [["phy"], {"x": 1}, None, 3])
+def test_verify_reports_a_malformed_layer_field(tmp_path: Path, layer: Any) -> None:
+    # Found in review: a list or object as "layer" crashed verify with TypeError.
+    doc = {"format": vectors.VECTOR_FORMAT, "version": vectors.VECTOR_VERSION, "layer": layer,
+           "cases": []}
+    (tmp_path / "x.json").write_text(json.dumps(doc))
+    report = vectors.verify_dir(tmp_path)
+    assert [m.field for m in report.mismatches] == ["layer"]
+    assert main(["vectors", "verify", str(tmp_path)]) != 0
+
+
+def test_generate_into_a_file_path_is_a_clean_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Found in review: `vectors generate --out FILE` ended in a FileExistsError traceback.
+    target = tmp_path / "not-a-dir"
+    target.write_text("x")
+    assert main(["vectors", "generate", "--out", str(target), "--layer", "phy"]) == 1
+    assert "ualink-ref: error:" in capsys.readouterr().err

@@ -17,11 +17,18 @@ being the first bit of the first field (network order).
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from ualink_ref.errors import EncodeError, FieldRangeError, ReservedBitsError, TruncatedError
+from ualink_ref.errors import (
+    DecodeError,
+    EncodeError,
+    FieldRangeError,
+    ReservedBitsError,
+    TruncatedError,
+)
 
 
 @dataclass(frozen=True)
@@ -215,7 +222,17 @@ class BitFormat:
         return word
 
     def from_int(self, word: int) -> dict[str, int]:
-        """Split an integer into field values, checking reserved bits and strict enums."""
+        """Split an integer into field values, checking reserved bits and strict enums.
+
+        ``word`` must be an integer (anything with ``__index__``); anything else
+        raises :class:`~ualink_ref.errors.DecodeError`, like every other bad input.
+        """
+        try:
+            word = operator.index(word)
+        except TypeError:
+            raise DecodeError(
+                f"{self.name}: expected an integer, got {type(word).__name__}"
+            ) from None
         if word < 0 or word >> self.bit_length:
             raise FieldRangeError(self.name, word, f"does not fit in {self.bit_length} bits")
         values: dict[str, int] = {}
@@ -245,6 +262,10 @@ class BitFormat:
 
     def unpack_from(self, data: bytes | bytearray | memoryview, offset: int = 0) -> dict[str, int]:
         """Unpack the format from ``data`` starting at byte ``offset``."""
+        if not isinstance(data, bytes | bytearray | memoryview):
+            raise TruncatedError(self.name, self.byte_length, -1)
+        if isinstance(offset, bool) or not isinstance(offset, int):
+            raise DecodeError(f"{self.name}: offset must be an integer, got {offset!r:.40}")
         end = offset + self.byte_length
         if offset < 0 or end > len(data):
             raise TruncatedError(self.name, self.byte_length, max(0, len(data) - offset))

@@ -127,6 +127,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except BrokenPipeError:  # e.g. `ualink-ref dissect ... | head`
         return 0
+    except OSError as exc:  # e.g. --out names a file, or a directory we may not write
+        print(f"ualink-ref: error: {exc}", file=sys.stderr)
+        return 1
     return code
 
 

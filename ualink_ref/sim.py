@@ -163,10 +163,11 @@ def replay_timeout_for(latency: int, batch: int) -> int:
     """Replay timeout (flit slots) the simulation gives both DLs unless told otherwise.
 
     A flit waits up to ``batch`` slots in its batch, ``batch + latency`` on the
-    wire, and its ack as long again coming back; twice that round trip plus 64
-    slots of ack delay is safely longer, so the wire delay alone never sets
-    off the timer. Never below the DL's default (128), so the default link (latency 8,
-    batch 8) keeps it.
+    wire, and its ack as long again coming back. The DL requires the timeout to
+    exceed the round trip plus the peer's ack delay (a quarter of the timeout,
+    DL rule 8), i.e. 4/3 of the round trip; ``4 * (latency + batch) + 64`` is
+    safely more, so the wire delay alone never sets off the timer. Never below
+    the DL's default (128), so the default link (latency 8, batch 8) keeps it.
     """
     return max(int(_DL_REPLAY_TIMEOUT), 4 * (latency + batch) + 64)
 

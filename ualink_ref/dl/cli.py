@@ -33,22 +33,27 @@ def describe_flit(data: bytes) -> str:
     return "\n".join(lines)
 
 
+def _hex_or_raw(raw: bytes) -> bytes:
+    """Hex text (whitespace allowed) decoded, else the bytes themselves (a binary flit)."""
+    try:
+        return bytes.fromhex("".join(raw.decode("ascii").split()))
+    except (UnicodeDecodeError, ValueError):
+        # Not hex text: the flit bytes themselves. (Binary flits can be all-ASCII
+        # bytes, so a failed ASCII decode is not the test.)
+        return raw
+
+
 def _read(source: str) -> bytes:
     compact = "".join(source.split())
     if source == "-":
-        text = sys.stdin.read()
-    elif all(c in "0123456789abcdefABCDEF" for c in compact) and len(compact) > 64:
+        return _hex_or_raw(sys.stdin.buffer.read())
+    if all(c in "0123456789abcdefABCDEF" for c in compact) and len(compact) > 64:
         text = compact  # hex given on the command line
     else:
         path = Path(source)
         if path.is_file():
-            raw = path.read_bytes()
-            try:
-                text = raw.decode("ascii")
-            except UnicodeDecodeError:
-                return raw  # binary file: the flit bytes themselves
-        else:
-            text = source
+            return _hex_or_raw(path.read_bytes())
+        text = source
     return bytes.fromhex("".join(text.split()))
 
 

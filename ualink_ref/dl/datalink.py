@@ -30,7 +30,15 @@ Rules (the same text, with provenance, is in ``specs/dl.md``):
 5. A flit that fails its CRC (or is malformed, or arrives out of sequence)
    is dropped and triggers exactly one replay request; no further request
    is made until the expected flit arrives. Duplicates (behind the expected
-   number) are dropped silently and re-acknowledged.
+   number) are dropped silently and re-acknowledged promptly: a duplicate
+   makes an ack due at once (rules 7, 8), and the ack is an ``ack`` header, never
+   a replay request. To keep a replay of N duplicates from drawing N acks,
+   at most one such ack is owed per replay run: the first duplicate after a
+   flit with op ``replay`` (the start of a run) arrives owes one; later
+   duplicates of the same run coalesce into it. Project choice: every
+   duplicate means the sender has not heard an ack, and a busy receiver
+   (replaying or sending explicit data) would otherwise never send one, so
+   a replay timer shorter than the round trip would livelock both ends.
 6. A replay timer, run from the ``now`` values passed in, recovers lost acks
    and requests: when the oldest unacknowledged flit has been neither
    acknowledged nor retransmitted for ``replay_timeout``, everything
@@ -40,10 +48,27 @@ Rules (the same text, with provenance, is in ``specs/dl.md``):
 7. ``poll`` never waits for more data: a data flit carries every TL byte
    queued, up to its capacity; when fewer are queued, the TL bytes end at a
    TL-flit boundary and the rest of the payload is zero fill. Priority per
-   slot: owed replay request; a forced ack-only flit (``ack_interval`` data
-   flits received without an ack going out, and the next flit could not
-   carry one); replayed flits; new data (within the window); an ack-only or
-   message-only flit; otherwise nothing (``None``).
+   slot: owed replay request; a forced ack-only flit (an ack is due, below,
+   and the next flit could not carry one); replayed flits; new data (within
+   the window); an ack-only or message-only flit; otherwise nothing
+   (``None``).
+8. An ack is due (and forced out as an ack-only flit when no data flit can
+   carry it) as soon as any of these holds: a duplicate owes one (rule 5);
+   ``ack_interval`` data flits were accepted since the last ack went out; or
+   the oldest data flit accepted and not yet acknowledged was accepted
+   ``ack_delay`` or more before ``now`` (default ``replay_timeout / 4``,
+   measured with the ``now`` values passed to ``receive`` and ``poll``).
+   Any ack that goes out — ack-only, piggy-backed on an implicit data flit,
+   or a replay request — settles everything owed, so at most one ack is owed
+   at a time. Project choice: the time rule is what keeps a clean link from
+   replaying when this end saturates its direction with explicit data flits
+   while the peer's flits arrive too sparsely to reach ``ack_interval``
+   before the peer's timer expires; tying it to the timeout (rather than a
+   flit count) holds for any round trip, provided both ends use the same
+   timeout and it exceeds the round trip plus ``ack_delay`` (with the
+   default: more than 4/3 of the round trip). It costs at most one ack-only flit per
+   ``ack_delay`` slots in a saturated direction (about 3 % at the default
+   128-slot timeout), the same as ``ack_interval`` under two-way load.
 """
 
 from __future__ import annotations
@@ -133,9 +158,12 @@ class DataLink:
       delivers, corrupted or not: a flit that vanishes is recovered too, but later.
     * ``next_timer()`` / ``handle_timer(now)`` run the replay timer.
 
-    ``now`` is any monotonic number in the caller's unit; ``replay_timeout`` is in
-    the same unit (the default assumes ``now`` counts flit slots) and must exceed the
-    round trip plus ``ack_interval`` slots, or replays start before acks can arrive.
+    ``now`` is any monotonic number in the caller's unit; ``replay_timeout`` and
+    ``ack_delay`` are in the same unit (the defaults assume ``now`` counts flit
+    slots). ``replay_timeout`` must exceed the round trip plus the peer's
+    ``ack_delay`` (default a quarter of the timeout, so: 4/3 of the round trip),
+    or replays start before acks can arrive; a shorter one costs spurious replays,
+    never progress (rule 5).
     """
 
     def __init__(
@@ -146,18 +174,23 @@ class DataLink:
         max_replays: int = 4,
         explicit_interval: int = 32,
         ack_interval: int = 32,
+        ack_delay: float | None = None,
     ) -> None:
         if not 1 <= window <= MAX_WINDOW:
             raise ValueError(f"window must be 1..{MAX_WINDOW}")
         if not 1 <= explicit_interval <= 32:
             raise ValueError("explicit_interval must be 1..32")
-        if replay_timeout <= 0 or max_replays < 1 or ack_interval < 1:
-            raise ValueError("replay_timeout, max_replays and ack_interval must be positive")
+        if ack_delay is None:
+            ack_delay = replay_timeout / 4  # rule 8
+        if replay_timeout <= 0 or max_replays < 1 or ack_interval < 1 or ack_delay <= 0:
+            raise ValueError(
+                "replay_timeout, max_replays, ack_interval and ack_delay must be positive")
         self.window = window
         self.replay_timeout = replay_timeout
         self.max_replays = max_replays
         self.explicit_interval = explicit_interval
         self.ack_interval = ack_interval
+        self.ack_delay = ack_delay
         self._counters = DLCounters()
         # transmit side
         self._txq = bytearray()  # TL bytes queued, not yet packed
@@ -176,6 +209,9 @@ class DataLink:
         self._rx_partial = bytearray()
         self._ack_pending = False
         self._rx_since_ack = 0
+        self._unacked_since: float | None = None  # acceptance time of oldest unacked flit
+        self._dup_ack_owed = False  # a duplicate asks for an ack (rule 5)
+        self._dup_run_answered = False  # this replay run has had its duplicate ack
         self._rr_owed = False
         self._rr_outstanding = False
 
@@ -251,7 +287,7 @@ class DataLink:
             return self._command(FlitOp.REPLAY_REQUEST, seq_of(self._expected), now)
         fresh = bool(self._txq) and self.in_flight < self.window and self._replay_at is None
         carries_ack = fresh and self._implicit_ok()
-        if self._ack_pending and self._rx_since_ack >= self.ack_interval and not carries_ack:
+        if self._ack_pending and not carries_ack and self._ack_due(now):
             return self._command(FlitOp.ACK, self._ack_value(), now)
         if self._replay_at is not None:
             return self._replayed(now)
@@ -285,6 +321,8 @@ class DataLink:
             self._deliver(f, events)
             return events
         want = seq_of(self._expected)
+        if f.op is FlitOp.REPLAY:
+            self._dup_run_answered = False  # a new replay run: it may owe one ack
         if f.op.is_command:
             if f.flit_seq_lo != want & 7:
                 self._gap(want, None, events)
@@ -293,6 +331,9 @@ class DataLink:
             if (f.flit_seq - want) % SEQ_MAX >= MAX_WINDOW:
                 self._counters.duplicates += 1
                 self._ack_pending = True
+                if not self._dup_run_answered:  # one ack per run, not one per duplicate
+                    self._dup_ack_owed = True
+                    self._dup_run_answered = True
             else:
                 self._gap(want, f.flit_seq, events)
             return events
@@ -307,6 +348,8 @@ class DataLink:
         self._counters.data_flits_accepted += 1
         self._ack_pending = True
         self._rx_since_ack += 1
+        if self._unacked_since is None:
+            self._unacked_since = now
         self._rr_outstanding = False
         self._deliver(f, events)
         return events
@@ -315,6 +358,19 @@ class DataLink:
 
     def _ack_value(self) -> int:
         return 0 if self._expected == 0 else seq_of(self._expected - 1)
+
+    def _ack_due(self, now: float) -> bool:
+        """Must an owed ack go out in this slot, even as an ack-only flit? (rule 8)"""
+        return (self._dup_ack_owed or self._rx_since_ack >= self.ack_interval
+                or (self._unacked_since is not None
+                    and now - self._unacked_since >= self.ack_delay))
+
+    def _acked_now(self) -> None:
+        """An ack (or replay request) is going out: it settles every ack owed."""
+        self._ack_pending = False
+        self._rx_since_ack = 0
+        self._unacked_since = None
+        self._dup_ack_owed = False
 
     def _implicit_ok(self) -> bool:
         return (self._next_fresh - self._acked < IMPLICIT_REACH
@@ -334,8 +390,7 @@ class DataLink:
             self._counters.replay_requests_sent += 1
         else:
             self._counters.acks_sent += 1
-        self._ack_pending = False
-        self._rx_since_ack = 0
+        self._acked_now()
         self._counters.command_flits_sent += 1
         return self._out(flit)
 
@@ -357,8 +412,7 @@ class DataLink:
                           messages=messages)
             self._since_explicit += 1
             self._counters.acks_sent += 1
-            self._ack_pending = False
-            self._rx_since_ack = 0
+            self._acked_now()
         else:
             flit = DLFlit(FlitOp.EXPLICIT, flit_seq=seq_of(abs_seq), tl=tl,
                           first_tl_start=first, messages=messages)

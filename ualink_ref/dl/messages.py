@@ -10,6 +10,7 @@ reserved bits raises :class:`~ualink_ref.errors.ReservedBitsError`.
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import ClassVar
@@ -24,7 +25,7 @@ from ualink_ref.dl.formats import (
     TL_RATE_MESSAGE,
     UART_MESSAGE,
 )
-from ualink_ref.errors import EncodeError, FieldRangeError
+from ualink_ref.errors import DecodeError, EncodeError, FieldRangeError
 
 
 class ChannelCommand(IntEnum):
@@ -153,17 +154,25 @@ def encode_message(message: DLMessage) -> bytes:
     return message.encode().to_bytes(4, "big")
 
 
-def decode_message(word: int | bytes) -> DLMessage:
-    """Parse a message word (an int or 4 bytes); unknown class/type -> ``UnknownMessage``."""
-    if isinstance(word, bytes | bytearray):
+def decode_message(word: int | bytes | bytearray | memoryview) -> DLMessage:
+    """Parse a message word (an int or 4 bytes); unknown class/type -> ``UnknownMessage``.
+
+    Anything that is neither an integer nor 4 bytes raises a ``DecodeError``.
+    """
+    if isinstance(word, bytes | bytearray | memoryview):
         if len(word) != 4:
             raise FieldRangeError("dl_message", len(word), "a message is 4 bytes")
-        word = int.from_bytes(word, "big")
-    common = DL_MESSAGE.from_int(word)  # FieldRangeError if it does not fit 32 bits
+        value = int.from_bytes(word, "big")
+    elif isinstance(word, bool) or not hasattr(type(word), "__index__"):
+        # numpy integers are words too; bools, floats, strings and None are not
+        raise DecodeError(f"dl_message: expected a 32-bit word or 4 bytes, got {word!r:.40}")
+    else:
+        value = operator.index(word)
+    common = DL_MESSAGE.from_int(value)  # FieldRangeError if it does not fit 32 bits
     fmt = _KNOWN.get((common["mclass"], common["mtype"]))
     if fmt is None or common["compressed"]:
-        return UnknownMessage(word)
-    v = fmt.from_int(word)  # ReservedBitsError on non-zero reserved bits
+        return UnknownMessage(value)
+    v = fmt.from_int(value)  # ReservedBitsError on non-zero reserved bits
     if fmt is NOOP_MESSAGE:
         return NoOp()
     if fmt is TL_RATE_MESSAGE:

@@ -18,6 +18,7 @@ rebuild it: TL flit ``k`` of an end with ``base`` b has byte ``i`` equal to
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, fields
 from typing import Any
 
@@ -38,7 +39,7 @@ from ualink_ref.dl.messages import (
     decode_message,
 )
 from ualink_ref.dl.pair import FaultyChannel, LinkPair, flip_bits
-from ualink_ref.errors import DecodeError
+from ualink_ref.errors import DecodeError, EncodeError
 from ualink_ref.vectors import VectorInput, hexstr, unhex
 
 LAYER = "dl"
@@ -238,18 +239,37 @@ def compute(kind: str, inputs: dict[str, Any]) -> dict[str, Any]:
     raise ValueError(f"unknown DL vector kind {kind!r}")
 
 
+#: Bounds on a scenario's size, checked before anything is built: a vector file
+#: may have been edited, and verification must not run for hours or fill memory.
+SCENARIO_LIMITS = {"a_tl_flits": 100_000, "b_tl_flits": 100_000, "slots": 100_000,
+                   "delay": 10_000}
+
+
+def _bounded(inputs: dict[str, Any], key: str) -> int:
+    value = inputs[key]
+    if isinstance(value, bool) or not isinstance(value, int) or not (
+            0 <= value <= SCENARIO_LIMITS[key]):
+        raise EncodeError(f"scenario {key} must be an integer in 0..{SCENARIO_LIMITS[key]}, "
+                          f"got {value!r:.40}")
+    return value
+
+
 def _scenario(inputs: dict[str, Any]) -> dict[str, Any]:
-    timeout = float(inputs.get("replay_timeout", 128))
+    sizes = {key: _bounded(inputs, key) for key in SCENARIO_LIMITS}
+    timeout = inputs.get("replay_timeout", 128)
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not (
+            0 < timeout < math.inf):
+        raise EncodeError(f"scenario replay_timeout must be a positive number, got {timeout!r:.40}")
     pair = LinkPair(
         DataLink(replay_timeout=timeout), DataLink(replay_timeout=timeout),
-        FaultyChannel(delay=int(inputs["delay"]),
+        FaultyChannel(delay=sizes["delay"],
                       script={int(k): v for k, v in inputs["faults_ab"].items()}),
-        FaultyChannel(delay=int(inputs["delay"]),
+        FaultyChannel(delay=sizes["delay"],
                       script={int(k): v for k, v in inputs["faults_ba"].items()}))
     pair.record_wire = True
-    pair.a.send(tl_pattern(0x00, int(inputs["a_tl_flits"])))
-    pair.b.send(tl_pattern(0x80, int(inputs["b_tl_flits"])))
-    pair.run(int(inputs["slots"]))
+    pair.a.send(tl_pattern(0x00, sizes["a_tl_flits"]))
+    pair.b.send(tl_pattern(0x80, sizes["b_tl_flits"]))
+    pair.run(sizes["slots"])
     out: dict[str, Any] = {
         "wire": [{"slot": slot, "dir": d, "flit": hexstr(f)} for slot, d, f in pair.wire],
         "idle_at_end": pair.idle(),

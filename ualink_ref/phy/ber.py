@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from ualink_ref.errors import EncodeError
 from ualink_ref.phy import gf
-from ualink_ref.phy.flits import FLIT_BYTES, MODES, FecMode
+from ualink_ref.phy.flits import FLIT_BYTES, INTERLEAVES, MODES, FecMode
 from ualink_ref.phy.reedsolomon import ReedSolomonCode
 
 #: Lane rate used for the latency column: 200 Gb/s of payload x 544/512 (KP4 overhead).
@@ -94,6 +94,10 @@ def flit_loss_ratio(mode: str, ber: float) -> float:
 def accumulation_bits(mode: str, interleave: int = 1) -> int:
     """Wire bits the receiver must collect before it can correct (0 without FEC)."""
     fec = _mode(mode)
+    if isinstance(interleave, bool) or interleave not in INTERLEAVES or (
+        fec.code is None and interleave != 1
+    ):
+        raise EncodeError(f"interleave {interleave!r} not supported in mode {mode!r}")
     return 0 if fec.code is None else fec.code.n * gf.M * interleave
 
 
@@ -101,8 +105,8 @@ def accumulation_time_ns(
     mode: str, lane_gbps: float = DEFAULT_LANE_GBPS, interleave: int = 1
 ) -> float:
     """Codeword accumulation time on one lane, in ns (KP4: 5440 bits / 212.5 Gb/s = 25.6 ns)."""
-    if lane_gbps <= 0:
-        raise EncodeError(f"lane rate must be positive, got {lane_gbps}")
+    if not 0 < lane_gbps < math.inf:  # also rejects NaN
+        raise EncodeError(f"lane rate must be positive and finite, got {lane_gbps}")
     return accumulation_bits(mode, interleave) / lane_gbps
 
 

@@ -10,6 +10,7 @@ same errors. All work is vectorized over the bits of the call.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable
 
 import numpy as np
@@ -22,6 +23,13 @@ def _wire_array(wire: object) -> NDArray[np.uint8]:
     if not isinstance(wire, bytes | bytearray | memoryview):
         raise EncodeError(f"wire must be bytes, got {type(wire).__name__}")
     return np.frombuffer(bytes(wire), dtype=np.uint8).copy()
+
+
+def _integer(value: object, what: str) -> int:
+    """``value`` as an int; floats (even 3.0), bools and strings are refused, not truncated."""
+    if isinstance(value, bool) or not hasattr(type(value), "__index__"):
+        raise EncodeError(f"{what} must be an integer, got {value!r:.40}")
+    return operator.index(value)  # type: ignore[arg-type]
 
 
 def _flip(data: NDArray[np.uint8], positions: NDArray[np.int64]) -> bytes:
@@ -37,8 +45,12 @@ def apply_bit_errors(wire: bytes, bit_positions: Iterable[int]) -> bytes:
     """
     data = _wire_array(wire)
     try:
-        pos = np.asarray(list(bit_positions), dtype=np.int64)
-    except (TypeError, ValueError, OverflowError) as exc:
+        if isinstance(bit_positions, np.ndarray) and bit_positions.dtype.kind in "iu":
+            pos = bit_positions.ravel().astype(np.int64)  # fast path; range checked below
+        else:
+            listed = [_integer(p, "bit position") for p in bit_positions]
+            pos = np.asarray(listed, dtype=np.int64)
+    except (TypeError, OverflowError) as exc:
         raise EncodeError(f"bit positions must be integers ({exc})") from None
     if pos.size and (pos.min() < 0 or pos.max() >= data.size * 8):
         raise EncodeError(f"bit position outside 0..{data.size * 8 - 1}")
@@ -97,6 +109,9 @@ class BurstChannel:
         rate: float | None = None,
         offset: int | None = None,
     ) -> None:
+        length_bits = _integer(length_bits, "burst length")
+        if offset is not None:
+            offset = _integer(offset, "burst offset")
         if length_bits < 1:
             raise EncodeError(f"burst length must be >= 1 bit, got {length_bits}")
         if not 0.0 <= density <= 1.0:

@@ -67,6 +67,13 @@ def _code(inputs: dict[str, Any]) -> ReedSolomonCode:
     return CODES[name]
 
 
+def _symbol_index(value: Any, limit: int) -> int:
+    """``value`` if it is an int in 0..limit-1 (a vector file may have been edited)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < limit:
+        raise EncodeError(f"{value!r:.40} is not an integer in 0..{limit - 1}")
+    return value
+
+
 def _fmt(value: float) -> str:
     # Seven significant digits: reproducible across libm implementations.
     return f"{value:.6e}"
@@ -78,16 +85,16 @@ def compute(kind: str, inputs: dict[str, Any]) -> dict[str, Any]:
         return {"generator": list(_code(inputs).generator)}
     if kind == "rs_encode":
         code = _code(inputs)
-        cw = code.encode(np.asarray(inputs["message"], dtype=np.int64))
+        cw = code.encode(inputs["message"])  # the codec checks type, shape and range
         return {
             "parity": [int(s) for s in cw[code.k :]],
             "wire": hexstr(gf.symbols_to_bytes(cw).tobytes()),
         }
     if kind == "rs_decode":
         code = _code(inputs)
-        received = code.encode(np.asarray(inputs["message"], dtype=np.int64))
+        received = code.encode(inputs["message"])
         for pos, value in zip(inputs["error_positions"], inputs["error_values"], strict=True):
-            received[pos] ^= value
+            received[_symbol_index(pos, code.n)] ^= _symbol_index(value, 1024)
         result = code.decode(received)
         return {
             "received": [int(s) for s in received],

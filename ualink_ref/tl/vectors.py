@@ -184,8 +184,13 @@ def _issue(tl: Any, dst: int, op: dict[str, Any]) -> int:
     if k in ("write", "message"):
         return int(tl.write(dst, int(op["addr"]), unhex(op["data"]), op.get("byte_enable"),
                             **({"message": True} if k == "message" else {})))
+    if k != "atomic":
+        raise ValueError(f"unknown op kind {k!r}")
+    fetch = op.get("fetch", True)
+    if not isinstance(fetch, bool):  # a vector edited to "false" must not read as True
+        raise ValueError(f"op fetch must be true or false, got {fetch!r}")
     return int(tl.atomic(dst, int(op["addr"]), str(op["op"]), int(op["operand"]),
-                         op.get("compare"), int(op.get("size", 8)), bool(op.get("fetch", True))))
+                         op.get("compare"), int(op.get("size", 8)), fetch))
 
 
 def _completion_json(c: Completion) -> dict[str, Any]:

@@ -1,0 +1,199 @@
+"""When acks go out: duplicates are re-acked promptly (rule 5), and an ack is never
+held back so long that the peer's replay timer expires on a clean link (rule 8)."""
+
+from __future__ import annotations
+
+import random
+
+from ualink_ref.dl import DataLink, DLFlit, FaultyChannel, FlitOp, LinkPair, ReplayStarted
+from ualink_ref.dl.pair import carries_payload, flip_bits
+from ualink_ref.sim import Simulation, random_workload, uniform_workload
+
+
+def _flits(seed: int, n: int) -> list[bytes]:
+    rng = random.Random(seed)
+    return [rng.randbytes(64) for _ in range(n)]
+
+
+def _op(flit: bytes) -> FlitOp:
+    return FlitOp(flit[0] >> 5)
+
+
+def _busy(link: DataLink, slots: int = 10) -> None:
+    """Make ``link`` saturate its direction with explicit data flits (nothing acks them,
+    so after a few slots its fresh flits cannot carry an ack: rule 4)."""
+    link.send(_flits(99, 3000))
+    for t in range(slots):
+        assert link.poll(t) is not None
+    assert link.in_flight >= 7
+
+
+def _send(link: DataLink, n: int, start: int) -> list[bytes]:
+    out = []
+    for t in range(start, start + n):
+        flit = link.poll(t)
+        assert flit is not None
+        out.append(flit)
+    return out
+
+
+def _ack_value(flit: bytes) -> int:
+    return DLFlit.decode(flit).ack_req_seq
+
+
+def test_busy_receiver_reacks_a_replay_of_duplicates_once() -> None:
+    a, b = DataLink(), DataLink()
+    _busy(b)
+    a.send(_flits(1, 30))  # 3 DL flits
+    for flit in _send(a, 3, 0):
+        b.receive(flit, 20)
+    assert _op(b.poll(21) or b"") is FlitOp.EXPLICIT  # ack owed but not yet due (rule 8)
+    for run in range(2):  # each timeout replay is one run: REPLAY, EXPLICIT, EXPLICIT
+        events = a.handle_timer(a.next_timer() or 0)
+        assert [type(e) for e in events] == [ReplayStarted]
+        replayed = _send(a, 3, 200 + 10 * run)
+        assert [_op(f) for f in replayed] == [FlitOp.REPLAY, FlitOp.EXPLICIT, FlitOp.EXPLICIT]
+        for flit in replayed:
+            assert b.receive(flit, 205 + 10 * run) == []  # dropped silently
+        ack = b.poll(206 + 10 * run)
+        assert ack is not None and not carries_payload(ack)
+        assert _op(ack) is FlitOp.ACK and _ack_value(ack) == 3  # an ack, not a request
+        # the run's other duplicates coalesced into that one ack: data again
+        assert all(carries_payload(f) for f in _send(b, 3, 207 + 10 * run))
+    c = b.counters
+    assert c.duplicates == 6 and c.command_flits_sent == 2 and c.replay_requests_sent == 0
+    a.receive(ack, 300)
+    assert a.in_flight == 0 and not a.replaying
+
+
+def test_duplicate_acks_do_not_become_extra_replay_requests() -> None:
+    a, b = DataLink(), DataLink()
+    _busy(b)
+    a.send(_flits(2, 40))  # 4 DL flits (seq 1..4)
+    sent = _send(a, 4, 0)
+    b.receive(sent[0], 10)
+    b.receive(sent[1], 10)
+    b.receive(flip_bits(sent[2], [100]), 10)  # CRC error: one replay request owed
+    b.receive(sent[3], 10)  # out of sequence: no second request
+    request = b.poll(11)
+    assert request is not None and _op(request) is FlitOp.REPLAY_REQUEST
+    assert _ack_value(request) == 3
+    # The request is lost; a's timer replays from seq 1: duplicates 1 and 2 at b.
+    a.handle_timer(a.next_timer() or 0)
+    replayed = _send(a, 4, 300)
+    b.receive(replayed[0], 305)
+    b.receive(replayed[1], 305)
+    b.receive(flip_bits(replayed[2], [200]), 305)  # corrupted again: same episode
+    ack = b.poll(306)
+    assert ack is not None and _op(ack) is FlitOp.ACK and _ack_value(ack) == 2
+    assert b.poll(307) is not None and b.counters.replay_requests_sent == 1
+    # stale and duplicate acks change nothing at a
+    a.receive(ack, 308)
+    before = (a.in_flight, a.replaying, a.counters.replays)
+    a.receive(ack, 309)
+    a.receive(DLFlit(FlitOp.ACK, ack_req_seq=1).encode(), 309)
+    assert (a.in_flight, a.replaying, a.counters.replays) == before == (2, False, 1)
+
+
+def test_linkpair_duplicate_is_reacked_in_the_next_slot() -> None:
+    # b saturates b->a with explicit data; all of its ack-only flits are lost until a
+    # times out. The replay's first duplicate must draw an ack-only flit at once.
+    delay = 10
+    a = DataLink(replay_timeout=100)
+    pair = LinkPair(a=a, ab=FaultyChannel(delay=delay),
+                    ba=FaultyChannel(delay=delay, drop_commands=1.0))
+    pair.record_wire = True
+    pair.b.send(_flits(3, 5000))
+    sent = _flits(4, 30)
+    pair.a.send(sent)
+    while not a.counters.timeouts:
+        pair.step()
+        assert pair.now < 1000
+    pair.ba.stop_faults()
+    first_replay = pair.now - 1  # the timer ran and the REPLAY flit left in that slot
+    pair.run(2 * delay + 3)
+    assert a.in_flight == 0 and a.counters.timeouts == 1  # acked before a second timeout
+    acks = [(t, f) for t, d, f in pair.wire if d == "ba" and not carries_payload(f)]
+    late = [t for t, _ in acks if t > first_replay]
+    assert late and late[0] == first_replay + delay + 1
+    assert pair.b.counters.duplicates >= 1 and pair.b.counters.replay_requests_sent == 0
+    assert pair.delivered["b"] == sent
+
+
+def test_busy_sender_acks_within_ack_delay() -> None:
+    a, b = DataLink(), DataLink(replay_timeout=128)
+    assert b.ack_delay == 32  # default: a quarter of the replay timeout
+    _busy(b)
+    a.send(_flits(5, 9))  # one DL flit
+    b.receive(_send(a, 1, 0)[0], 100)
+    assert all(carries_payload(f) for f in _send(b, 31, 101))
+    ack = b.poll(132)
+    assert ack is not None and _op(ack) is FlitOp.ACK and _ack_value(ack) == 1
+    assert carries_payload(b.poll(133) or b"")  # settled: no ack storm
+    custom, peer = DataLink(replay_timeout=128, ack_delay=5), DataLink()
+    _busy(custom)
+    peer.send(_flits(6, 9))
+    custom.receive(_send(peer, 1, 0)[0], 100)
+    assert all(carries_payload(f) for f in _send(custom, 4, 101))
+    assert _op(custom.poll(105) or b"") is FlitOp.ACK
+
+
+def test_one_way_saturation_never_replays_on_a_clean_link() -> None:
+    # a saturates a->b; b sends one TL flit every 20 slots, far fewer than
+    # ack_interval data flits per replay timeout. b's timer must never expire.
+    pair = LinkPair(ab=FaultyChannel(delay=10), ba=FaultyChannel(delay=10))
+    sa, sb = _flits(6, 20_000), _flits(7, 100)
+    pair.a.send(sa)
+    for i in range(2000):
+        if i % 20 == 0:
+            pair.b.send(sb[i // 20:i // 20 + 1])
+        pair.step()
+    pair.run_until_idle()
+    assert pair.delivered["a"] == sb and pair.delivered["b"] == sa
+    for end in (pair.a, pair.b):
+        c = end.counters
+        assert c.timeouts == c.replays == c.flits_replayed == 0
+    ca = pair.a.counters
+    # a's price: at most one ack-only flit per ack_delay (32) slots
+    assert 0 < ca.command_flits_sent <= ca.flits_sent // 30
+
+
+def test_sim_clean_link_one_way_saturation_has_no_replays() -> None:
+    sim = Simulation(uniform_workload(2000, "write", 256), max_outstanding=256)
+    report = sim.run()
+    assert report.ops_completed == 2000 and report.data_mismatches == 0
+    assert report.replays == 0 and report.replayed_flits == 0
+    for ep in (sim.a, sim.b):
+        assert ep.dl.counters.timeouts == 0
+    ca = sim.a.dl.counters
+    assert ca.command_flits_sent <= ca.flits_sent // 25  # ack-only flits stay cheap
+
+
+def test_replay_timeout_below_round_trip_costs_replays_but_completes() -> None:
+    # Reviewer's reproducer: the timer (10 slots) is far below the round trip (~80).
+    sim = Simulation(random_workload(200, 6), fec="none", replay_timeout=10, latency=30,
+                     max_slots=20_000)
+    report = sim.run()
+    assert report.ops_completed == 200 and report.data_mismatches == 0
+    assert report.replays > 0  # spurious replays are the price of a short timer
+
+
+def test_replay_timer_below_round_trip_still_drains_under_faults() -> None:
+    # Every combination of a too-short timer and faults: spurious replays, but the
+    # prompt duplicate acks keep both ends making progress once faults stop.
+    for seed, (delay, timeout) in enumerate([(4, 5), (8, 10), (20, 10), (20, 30)]):
+        faults = {"drop": 0.02, "corrupt": 0.02, "drop_commands": 0.3}
+        pair = LinkPair(a=DataLink(replay_timeout=timeout), b=DataLink(replay_timeout=timeout),
+                        ab=FaultyChannel(seed=seed, delay=delay, **faults),
+                        ba=FaultyChannel(seed=seed + 50, delay=delay, **faults))
+        sa, sb = _flits(seed + 10, 1500), _flits(seed + 20, 300)
+        for i in range(300):
+            pair.a.send(sa[5 * i:5 * i + 5])
+            pair.b.send(sb[i:i + 1])
+            pair.step()
+        pair.ab.stop_faults()
+        pair.ba.stop_faults()
+        pair.run_until_idle(20_000)
+        ctx = f"seed={seed} delay={delay} timeout={timeout}"
+        assert pair.delivered["b"] == sa and pair.delivered["a"] == sb, ctx
+        assert pair.a.counters.timeouts > 0, ctx  # the timer really was too short
