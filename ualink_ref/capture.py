@@ -22,7 +22,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ualink_ref.bitfields import BitFormat, Field
-from ualink_ref.errors import DecodeError, EncodeError, TruncatedError, UALinkError
+from ualink_ref.errors import (
+    DecodeError,
+    EncodeError,
+    FieldRangeError,
+    TruncatedError,
+    UALinkError,
+)
 
 #: pcap link type of every record (tcpdump.org: LINKTYPE_USER0, "reserved for private use").
 LINKTYPE_USER0 = 147
@@ -86,6 +92,9 @@ def _check_length(what: str, expected: int, actual: int) -> None:
         raise TruncatedError(what, expected, actual)
 
 
+#: Interleave depths a record may declare (those of ``ualink_ref.phy``).
+INTERLEAVES: tuple[int, ...] = (1, 2, 4)
+
 @dataclass(frozen=True)
 class CaptureRecord:
     """One capture record: pseudo-header fields plus the flit or codeword bytes.
@@ -126,6 +135,9 @@ class CaptureRecord:
 
     def encode(self) -> bytes:
         """Pseudo-header followed by the data: the bytes of one pcap packet."""
+        if self.interleave not in INTERLEAVES:
+            raise EncodeError(f"interleave {self.interleave} is not one of {INTERLEAVES}",
+                              "interleave")
         _check_payload(self.kind, self.fec_mode, len(self.data), EncodeError)
         return PSEUDO_HEADER.pack(self.header_values()) + bytes(self.data)
 
@@ -137,6 +149,9 @@ class CaptureRecord:
         if len(packet) < PSEUDO_HEADER_BYTES:
             raise TruncatedError(PSEUDO_HEADER.name, PSEUDO_HEADER_BYTES, len(packet))
         values = PSEUDO_HEADER.unpack(packet[:PSEUDO_HEADER_BYTES])
+        if values["interleave"] not in INTERLEAVES:
+            raise FieldRangeError(f"{PSEUDO_HEADER.name}.interleave", values["interleave"],
+                                  "not 1, 2 or 4")
         if values["header_length"] != PSEUDO_HEADER_BYTES:
             raise CaptureFormatError(
                 f"capture header_length {values['header_length']} is not {PSEUDO_HEADER_BYTES}"
@@ -442,6 +457,7 @@ __all__ = [
     "CAPTURE_MAGIC",
     "CAPTURE_VERSION",
     "DL_FLIT_BYTES",
+    "INTERLEAVES",
     "LINKTYPE_USER0",
     "MAX_RECORD_BYTES",
     "PSEUDO_HEADER",
