@@ -156,7 +156,8 @@ def test_payload_length_is_checked(header: bytes, payload: bytes) -> None:
         rec = CaptureRecord.decode(header + payload)
     except DecodeError:
         assert values["payload_length"] != len(payload) or values["header_length"] != 16 or (
-            values["record_kind"] == 0 and len(payload) != 640) or values["record_kind"] == 1
+            values["record_kind"] == 0 and len(payload) != 640) or values["record_kind"] == 1 or (
+            values["interleave"] not in (1, 2, 4))
     else:
         assert len(rec.data) == values["payload_length"]
 
@@ -205,3 +206,16 @@ def test_module_has_no_scapy_or_hypothesis_import() -> None:
     source = Path(capture.__file__).read_text()
     assert "scapy" not in source.split('"""', 2)[2].replace("Scapy-free", "")
     assert "hypothesis" not in source
+
+
+def test_interleave_outside_1_2_4_is_refused_both_ways() -> None:
+    # specs/capture.md: interleave is 1, 2 or 4; writing 3 or reading 0 / 3 was accepted.
+    with pytest.raises(EncodeError):
+        CaptureRecord(bytes(640), interleave=3).encode()
+    good = CaptureRecord(bytes(640), interleave=2).encode()
+    assert CaptureRecord.decode(good).interleave == 2
+    for bad in (0, 3, 15):
+        data = bytearray(good)
+        data[6] = (data[6] & 0x0F) | bad << 4  # interleave: the high nibble of byte 6
+        with pytest.raises(FieldRangeError):
+            CaptureRecord.decode(bytes(data))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import io
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -39,3 +40,30 @@ def test_scapy_example_in_readme_is_real(monkeypatch: pytest.MonkeyPatch) -> Non
     with contextlib.redirect_stdout(out):
         exec(compile(code.group(1), "README", "exec"), {})
     assert out.getvalue() == code.group(2)
+
+
+def test_vectors_verify_example_in_readme_is_real(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    block = re.search(r"```console\n(\$ ualink-ref vectors verify vectors\n.*?)```",
+                      _section(), re.S)
+    assert block is not None
+    lines = block.group(1).splitlines()
+    assert lines[2].startswith("$ rm -rf /tmp/mine && cp -r vectors /tmp/mine && printf '\\377'")
+    seek = int(re.search(r"seek=(\d+)", lines[2]).group(1))  # type: ignore[union-attr]
+    monkeypatch.chdir(ROOT)
+
+    def run(directory: str) -> str:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.suppress(SystemExit):
+            main(["vectors", "verify", directory])
+        return out.getvalue()
+
+    assert run("vectors") == lines[1] + "\n"
+    mine = tmp_path / "mine"
+    shutil.copytree(ROOT / "vectors", mine)
+    pcap = mine / "captures" / "replay.pcap"
+    data = bytearray(pcap.read_bytes())
+    data[seek] = 0o377
+    pcap.write_bytes(bytes(data))
+    assert lines[3] == "$ ualink-ref vectors verify /tmp/mine"
+    assert run(str(mine)) == "\n".join(lines[4:]) + "\n"

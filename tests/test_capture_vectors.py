@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -77,3 +78,43 @@ def test_scenarios_show_what_they_promise() -> None:
     fec = got["fec_codewords"]
     assert fec["fec_symbols_corrected"] > 0 and fec["fec_uncorrectable"] > 0
     assert fec["crc_errors"] == fec["fec_uncorrectable"] and fec["ops_completed"] == 30
+
+
+def _pcap_record_offsets(data: bytes) -> list[int]:
+    """Byte offset of each record's pseudo-header in a classic pcap (hand-walked)."""
+    out, pos = [], 24
+    while pos < len(data):
+        incl = int.from_bytes(data[pos + 8 : pos + 12], "little")
+        out.append(pos + 16)
+        pos += 16 + incl
+    return out
+
+
+def test_verify_names_record_and_field_of_a_changed_pcap_byte(tmp_path: Path) -> None:
+    shutil.copytree(COMMITTED, tmp_path / "v")
+    pcap = tmp_path / "v" / "captures" / "replay.pcap"
+    data = bytearray(pcap.read_bytes())
+    rec = _pcap_record_offsets(bytes(data))
+    # record 2: symbols_corrected (pseudo-header bytes 8-9) and DL flit byte 3 + 1 + 130
+    # (segment 1's body starts after header 3, segment 0 header 1 + body 128, its header 1)
+    data[rec[2] + 9] ^= 0x01
+    data[rec[5] + 16 + 3 + 1 + 128 + 1 + 7] ^= 0x80
+    pcap.write_bytes(bytes(data))
+    found = {(m.file, m.case, m.field) for m in vectors.verify_dir(tmp_path / "v").mismatches}
+    assert found == {
+        ("captures/replay.pcap", "record 2", "symbols_corrected"),
+        ("captures/replay.pcap", "record 5", "flit.segment1.body[7]"),
+    }
+
+
+def test_verify_reports_a_missing_capture(tmp_path: Path) -> None:
+    shutil.copytree(COMMITTED, tmp_path / "v")
+    (tmp_path / "v" / "captures" / "atomics.pcap").unlink()
+    report = vectors.verify_dir(tmp_path / "v")
+    assert [(m.file, m.field) for m in report.mismatches] == [("captures/atomics.pcap", "<file>")]
+
+
+def test_mismatch_text_shows_where_a_long_value_differs() -> None:
+    text = str(vectors.Mismatch("x.json", "c", "wire", "ab" * 100, "ab" * 60 + "cd" + "ab" * 39))
+    assert "first difference at index 120" in text
+    assert "model gives [112:] 'ababababcd" in text

@@ -56,3 +56,15 @@ def test_missing_scapy_gives_a_clear_message() -> None:
     assert res.returncode == 2, res.stderr
     assert "Scapy" in res.stderr and "ualink_ref[scapy]" in res.stderr
     assert "Traceback" not in res.stderr
+
+
+def test_unwritable_plot_path_is_a_clear_error(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("scapy")
+    pytest.importorskip("matplotlib")
+    from ualink_ref.cli import main
+
+    target = tmp_path / "no-such-dir" / "eff.png"
+    assert main(["compare", "--repeat", "1", "--plot", str(target)]) == 2
+    err = capsys.readouterr().err
+    assert "cannot write" in err and str(target) in err

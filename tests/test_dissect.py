@@ -219,3 +219,50 @@ def test_mixed_capture_dissects_each_flit_once() -> None:
     assert [(f.symbols_corrected, f.uncorrectable) for f in raw_view] == [
         (f.symbols_corrected, f.uncorrectable) for f in decoded_only]
     assert any(f.uncorrectable for f in raw_view) and summarize(mixed).count("FEC") >= 2
+
+
+def test_cli_dissect_rejects_an_unknown_command_name(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A misspelt --command silently matched nothing; it is now a usage error naming the choices.
+    out = tmp_path / "c.pcap"
+    assert main(["capture", "--out", str(out), "--ops", "4"]) == 0
+    with pytest.raises(SystemExit) as exc:
+        main(["dissect", str(out), "--command", "Reed"])
+    assert exc.value.code == 2
+    assert "unknown command 'Reed'" in capsys.readouterr().err
+    for name in ("read", "ATOMICNR", "Response", "cmd0x05"):
+        assert main(["dissect", str(out), "--command", name, "--summary-only"]) == 0
+
+
+def test_cli_capture_of_a_stuck_link_writes_what_it_carried(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # BER 1e-2 defeats KP4 on every flit: the simulator gives up. This was a traceback;
+    # now the capture is written (a dead link is worth reading) and the exit status is 1.
+    out = tmp_path / "dead.pcap"
+    assert main(["capture", "--out", str(out), "--ops", "3", "--ber", "1e-2"]) == 1
+    err = capsys.readouterr().err
+    assert "INCOMPLETE: simulation stuck" in err and "Traceback" not in err
+    records = read_capture(out)
+    assert records and all(r.uncorrectable for r in records)
+
+
+def test_cli_capture_unwritable_path_is_a_clear_error(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["capture", "--out", str(tmp_path / "no-dir" / "c.pcap"), "--ops", "2"]) == 2
+    assert "cannot write" in capsys.readouterr().err
+
+
+def test_cli_dissect_names_the_bad_packet(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    # A bad record deep in a long capture was reported without saying which one.
+    good = tmp_path / "c.pcap"
+    assert main(["capture", "--out", str(good), "--ops", "4"]) == 0
+    data = good.read_bytes()
+    third = 24 + 2 * (16 + 656) + 16  # pseudo-header of packet 2 (hand-walked pcap layout)
+    bad = tmp_path / "bad.pcap"
+    bad.write_bytes(data[:third] + b"\x00" + data[third + 1 :])  # magic 0x55 -> 0
+    assert main(["dissect", str(bad)]) == 1
+    assert "magic" in (err := capsys.readouterr().err) and "(packet 2)" in err
+    (tmp_path / "cut.pcap").write_bytes(data[: third + 100])
+    assert main(["dissect", str(tmp_path / "cut.pcap")]) == 1
+    assert "(packet 2, file offset" in capsys.readouterr().err

@@ -62,6 +62,22 @@ def test_verify_empty_directory_is_not_success(tmp_path: Path) -> None:
     assert main(["vectors", "verify", str(tmp_path)]) == 2
 
 
+def test_verify_reports_malformed_inputs_instead_of_crashing(tmp_path: Path) -> None:
+    # Inputs of the wrong JSON type (a list where an object belongs) raised AttributeError
+    # out of `vectors verify`; a third party's malformed file must be reported, not crash.
+    import shutil
+
+    shutil.copytree(Path(__file__).resolve().parent.parent / "vectors", tmp_path / "v")
+    path = tmp_path / "v" / "tl.json"
+    doc = json.loads(path.read_text())
+    case = next(c for c in doc["cases"] if c["kind"] == "upli_op")
+    key = next(k for k, v in case["inputs"].items() if isinstance(v, dict))
+    case["inputs"][key] = [1, 2]
+    path.write_text(json.dumps(doc))
+    found = vectors.verify_dir(tmp_path / "v").mismatches
+    assert [(m.file, m.case, m.field) for m in found] == [("tl.json", case["id"], "<compute>")]
+
+
 @pytest.mark.parametrize("layer", [["phy"], {"x": 1}, None, 3])
 def test_verify_reports_a_malformed_layer_field(tmp_path: Path, layer: Any) -> None:
     # Found in review: a list or object as "layer" crashed verify with TypeError.

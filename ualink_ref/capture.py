@@ -22,7 +22,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ualink_ref.bitfields import BitFormat, Field
-from ualink_ref.errors import DecodeError, EncodeError, TruncatedError, UALinkError
+from ualink_ref.errors import (
+    DecodeError,
+    EncodeError,
+    FieldRangeError,
+    TruncatedError,
+    UALinkError,
+)
 
 #: pcap link type of every record (tcpdump.org: LINKTYPE_USER0, "reserved for private use").
 LINKTYPE_USER0 = 147
@@ -86,6 +92,9 @@ def _check_length(what: str, expected: int, actual: int) -> None:
         raise TruncatedError(what, expected, actual)
 
 
+#: Interleave depths a record may declare (those of ``ualink_ref.phy``).
+INTERLEAVES: tuple[int, ...] = (1, 2, 4)
+
 @dataclass(frozen=True)
 class CaptureRecord:
     """One capture record: pseudo-header fields plus the flit or codeword bytes.
@@ -126,6 +135,9 @@ class CaptureRecord:
 
     def encode(self) -> bytes:
         """Pseudo-header followed by the data: the bytes of one pcap packet."""
+        if self.interleave not in INTERLEAVES:
+            raise EncodeError(f"interleave {self.interleave} is not one of {INTERLEAVES}",
+                              "interleave")
         _check_payload(self.kind, self.fec_mode, len(self.data), EncodeError)
         return PSEUDO_HEADER.pack(self.header_values()) + bytes(self.data)
 
@@ -137,6 +149,9 @@ class CaptureRecord:
         if len(packet) < PSEUDO_HEADER_BYTES:
             raise TruncatedError(PSEUDO_HEADER.name, PSEUDO_HEADER_BYTES, len(packet))
         values = PSEUDO_HEADER.unpack(packet[:PSEUDO_HEADER_BYTES])
+        if values["interleave"] not in INTERLEAVES:
+            raise FieldRangeError(f"{PSEUDO_HEADER.name}.interleave", values["interleave"],
+                                  "not 1, 2 or 4")
         if values["header_length"] != PSEUDO_HEADER_BYTES:
             raise CaptureFormatError(
                 f"capture header_length {values['header_length']} is not {PSEUDO_HEADER_BYTES}"
@@ -275,21 +290,24 @@ def _decode_pcap(data: bytes) -> list[RawPacket]:
     linktype &= 0x0FFFFFFF  # the top bits carry FCS information, not the link type
     packets = []
     pos = 24
-    while pos < len(data):
-        if len(data) - pos < 16:
-            raise TruncatedError("pcap record header", 16, len(data) - pos)
-        sec, frac, incl, orig = struct.unpack_from(endian + "IIII", data, pos)
-        pos += 16
-        if incl > MAX_RECORD_BYTES:
-            raise CaptureFormatError(f"pcap record length {incl} exceeds {MAX_RECORD_BYTES}")
-        if len(data) - pos < incl:
-            raise TruncatedError("pcap record", incl, len(data) - pos)
-        if frac >= 1_000_000_000 // scale:
-            raise CaptureFormatError(f"pcap timestamp fraction {frac} out of range")
-        packets.append(
-            RawPacket(sec * 1_000_000_000 + frac * scale, data[pos : pos + incl], linktype, orig)
-        )
-        pos += incl
+    try:
+        while pos < len(data):
+            if len(data) - pos < 16:
+                raise TruncatedError("pcap record header", 16, len(data) - pos)
+            sec, frac, incl, orig = struct.unpack_from(endian + "IIII", data, pos)
+            pos += 16
+            if incl > MAX_RECORD_BYTES:
+                raise CaptureFormatError(f"pcap record length {incl} exceeds {MAX_RECORD_BYTES}")
+            if len(data) - pos < incl:
+                raise TruncatedError("pcap record", incl, len(data) - pos)
+            if frac >= 1_000_000_000 // scale:
+                raise CaptureFormatError(f"pcap timestamp fraction {frac} out of range")
+            stamp = sec * 1_000_000_000 + frac * scale
+            packets.append(RawPacket(stamp, data[pos : pos + incl], linktype, orig))
+            pos += incl
+    except DecodeError as exc:  # say where in the file
+        exc.add_note(f"packet {len(packets)}, file offset {pos}")
+        raise
     return packets
 
 
@@ -298,44 +316,48 @@ def _decode_pcapng(data: bytes) -> list[RawPacket]:
     interfaces: list[tuple[int, int, int]] = []  # (linktype, if_tsresol, snaplen)
     packets = []
     pos = 0
-    while pos < len(data):
-        if len(data) - pos < 12:
-            raise TruncatedError("pcapng block header", 12, len(data) - pos)
-        block_type = struct.unpack_from("<I", data, pos)[0]
-        if block_type == PCAPNG_SHB:
-            if len(data) - pos < 28:
-                raise TruncatedError("pcapng section header", 28, len(data) - pos)
-            bom = data[pos + 8 : pos + 12]
-            if bom == struct.pack("<I", PCAPNG_BOM):
-                endian = "<"
-            elif bom == struct.pack(">I", PCAPNG_BOM):
-                endian = ">"
-            else:
-                raise CaptureFormatError(f"pcapng byte-order magic {bom.hex()} not recognised")
-            interfaces = []  # interface ids are per section
-        elif pos == 0:
-            raise CaptureFormatError("pcapng file does not start with a section header")
-        block_type, total = struct.unpack_from(endian + "II", data, pos)
-        if total < 12 or total % 4 or total > _MAX_BLOCK:
-            raise CaptureFormatError(f"pcapng block length {total} invalid")
-        if len(data) - pos < total:
-            raise TruncatedError("pcapng block", total, len(data) - pos)
-        if struct.unpack_from(endian + "I", data, pos + total - 4)[0] != total:
-            raise CaptureFormatError("pcapng block trailing length does not match")
-        body = data[pos + 8 : pos + total - 4]
-        if block_type == _PCAPNG_IDB:
-            interfaces.append(_parse_idb(body, endian))
-        elif block_type == _PCAPNG_EPB:
-            packets.append(_parse_epb(body, endian, interfaces))
-        elif block_type == _PCAPNG_SPB:
-            if not interfaces:
-                raise CaptureFormatError("pcapng simple packet block before any interface")
-            if len(body) < 4:
-                raise TruncatedError("pcapng simple packet block", 4, len(body))
-            orig = struct.unpack_from(endian + "I", body)[0]
-            incl = min(orig, len(body) - 4, interfaces[0][2])
-            packets.append(RawPacket(0, body[4 : 4 + incl], interfaces[0][0], orig))
-        pos += total  # other block types (name resolution, statistics, ...) are skipped
+    try:
+        while pos < len(data):
+            if len(data) - pos < 12:
+                raise TruncatedError("pcapng block header", 12, len(data) - pos)
+            block_type = struct.unpack_from("<I", data, pos)[0]
+            if block_type == PCAPNG_SHB:
+                if len(data) - pos < 28:
+                    raise TruncatedError("pcapng section header", 28, len(data) - pos)
+                bom = data[pos + 8 : pos + 12]
+                if bom == struct.pack("<I", PCAPNG_BOM):
+                    endian = "<"
+                elif bom == struct.pack(">I", PCAPNG_BOM):
+                    endian = ">"
+                else:
+                    raise CaptureFormatError(f"pcapng byte-order magic {bom.hex()} not recognised")
+                interfaces = []  # interface ids are per section
+            elif pos == 0:
+                raise CaptureFormatError("pcapng file does not start with a section header")
+            block_type, total = struct.unpack_from(endian + "II", data, pos)
+            if total < 12 or total % 4 or total > _MAX_BLOCK:
+                raise CaptureFormatError(f"pcapng block length {total} invalid")
+            if len(data) - pos < total:
+                raise TruncatedError("pcapng block", total, len(data) - pos)
+            if struct.unpack_from(endian + "I", data, pos + total - 4)[0] != total:
+                raise CaptureFormatError("pcapng block trailing length does not match")
+            body = data[pos + 8 : pos + total - 4]
+            if block_type == _PCAPNG_IDB:
+                interfaces.append(_parse_idb(body, endian))
+            elif block_type == _PCAPNG_EPB:
+                packets.append(_parse_epb(body, endian, interfaces))
+            elif block_type == _PCAPNG_SPB:
+                if not interfaces:
+                    raise CaptureFormatError("pcapng simple packet block before any interface")
+                if len(body) < 4:
+                    raise TruncatedError("pcapng simple packet block", 4, len(body))
+                orig = struct.unpack_from(endian + "I", body)[0]
+                incl = min(orig, len(body) - 4, interfaces[0][2])
+                packets.append(RawPacket(0, body[4 : 4 + incl], interfaces[0][0], orig))
+            pos += total  # other block types (name resolution, statistics, ...) are skipped
+    except DecodeError as exc:  # say where in the file
+        exc.add_note(f"packet {len(packets)}, file offset {pos}")
+        raise
     return packets
 
 
@@ -410,7 +432,11 @@ def decode_capture(data: bytes) -> list[CaptureRecord]:
     for index, pkt in enumerate(decode_capture_file(data)):
         if pkt.linktype != LINKTYPE_USER0:
             raise CaptureFormatError(f"packet {index}: link type {pkt.linktype}, not 147")
-        records.append(CaptureRecord.decode(pkt.data, pkt.timestamp_ns))
+        try:
+            records.append(CaptureRecord.decode(pkt.data, pkt.timestamp_ns))
+        except DecodeError as exc:  # say which record
+            exc.add_note(f"packet {index}")
+            raise
     return records
 
 
@@ -431,6 +457,7 @@ __all__ = [
     "CAPTURE_MAGIC",
     "CAPTURE_VERSION",
     "DL_FLIT_BYTES",
+    "INTERLEAVES",
     "LINKTYPE_USER0",
     "MAX_RECORD_BYTES",
     "PSEUDO_HEADER",

@@ -37,6 +37,24 @@ def _cmd_dissect(args: argparse.Namespace) -> int:
     return 0
 
 
+def _command(text: str) -> str:
+    """A ``--command`` value: a UPLI command name (any case), ``Response``, or ``cmd0xNN``.
+
+    Checked, because a misspelt name would otherwise silently match nothing.
+    """
+    import re
+
+    from ualink_ref.tl.fields import COMMANDS
+
+    names = [*COMMANDS.values(), "Response"]
+    want = text.lower()
+    if want in (n.lower() for n in names) or re.fullmatch(r"cmd0x[0-9a-f]{2}", want):
+        return text
+    raise argparse.ArgumentTypeError(
+        f"unknown command {text!r}; one of {', '.join(names)} (any case), or cmd0xNN"
+    )
+
+
 def _burst(text: str) -> tuple[int, float]:
     try:
         length, rate = text.split(":")
@@ -47,9 +65,15 @@ def _burst(text: str) -> tuple[int, float]:
 
 def _cmd_capture(args: argparse.Namespace) -> int:
     from ualink_ref.capture import write_capture
-    from ualink_ref.capture_run import SCENARIOS, CaptureLink, capture_simulation
+    from ualink_ref.capture_run import (
+        SCENARIOS,
+        CaptureIncomplete,
+        CaptureLink,
+        capture_simulation,
+    )
     from ualink_ref.sim import Burst, random_workload
 
+    status = 0
     if args.scenario:  # scripted faults: the capture harness
         scenario = SCENARIOS[args.scenario]
         settings = dict(scenario.settings)
@@ -62,15 +86,25 @@ def _cmd_capture(args: argparse.Namespace) -> int:
     else:  # the simulator of `ualink-ref simulate`, same options
         burst = Burst(args.burst[0], args.burst[1]) if args.burst else None
         workload = random_workload(args.ops, args.seed, span=args.span)
-        records, report = capture_simulation(
-            workload, fec=args.fec, ber=args.ber, burst=burst, seed=args.seed,
-            raw_codewords=args.raw_codewords, latency=args.latency, batch=args.batch,
-            max_outstanding=args.max_outstanding)
-        summary = (f"{report.ops_completed} ops completed in {report.slots} flit slots, "
-                   f"{report.crc_errors} CRC errors, {report.replays} replays")
-    size = write_capture(Path(args.out), records)
-    print(f"wrote {len(records)} records ({size} bytes) to {args.out}: {summary}")
-    return 0
+        try:
+            records, report = capture_simulation(
+                workload, fec=args.fec, ber=args.ber, burst=burst, seed=args.seed,
+                raw_codewords=args.raw_codewords, latency=args.latency, batch=args.batch,
+                max_outstanding=args.max_outstanding)
+        except CaptureIncomplete as exc:  # still write what the link carried: worth reading
+            records, summary, status = exc.records, f"INCOMPLETE: {exc}", 1
+        else:
+            summary = (f"{report.ops_completed} ops completed in {report.slots} flit slots, "
+                       f"{report.crc_errors} CRC errors, {report.replays} replays")
+    try:
+        size = write_capture(Path(args.out), records)
+    except OSError as exc:
+        print(f"ualink-ref capture: cannot write {args.out}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return 2
+    print(f"wrote {len(records)} records ({size} bytes) to {args.out}: {summary}",
+          file=sys.stderr if status else sys.stdout)
+    return status
 
 
 def register(sub: Any) -> None:
@@ -122,7 +156,7 @@ def register(sub: Any) -> None:
     p.add_argument("--direction", choices=sorted(DIRECTIONS.values()),
                    help="only flits sent in this direction")
     p.add_argument("--seq", type=int, metavar="N", help="only DL flits with sequence number N")
-    p.add_argument("--command", metavar="CMD",
+    p.add_argument("--command", metavar="CMD", type=_command,
                    help="only flits carrying this UPLI command (e.g. Read, WriteFull, AtomicR)")
     p.add_argument("--summary-only", action="store_true", help="print only the summary")
     p.add_argument("--no-summary", action="store_true", help="do not print the summary")

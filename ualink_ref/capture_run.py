@@ -281,6 +281,18 @@ def run_scenario(name: str) -> CaptureResult:
 # -- captures of the simulator's runs ------------------------------------------------
 
 
+class CaptureIncomplete(RuntimeError):
+    """The simulation got stuck (e.g. a bit-error rate no retry gets through).
+
+    ``records`` holds what the link carried until then — a capture of a link
+    that cannot make progress is still worth reading.
+    """
+
+    def __init__(self, message: str, records: list[CaptureRecord]) -> None:
+        super().__init__(message)
+        self.records = records
+
+
 def capture_simulation(
     workload: Iterable[Op],
     *,
@@ -300,7 +312,8 @@ def capture_simulation(
     decoder), and each flit becomes a ``dl_flit`` record (plus the chunk as a
     ``fec_codewords`` record with ``raw_codewords``). Records of one received
     batch get consecutive slots from the batch's arrival slot. Returns
-    ``(records, report)``.
+    ``(records, report)``; raises :class:`CaptureIncomplete` (with the
+    records so far) when the simulator reports itself stuck.
     """
     sim = Simulation(workload, fec=fec, ber=ber, burst=burst, seed=seed, **options)
     records: list[CaptureRecord] = []
@@ -308,7 +321,10 @@ def capture_simulation(
         # Wrap the instance's method (the simulator's module is not changed).
         endpoint.receive = _recording(  # type: ignore[method-assign,assignment]
             endpoint, direction, port, raw_codewords, records)
-    report = sim.run()
+    try:
+        report = sim.run()
+    except RuntimeError as exc:  # the simulator's "stuck" guard
+        raise CaptureIncomplete(str(exc), records) from exc
     return records, report
 
 
@@ -335,5 +351,5 @@ def _recording(endpoint: Endpoint, direction: str, port: int, raw: bool,
     return receive
 
 
-__all__ = ["SCENARIOS", "SLOT_NS", "CaptureLink", "CaptureResult", "Scenario",
+__all__ = ["SCENARIOS", "SLOT_NS", "CaptureIncomplete", "CaptureLink", "CaptureResult", "Scenario",
            "capture_simulation", "run_scenario"]

@@ -108,3 +108,90 @@ def artifacts() -> dict[str, bytes]:
 
     return {s.artifact: encode_capture(run_scenario(name).records, fmt=s.container)
             for name, s in SCENARIOS.items()}
+
+
+#: At most this many differing records are itemised per artifact.
+_MAX_RECORDS_REPORTED = 20
+
+
+def _flit_region(offset: int) -> str:
+    """Name of the DL-flit field holding byte ``offset`` (specs/dl.md layout)."""
+    from ualink_ref.dl.flit import FLIT_BYTES, HEADER_BYTES, SEGMENT_LENGTHS, SEGMENT_OFFSETS
+
+    if offset < HEADER_BYTES:
+        return f"flit.header[{offset}]"
+    if offset >= FLIT_BYTES - 4:
+        return "flit.crc"
+    for k, ((hdr, body), length) in enumerate(zip(SEGMENT_OFFSETS, SEGMENT_LENGTHS, strict=True)):
+        if offset == hdr:
+            return f"flit.segment{k}.header"
+        if body <= offset < body + length:
+            return f"flit.segment{k}.body[{offset - body}]"
+    return f"flit[{offset}]"  # not reached: the regions above cover the flit
+
+
+def _record_mismatches(index: int, mine: CaptureRecord,
+                       model: CaptureRecord) -> list[tuple[str, str, Any, Any]]:
+    case = f"record {index}"
+    out: list[tuple[str, str, Any, Any]] = []
+    if mine.timestamp_ns != model.timestamp_ns:
+        out.append((case, "timestamp_ns", mine.timestamp_ns, model.timestamp_ns))
+    a, b = mine.header_values(), model.header_values()
+    out += [(case, k, a[k], b[k]) for k in a if a[k] != b[k]]
+    if mine.data != model.data:
+        diffs = [i for i in range(min(len(mine.data), len(model.data)))
+                 if mine.data[i] != model.data[i]]
+        name = _flit_region if mine.kind == model.kind == "dl_flit" else (
+            lambda i: f"codewords[{i}]")
+        seen: set[str] = set()
+        for i in diffs:
+            field = name(i)
+            if field not in seen:  # one line per field, showing its first differing byte
+                seen.add(field)
+                out.append((case, field, f"{mine.data[i]:02x}", f"{model.data[i]:02x}"))
+    return out
+
+
+def artifact_mismatches(name: str, file_bytes: bytes,
+                        model_bytes: bytes) -> list[tuple[str, str, Any, Any]]:
+    """Where a capture artifact differs from the model's: ``(case, field, file, model)``.
+
+    The case is ``record N`` (0-based, in file order) and the field a
+    pseudo-header field, ``timestamp_ns``, or the DL-flit field holding the
+    differing byte (``flit.header[i]``, ``flit.segmentK.header``,
+    ``flit.segmentK.body[i]``, ``flit.crc``; ``codewords[i]`` for raw
+    codeword records). A file that is not a readable capture is one mismatch.
+    """
+    from ualink_ref.capture import decode_capture_file
+    from ualink_ref.errors import UALinkError
+
+    del name
+    model = [CaptureRecord.decode(p.data, p.timestamp_ns)
+             for p in decode_capture_file(model_bytes)]
+    try:
+        packets = decode_capture_file(file_bytes)
+    except UALinkError as exc:
+        return [("-", "<capture>", f"unreadable: {exc}", "a capture file")]
+    out: list[tuple[str, str, Any, Any]] = []
+    if len(packets) != len(model):
+        out.append(("-", "records", len(packets), len(model)))
+    bad_records = 0
+    for i, (pkt, want) in enumerate(zip(packets, model, strict=False)):
+        try:
+            mine = CaptureRecord.decode(pkt.data, pkt.timestamp_ns)
+        except UALinkError as exc:
+            found = [(f"record {i}", "<record>", f"unreadable: {exc}", "a capture record")]
+        else:
+            found = _record_mismatches(i, mine, want)
+        if found:
+            bad_records += 1
+            if bad_records > _MAX_RECORDS_REPORTED:
+                out.append(("-", "<more records>", "differ", "not itemised"))
+                break
+            out += found
+    if not out and file_bytes != model_bytes:  # same records, different container bytes
+        at = next(i for i in range(min(len(file_bytes), len(model_bytes)) + 1)
+                  if i >= min(len(file_bytes), len(model_bytes))
+                  or file_bytes[i] != model_bytes[i])
+        out.append(("-", f"<container byte {at}>", "differs", "model bytes"))
+    return out

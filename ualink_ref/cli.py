@@ -122,7 +122,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code: int = args.func(args)
     except UALinkError as exc:
-        print(f"ualink-ref: error: {exc}", file=sys.stderr)
+        where = "".join(f" ({note})" for note in getattr(exc, "__notes__", ()))
+        print(f"ualink-ref: error: {exc}{where}", file=sys.stderr)
         return 1
     except BrokenPipeError:  # e.g. `ualink-ref dissect ... | head`
         return 0

@@ -45,7 +45,7 @@ from ualink_ref.dl.formats import (
     UART_MESSAGE,
     FlitOp,
 )
-from ualink_ref.scapy_layers import packet_class
+from ualink_ref.scapy_gen import packet_class
 
 
 def _no_payload(self: Packet, s: bytes) -> tuple[bytes, bytes]:

@@ -19,63 +19,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from scapy.config import conf
-from scapy.fields import BitEnumField, BitField
 from scapy.packet import Packet, Raw
 
-from ualink_ref.bitfields import BitFormat
 from ualink_ref.capture import LINKTYPE_USER0, PSEUDO_HEADER, CaptureRecord
 from ualink_ref.dissect import dissect_records
-
-
-def scapy_name(field_name: str) -> str:
-    """The Scapy field name of a declared field.
-
-    A declared name that is also an attribute of Scapy's ``Packet`` (such as
-    ``payload``, ``direction`` or ``command``) would shadow it, so it gets a
-    trailing underscore (``payload_``); every other name is unchanged.
-    """
-    return field_name + "_" if hasattr(Packet, field_name) else field_name
-
-
-def scapy_fields(fmt: BitFormat) -> list[Any]:
-    """Scapy field objects for every field of ``fmt``, MSB first."""
-    fields: list[Any] = []
-    for f in fmt.fields:
-        name = scapy_name(f.name)
-        if f.enum:
-            fields.append(BitEnumField(name, f.default, f.width, dict(f.enum)))
-        else:
-            fields.append(BitField(name, f.default, f.width))
-    return fields
-
-
-def _class_name(fmt_name: str) -> str:
-    return "".join(part[:1].upper() + part[1:] for part in fmt_name.replace("-", "_").split("_"))
-
-
-def packet_class(
-    fmt: BitFormat,
-    *,
-    class_name: str | None = None,
-    display_name: str | None = None,
-    extra_fields: list[Any] | None = None,
-    attrs: dict[str, Any] | None = None,
-) -> type[Packet]:
-    """Build a Scapy ``Packet`` subclass whose fields are exactly ``fmt``'s.
-
-    ``extra_fields`` are appended after the declared ones (e.g. a payload
-    length or a CRC field computed by the caller); ``attrs`` adds methods such
-    as ``guess_payload_class`` or ``post_build``.
-    """
-    namespace: dict[str, Any] = {
-        "name": display_name or fmt.name,
-        "fields_desc": scapy_fields(fmt) + list(extra_fields or []),
-        "__doc__": fmt.description or f"Scapy view of the {fmt.name} format.",
-        "__module__": __name__,
-    }
-    namespace.update(attrs or {})
-    return type(class_name or _class_name(fmt.name), (Packet,), namespace)
-
+from ualink_ref.scapy_gen import packet_class, scapy_fields, scapy_name
 
 # -- capture records (link type 147) -------------------------------------------
 
@@ -104,7 +52,8 @@ RECORD_LAYERS: dict[int, Any] = {}
 
 conf.l2types.register(LINKTYPE_USER0, UALinkCapture)
 
-# The per-layer modules use packet_class above, so they are imported last.
+# The per-layer modules (they take packet_class from scapy_gen, so each also
+# imports on its own).
 from ualink_ref.scapy_dl import (  # noqa: E402
     DL_MESSAGE_LAYERS,
     DL_SEGMENT_LAYERS,

@@ -7,7 +7,10 @@ Each layer contributes a *vector source* module (listed in
 * ``vector_inputs() -> list[VectorInput]``: the cases, as inputs only;
 * ``compute(kind: str, inputs: dict) -> dict``: the model's expected outputs
   for one case (JSON-ready values);
-* optionally ``artifacts() -> dict[str, bytes]``: extra files (e.g. pcaps).
+* optionally ``artifacts() -> dict[str, bytes]``: extra files (e.g. pcaps);
+* optionally ``artifact_mismatches(name, file_bytes, model_bytes)``: where an
+  artifact differs, as ``(case, field, file value, model value)`` tuples, so
+  that ``verify`` reports an artifact by case and field, not just "differs".
 
 Generation runs ``compute`` on every input and writes one canonical JSON file
 per layer (``<layer>.json``); verification re-runs ``compute`` on the inputs
@@ -62,9 +65,11 @@ class Mismatch:
     actual: Any
 
     def __str__(self) -> str:
+        at = _first_difference(self.expected, self.actual)
+        where = f" (first difference at index {at})" if at is not None else ""
         return (
-            f"{self.file}: case {self.case!r} field {self.field!r}: "
-            f"file has {_short(self.expected)}, model gives {_short(self.actual)}"
+            f"{self.file}: case {self.case!r} field {self.field!r}{where}: "
+            f"file has {_short(self.expected, at)}, model gives {_short(self.actual, at)}"
         )
 
 
@@ -201,13 +206,31 @@ def _verify_document(name: str, doc: dict[str, Any], directory: Path, report: Ve
     artifacts = cast(Callable[[], dict[str, bytes]] | None, getattr(source, "artifacts", None))
     if artifacts is not None:
         for art_name, data in sorted(artifacts().items()):
+            report.cases += 1
             target = directory / art_name
-            if target.exists():
-                report.cases += 1
-                if target.read_bytes() != data:
-                    report.mismatches.append(
-                        Mismatch(art_name, "-", "<bytes>", "file bytes", "model bytes differ")
-                    )
+            try:
+                file_bytes = target.read_bytes()
+            except OSError as exc:  # the layer's JSON names its artifacts: one missing is a finding
+                report.mismatches.append(
+                    Mismatch(art_name, "-", "<file>", f"missing ({exc.strerror})", "present")
+                )
+                continue
+            if file_bytes != data:
+                report.mismatches.extend(_artifact_mismatches(source, art_name, file_bytes, data))
+
+
+def _artifact_mismatches(source: VectorSource, name: str, file_bytes: bytes,
+                         model_bytes: bytes) -> list[Mismatch]:
+    explain = cast(
+        Callable[[str, bytes, bytes], list[tuple[str, str, Any, Any]]] | None,
+        getattr(source, "artifact_mismatches", None),
+    )
+    found = explain(name, file_bytes, model_bytes) if explain is not None else []
+    if not found:  # no layer-specific diff: name the first differing byte
+        n = min(len(file_bytes), len(model_bytes))
+        at = next((i for i in range(n) if file_bytes[i] != model_bytes[i]), n)
+        found = [("-", f"<byte {at}>", file_bytes[at:at + 8].hex(), model_bytes[at:at + 8].hex())]
+    return [Mismatch(name, case, fld, exp, act) for case, fld, exp, act in found]
 
 
 def _verify_case(name: str, index: int, case: Any, source: VectorSource) -> list[Mismatch]:
@@ -235,6 +258,26 @@ def _canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True)
 
 
-def _short(value: Any, limit: int = 80) -> str:
-    text = json.dumps(value) if not isinstance(value, str) else repr(value)
+def _first_difference(a: Any, b: Any) -> int | None:
+    """Index of the first differing item of two long strings or lists, else None.
+
+    Long hex strings and symbol lists differ deep inside; printing only their
+    first 80 characters would show two identical prefixes.
+    """
+    if type(a) is not type(b) or not isinstance(a, str | list) or a == b:
+        return None
+    if len(json.dumps(a)) <= 80 and len(json.dumps(b)) <= 80:
+        return None
+    n = min(len(a), len(b))
+    return next((i for i in range(n) if a[i] != b[i]), n)
+
+
+def _short(value: Any, at: int | None = None, limit: int = 80) -> str:
+    if at and isinstance(value, str | list) and at > 8:  # show the neighbourhood of index `at`
+        lead = at - 8
+        rest = value[lead:]
+        text = json.dumps(rest) if not isinstance(rest, str) else repr(rest)
+        text = f"[{lead}:] " + text
+    else:
+        text = json.dumps(value) if not isinstance(value, str) else repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."

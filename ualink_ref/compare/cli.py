@@ -39,7 +39,12 @@ def _cmd_compare(args: argparse.Namespace) -> int:
             print("ualink-ref compare: --plot needs matplotlib: pip install 'ualink_ref[plot]'",
                   file=sys.stderr)
             return 2
-        plot_report(rep, Path(args.plot), args.level)
+        try:
+            plot_report(rep, Path(args.plot), args.level)
+        except OSError as exc:  # e.g. a directory that does not exist
+            print(f"ualink-ref compare: cannot write {args.plot}: {exc.strerror or exc}",
+                  file=sys.stderr)
+            return 2
         print(f"wrote {args.plot}", file=sys.stderr)
     return 0
 
