@@ -30,3 +30,20 @@ def test_simulate_text(capsys: pytest.CaptureFixture[str]) -> None:
 def test_simulate_bad_burst() -> None:
     with pytest.raises(SystemExit):
         main(["simulate", "--burst", "nonsense"])
+
+
+def test_simulate_stuck_link_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
+    # BER 1e-2 corrupts nearly every KP4 codeword beyond t = 15: no op can complete.
+    assert main(["simulate", "--ops", "3", "--ber", "1e-2", "--no-progress"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("ualink-ref: error: simulation stuck: 0/3 ops")
+    assert "seed 0" in err
+
+
+def test_stalled_simulation_raises_the_project_error() -> None:
+    from ualink_ref import LinkStalledError, UALinkError
+    from ualink_ref.sim import random_workload, simulate
+
+    with pytest.raises(LinkStalledError) as exc:
+        simulate(random_workload(3, 0), ber=1e-2, seed=0)
+    assert isinstance(exc.value, UALinkError)

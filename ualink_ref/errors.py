@@ -15,7 +15,8 @@ the narrower ``DecodeError``) and be sure nothing else escapes::
      └── ProtocolError                  a peer or caller broke the rules
           ├── SequenceError
           ├── CreditError
-          └── TagError
+          ├── TagError
+          └── LinkStalledError           a link made no progress within its bound
 """
 
 from __future__ import annotations
@@ -100,6 +101,11 @@ class TagError(ProtocolError):
     """A tag was reused while outstanding, or a response names an unknown tag."""
 
 
+class LinkStalledError(ProtocolError, RuntimeError):
+    """A simulated link made no progress within its slot bound (e.g. a BER no retry gets
+    through); also a ``RuntimeError`` for callers that treat it as a run-time failure."""
+
+
 __all__ = [
     "CrcError",
     "CreditError",
@@ -107,6 +113,7 @@ __all__ = [
     "EncodeError",
     "FecUncorrectableError",
     "FieldRangeError",
+    "LinkStalledError",
     "ProtocolError",
     "ReservedBitsError",
     "SequenceError",

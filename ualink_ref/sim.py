@@ -33,6 +33,7 @@ from typing import Any
 
 from ualink_ref.dl import DataLink
 from ualink_ref.endpoint import Completion, Endpoint
+from ualink_ref.errors import LinkStalledError
 from ualink_ref.phy import BitErrorChannel, BurstChannel, apply_bit_errors
 from ualink_ref.tl import AtomicOp, CreditConfig, Memory, Status
 from ualink_ref.tl.upli import apply_atomic
@@ -355,7 +356,7 @@ class Simulation:
         total = len(self.workload)
         while self._done < total:
             if self.now > self.max_slots:
-                raise RuntimeError(
+                raise LinkStalledError(
                     f"simulation stuck: {self._done}/{total} ops after {self.now} slots "
                     f"(seed {self.seed}, fec {self.fec}, ber {self.ber})"
                 )
@@ -371,7 +372,7 @@ class Simulation:
         while (self.a.busy or self.b.busy or self._pipes["ab"] or self._pipes["ba"]
                or self.a.tl.rx_credits.owed_any or self.b.tl.rx_credits.owed_any):
             if self.now > limit:
-                raise RuntimeError(f"link did not drain (seed {self.seed})")
+                raise LinkStalledError(f"link did not drain (seed {self.seed})")
             self._force_credit_returns()
             self.step()
 
