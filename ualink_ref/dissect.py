@@ -468,10 +468,10 @@ def summarize(flits: list[DissectedFlit], *, shown: int | None = None) -> str:
     lines = [
         f"summary: {len(flits)} DL flits ({dirs})"
         + (f", {shown} shown" if shown is not None and shown != len(flits) else ""),
-        f"  data flits {len(data)}: " + _counts(status, ("accepted", "duplicate", "gap",
-                                                          "unsynchronised")),
-        "  command-only flits " + str(sum(command_only.values())) + ": "
-        + _counts(command_only, ("ack", "replay_request", "explicit")),
+        f"  data flits {len(data)}"
+        + _detail(_counts(status, ("accepted", "duplicate", "gap", "unsynchronised"))),
+        f"  command-only flits {sum(command_only.values())}"
+        + _detail(_counts(command_only, ("ack", "replay_request", "explicit"))),
         f"  replays started {replays}, replayed flits {replayed}",
         f"  CRC errors {crc}, malformed {malformed}, FEC symbols corrected {corrected}, "
         f"FEC uncorrectable {uncorrectable}",
@@ -487,6 +487,11 @@ def summarize(flits: list[DissectedFlit], *, shown: int | None = None) -> str:
 
 def _counts(counter: Counter[str], order: Iterable[str]) -> str:
     return ", ".join(f"{k} {counter[k]}" for k in order if counter[k])
+
+
+def _detail(counts: str) -> str:
+    """``": <counts>"``, or nothing when there is nothing to break down."""
+    return f": {counts}" if counts else ""
 
 
 __all__ = ["HEADING", "DissectedFlit", "Filter", "TLOp", "dissect_records", "render", "summarize"]
