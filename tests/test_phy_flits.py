@@ -208,3 +208,20 @@ def test_decode_arbitrary_input_raises_only_decode_errors(
     except UALinkError as exc:  # pragma: no cover - would be a bug
         pytest.fail(f"non-DecodeError {exc!r}")
     assert len(result.flits) == 640 * result.corrected.size
+
+
+def test_per_codeword_outcome_of_ll_flits() -> None:
+    # Flit 0: 3 symbol errors in its first LL codeword, 8 (> t = 7) in its second.
+    # Flit 1: clean. LL codeword c of flit f is wire bytes [680 f + 340 c, +340).
+    flits = bytes(range(256)) * 5
+    wire = bytearray(encode_flits(flits, "ll"))
+    for symbol in (0, 50, 100):  # 10-bit symbols, LSB-first: bit 10*s is in byte (10*s)//8
+        wire[(10 * symbol) // 8] ^= 1 << ((10 * symbol) % 8)
+    for symbol in range(0, 80, 10):
+        wire[340 + (10 * symbol) // 8] ^= 1 << ((10 * symbol) % 8)
+    result = decode_flits(bytes(wire), "ll")
+    assert result.codeword_corrected.tolist() == [[3, 0], [0, 0]]
+    assert result.codeword_uncorrectable.tolist() == [[False, True], [False, False]]
+    assert result.corrected.tolist() == [3, 0]
+    assert result.uncorrectable.tolist() == [True, False]
+    assert decode_flits(flits, "none").codeword_uncorrectable.shape == (2, 0)

@@ -60,7 +60,9 @@ class EndpointCounters:
     tl_flits_sent: int
     tl_flits_received: int
     fec_corrected_symbols: int
+    fec_corrected_codewords: int
     fec_corrected_flits: int
+    fec_uncorrectable_codewords: int
     fec_uncorrectable_flits: int
     crc_errors: int
     malformed_flits: int
@@ -109,7 +111,9 @@ class Endpoint:
         self._flits_received = 0
         self._corrected_symbols = 0
         self._corrected_flits = 0
+        self._corrected_codewords = 0
         self._uncorrectable = 0
+        self._uncorrectable_codewords = 0
         self._crc_errors = 0
         self._malformed = 0
         self._gaps = 0
@@ -236,8 +240,10 @@ class Endpoint:
             if corrected.any():
                 self._corrected_symbols += int(corrected.sum())
                 self._corrected_flits += int((corrected > 0).sum())
+                self._corrected_codewords += int((result.codeword_corrected > 0).sum())
             if result.uncorrectable.any():
                 self._uncorrectable += int(result.uncorrectable.sum())
+                self._uncorrectable_codewords += int(result.codeword_uncorrectable.sum())
         self._run_timer(now)
         dl = self.dl
         for i in range(0, count * DL_FLIT_BYTES, DL_FLIT_BYTES):
@@ -279,7 +285,9 @@ class Endpoint:
             tl_flits_sent=tl.flits_sent,
             tl_flits_received=tl.flits_received,
             fec_corrected_symbols=self._corrected_symbols,
+            fec_corrected_codewords=self._corrected_codewords,
             fec_corrected_flits=self._corrected_flits,
+            fec_uncorrectable_codewords=self._uncorrectable_codewords,
             fec_uncorrectable_flits=self._uncorrectable,
             crc_errors=self._crc_errors,
             malformed_flits=self._malformed,

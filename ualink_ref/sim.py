@@ -193,7 +193,9 @@ class SimReport:
     tl_flits_ba: int
     bit_errors_injected: int
     fec_corrected_symbols: int
+    fec_corrected_codewords: int
     fec_corrected_flits: int
+    fec_uncorrectable_codewords: int
     fec_uncorrectable_flits: int
     crc_errors: int
     replays: int
@@ -220,8 +222,10 @@ class SimReport:
             f"wire b->a: {self.wire_bytes_ba} bytes in {self.flits_ba} DL flits "
             f"({self.tl_flits_ba} TL flits)",
             f"bit errors injected: {self.bit_errors_injected}  FEC corrected: "
-            f"{self.fec_corrected_symbols} symbols in {self.fec_corrected_flits} flits  "
-            f"uncorrectable flits: {self.fec_uncorrectable_flits}",
+            f"{self.fec_corrected_symbols} symbols in {self.fec_corrected_codewords} codewords "
+            f"({self.fec_corrected_flits} flits)",
+            f"uncorrectable: {self.fec_uncorrectable_codewords} codewords "
+            f"({self.fec_uncorrectable_flits} flits)",
             f"CRC errors: {self.crc_errors}  replays: {self.replays} "
             f"({self.replayed_flits} flits)  retrains needed: {self.retrains_needed}",
             f"credit stalls: {self.credit_stalls}",
@@ -425,7 +429,10 @@ class Simulation:
             tl_flits_ba=cb.tl_flits_sent,
             bit_errors_injected=self._bit_errors,
             fec_corrected_symbols=ca.fec_corrected_symbols + cb.fec_corrected_symbols,
+            fec_corrected_codewords=ca.fec_corrected_codewords + cb.fec_corrected_codewords,
             fec_corrected_flits=ca.fec_corrected_flits + cb.fec_corrected_flits,
+            fec_uncorrectable_codewords=(ca.fec_uncorrectable_codewords
+                                         + cb.fec_uncorrectable_codewords),
             fec_uncorrectable_flits=ca.fec_uncorrectable_flits + cb.fec_uncorrectable_flits,
             crc_errors=ca.crc_errors + cb.crc_errors,
             replays=ca.replays + cb.replays,

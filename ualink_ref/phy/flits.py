@@ -87,11 +87,15 @@ class FlitDecodeResult:
 
     ``corrected[f]``: symbols corrected in flit f's codewords; ``uncorrectable[f]``:
     True when any of its codewords was flagged (its bits are then as received).
+    ``codeword_corrected[f, c]`` / ``codeword_uncorrectable[f, c]``: the same per
+    codeword ``c`` of flit ``f`` (one column for kp4, two for ll, none for none).
     """
 
     flits: bytes
     corrected: NDArray[np.int64]
     uncorrectable: NDArray[np.bool_]
+    codeword_corrected: NDArray[np.int64]
+    codeword_uncorrectable: NDArray[np.bool_]
 
     @property
     def ok(self) -> bool:
@@ -204,7 +208,8 @@ def decode_flits(wire: bytes, mode: str, interleave: int = 1) -> FlitDecodeResul
     flit_count = data.size // per_flit
     if code is None:
         zeros = np.zeros(flit_count, dtype=np.int64)
-        return FlitDecodeResult(data.tobytes(), zeros, zeros.astype(bool))
+        none = np.zeros((flit_count, 0), dtype=np.int64)
+        return FlitDecodeResult(data.tobytes(), zeros, zeros.astype(bool), none, none.astype(bool))
     cw = data.reshape(-1, interleave * code.codeword_bytes)
     cw = _deinterleave(cw, code.n, interleave) if interleave > 1 else cw.copy()
     cw = cw.reshape(-1, code.codeword_bytes)
@@ -233,8 +238,12 @@ def decode_flits(wire: bytes, mode: str, interleave: int = 1) -> FlitDecodeResul
         corrected[spare_bad] = 0
     flits = cw[:, : fec.chunk_bytes].reshape(flit_count, FLIT_BYTES)
     per = fec.codewords_per_flit
+    by_codeword = corrected.reshape(flit_count, per)
+    flagged_by_codeword = flagged.reshape(flit_count, per)
     return FlitDecodeResult(
         flits.tobytes(),
-        corrected.reshape(flit_count, per).sum(axis=1),
-        np.asarray(flagged.reshape(flit_count, per).any(axis=1)),
+        by_codeword.sum(axis=1),
+        np.asarray(flagged_by_codeword.any(axis=1)),
+        by_codeword,
+        flagged_by_codeword,
     )
