@@ -5,30 +5,17 @@ Usage: ``python benchmarks/dl_rates.py`` from the repository root (medians of 15
 
 from __future__ import annotations
 
-import statistics
 import sys
-import time
 import zlib
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from conftest import median_time
 from test_dl_bench import BATCH, FLITS, WIRE
 
 from ualink_ref.dl import DataLink, DLFlit, LinkPair
-
-
-def median_time(job: Callable[[], Any], rounds: int = 15) -> float:
-    job()
-    times = []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        job()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def main() -> None:

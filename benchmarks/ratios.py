@@ -6,9 +6,7 @@ several rounds; batches of 1,000 codewords for ualink_ref, 20 for reedsolo.
 
 from __future__ import annotations
 
-import statistics
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,20 +15,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np
 import reedsolo
+from conftest import median_time
 
 from ualink_ref.phy import KP4
 
 BATCH, BASE = 1000, 20
-
-
-def median_time(job: Callable[[], Any], rounds: int) -> float:
-    job()  # warm-up (tables are built on first use)
-    times = []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        job()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def main() -> None:

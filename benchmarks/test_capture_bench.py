@@ -13,14 +13,11 @@ Run: ``python -m pytest benchmarks/test_capture_bench.py --benchmark-enable``.
 from __future__ import annotations
 
 import contextlib
-import statistics
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import RATIOS
+from conftest import RATIOS, median_time
 
 from ualink_ref.capture import decode_capture, encode_capture
 from ualink_ref.capture_run import capture_simulation
@@ -31,15 +28,6 @@ from ualink_ref.sim import random_workload
 
 RECORDS, _REPORT = capture_simulation(random_workload(400, 1), fec="kp4", ber=0.0, seed=1)
 DATA = encode_capture(RECORDS)
-
-
-def _median(job: Callable[[], object], rounds: int = 5) -> float:
-    times = []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        job()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def _bare_decode() -> None:
@@ -69,11 +57,12 @@ def test_read(benchmark: Any, tmp_path: Path) -> None:
     benchmark.group = "capture"
     result = benchmark(lambda: decode_capture(DATA))
     assert result == RECORDS
-    _record(benchmark, "capture read, time / Scapy rdpcap", _median(lambda: rdpcap(str(path))))
+    scapy_time = median_time(lambda: rdpcap(str(path)), 5, warm_up=False)
+    _record(benchmark, "capture read, time / Scapy rdpcap", scapy_time)
 
 
 def test_dissect(benchmark: Any) -> None:
     benchmark.group = "capture"
     flits = benchmark(lambda: dissect_records(RECORDS))
     assert len(flits) == len(RECORDS)
-    _record(benchmark, "dissect, time / DLFlit.decode", _median(_bare_decode))
+    _record(benchmark, "dissect, time / DLFlit.decode", median_time(_bare_decode, 5, warm_up=False))
