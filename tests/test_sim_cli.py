@@ -47,3 +47,19 @@ def test_stalled_simulation_raises_the_project_error() -> None:
     with pytest.raises(LinkStalledError) as exc:
         simulate(random_workload(3, 0), ber=1e-2, seed=0)
     assert isinstance(exc.value, UALinkError)
+
+
+def test_text_progress_bar_without_tqdm() -> None:
+    import io
+
+    from ualink_ref.sim_cli import TextProgress
+
+    stream = io.StringIO()
+    bar = TextProgress(200, stream, width=10)
+    for _ in range(200):
+        bar.update(1)
+    bar.close()
+    frames = stream.getvalue().split("\r")
+    assert "[#####.....] 100/200 ops (50%)" in frames
+    assert "[##########] 200/200 ops (100%)" in frames
+    assert len([f for f in frames if "ops (" in f]) == 101  # one redraw per percent

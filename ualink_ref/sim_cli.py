@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TextIO
 
 
 def _burst(text: str) -> tuple[int, float]:
@@ -30,17 +30,42 @@ def _int_at_least(minimum: int) -> Callable[[str], int]:
     return parse
 
 
+class TextProgress:
+    """A dependency-free progress line on a terminal (used when tqdm is not installed)."""
+
+    def __init__(self, total: int, stream: TextIO, width: int = 30) -> None:
+        self.total, self.stream, self.width = max(total, 1), stream, width
+        self.done = 0
+        self._shown = -1
+
+    def update(self, count: int) -> None:
+        """Advance by ``count`` ops; redraw only when the percentage changes."""
+        self.done += count
+        percent = 100 * self.done // self.total
+        if percent != self._shown:
+            self._shown = percent
+            filled = self.width * self.done // self.total
+            bar = "#" * filled + "." * (self.width - filled)
+            self.stream.write(f"\r[{bar}] {self.done}/{self.total} ops ({percent}%)")
+            self.stream.flush()
+
+    def close(self) -> None:
+        """Erase the progress line."""
+        self.stream.write("\r" + " " * (self.width + 40) + "\r")
+        self.stream.flush()
+
+
 def _cmd_simulate(args: argparse.Namespace) -> int:
     from ualink_ref.sim import Burst, random_workload, simulate
 
     burst = Burst(args.burst[0], args.burst[1]) if args.burst else None
     workload = random_workload(args.ops, args.seed, span=args.span)
     bar: Any = None
-    if not args.no_progress:
+    if not args.no_progress and sys.stderr.isatty():
         try:
             from tqdm import tqdm
-        except ImportError:  # tqdm is optional: no progress bar without it
-            bar = None
+        except ImportError:  # tqdm is optional: a plain text bar without it
+            bar = TextProgress(args.ops, sys.stderr)
         else:
             bar = tqdm(total=args.ops, unit="op", file=sys.stderr, leave=False)
     try:
