@@ -136,3 +136,13 @@ def test_view_of_any_640_bytes(raw: bytes) -> None:
 def test_tl_spans_any_length(raw: bytes) -> None:
     spans = tl_spans(raw)
     assert spans == [] or len(raw) >= FLIT_BYTES
+
+
+def test_view_is_lazy_kept_and_survives_copy() -> None:
+    pkt = rdpcap(str(CAPTURES[[p.name for p in CAPTURES].index("clean.pcap")]))[2]
+    flit = pkt.payload
+    assert flit.fields["tl_flits"] is None  # nothing computed while reading the capture
+    view = pkt.tl_flits  # through the record layer
+    assert view is flit.tl_flits and len(view) > 1
+    assert [bytes(s) for s in pkt.copy().tl_flits] == [bytes(s) for s in view]
+    assert bytes(flit) == bytes(pkt)[16:]  # reading the view leaves the built bytes alone

@@ -10,7 +10,8 @@
   (filled in on build when left ``None``) and ``crc_valid``, a zero-width
   field that reports whether the stored CRC matches (computed on dissection),
   and ``tl_flits``, a zero-width, read-only view of the TL flits inside the
-  flit (``ualink_ref.scapy_tlview``; computed on dissection, ignored on build).
+  flit (``ualink_ref.scapy_tlview``; computed from the dissected bytes when first
+  read, ignored on build).
 
 Every header layout comes from the declarations in ``ualink_ref.dl.formats``
 via :func:`~ualink_ref.scapy_layers.packet_class`; nothing is typed here but
@@ -48,7 +49,7 @@ from ualink_ref.dl.formats import (
     FlitOp,
 )
 from ualink_ref.scapy_gen import packet_class
-from ualink_ref.scapy_tlview import TLSpansField
+from ualink_ref.scapy_tlview import TLSpansField, lazy_spans
 
 
 def _no_payload(self: Packet, s: bytes) -> tuple[bytes, bytes]:
@@ -177,6 +178,12 @@ class UALinkDLFlit(Packet):
             pkt = pkt[:CRC_COVERAGE] + crc32(pkt[:CRC_COVERAGE]).to_bytes(4, "big") + pkt[
                 CRC_COVERAGE + 4:]
         return pkt + pay
+
+    def getfieldval(self, attr: str) -> Any:
+        """``tl_flits`` is computed from the dissected bytes on first read."""
+        if attr == "tl_flits":
+            return lazy_spans(self)
+        return super().getfieldval(attr)
 
     def extract_padding(self, s: bytes) -> tuple[bytes, bytes]:
         """Nothing follows a flit inside a capture record."""

@@ -1,7 +1,8 @@
 """The TL flits inside one DL flit, as a computed, read-only Scapy view.
 
 ``UALinkDLFlit`` ends with ``tl_flits``, a zero-width field (it takes and
-adds no wire bytes, so building is unchanged): on dissection it walks the
+adds no wire bytes, so building is unchanged): on first read after
+dissection (so ``rdpcap`` pays nothing for it) the view walks the
 segment headers of that one flit the way ``ualink_ref.dl.flit`` defines them
 (``specs/dl.md`` §3) — TL bytes follow any message word, TL flits start at
 ``4*tl_offset + 64*i`` for ``i < tl_starts``, the first uncounted boundary
@@ -151,7 +152,12 @@ def _pending_after(flit: Packet, pending: int) -> int:
 
 
 class TLSpansField(Field[Any, Any]):
-    """Zero-width field: the ``DLTLSpan`` list of the dissected flit (``None`` when built)."""
+    """Zero-width field for the ``DLTLSpan`` list of a dissected flit.
+
+    Dissection stores nothing (``None``), so reading a capture costs no more
+    than before; the owning packet computes the view on first read through
+    :func:`lazy_spans` (``UALinkDLFlit.getfieldval``) and keeps it.
+    """
 
     islist = 1
     holds_packets = 1
@@ -164,12 +170,27 @@ class TLSpansField(Field[Any, Any]):
         return s
 
     def getfield(self, pkt: Packet, s: bytes) -> tuple[bytes, Any]:
-        """Compute the view from the bytes being dissected."""
-        return s, tl_spans(bytes(pkt.original or b""))
+        """Takes no bytes; the view is computed when first read."""
+        return s, None
+
+    def i2h(self, pkt: Packet | None, x: Any) -> Any:
+        """``pkt.tl_flits`` (attribute access, also through an outer layer): the view."""
+        return lazy_spans(pkt) if x is None and pkt is not None else x
 
     def i2repr(self, pkt: Packet | None, x: Any) -> str:
         """Shown as layers by ``show()``; this text only for built packets."""
         return "not computed (built, not dissected)" if x is None else repr(x)
+
+
+def lazy_spans(pkt: Packet) -> list[DLTLSpan] | None:
+    """The view of a dissected packet's bytes, computed once (``None`` when built)."""
+    cache = vars(pkt)
+    if "_tl_spans" not in cache:
+        # a copy() of a dissected packet keeps its bytes in raw_packet_cache only
+        raw = pkt.original or pkt.raw_packet_cache
+        cache["_tl_spans"] = tl_spans(bytes(raw)) if raw else None
+    spans: list[DLTLSpan] | None = cache["_tl_spans"]
+    return spans
 
 
 __all__ = [
@@ -181,6 +202,7 @@ __all__ = [
     "WHOLE",
     "DLTLSpan",
     "TLSpansField",
+    "lazy_spans",
     "tl_spans",
     "tl_stream",
 ]
