@@ -21,6 +21,7 @@ pytest.importorskip("scapy")
 @pytest.mark.parametrize(
     "module",
     ["ualink_ref.scapy_roce", "ualink_ref.scapy_dl", "ualink_ref.scapy_tl",
+     "ualink_ref.scapy_tlview",
      "ualink_ref.scapy_layers"],
 )
 def test_module_imports_first_in_a_fresh_interpreter(module: str) -> None:

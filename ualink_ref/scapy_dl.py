@@ -8,7 +8,10 @@
   (``DLMessage`` for unknown words);
 * ``UALinkDLFlit`` — the whole 640-byte flit: header, five segments, ``crc``
   (filled in on build when left ``None``) and ``crc_valid``, a zero-width
-  field that reports whether the stored CRC matches (computed on dissection).
+  field that reports whether the stored CRC matches (computed on dissection),
+  and ``tl_flits``, a zero-width, read-only view of the TL flits inside the
+  flit (``ualink_ref.scapy_tlview``; computed from the dissected bytes when first
+  read, ignored on build).
 
 Every header layout comes from the declarations in ``ualink_ref.dl.formats``
 via :func:`~ualink_ref.scapy_layers.packet_class`; nothing is typed here but
@@ -46,6 +49,7 @@ from ualink_ref.dl.formats import (
     FlitOp,
 )
 from ualink_ref.scapy_gen import packet_class
+from ualink_ref.scapy_tlview import TLSpansField, lazy_spans
 
 
 def _no_payload(self: Packet, s: bytes) -> tuple[bytes, bytes]:
@@ -165,6 +169,7 @@ class UALinkDLFlit(Packet):
         *(PacketField(f"segment{i}", None, cls) for i, cls in enumerate(DL_SEGMENT_LAYERS)),
         XIntField("crc", None),
         CrcValidField("crc_valid"),
+        TLSpansField("tl_flits"),  # read-only view of the TL bytes (scapy_tlview)
     ]
 
     def post_build(self, pkt: bytes, pay: bytes) -> bytes:
@@ -173,6 +178,12 @@ class UALinkDLFlit(Packet):
             pkt = pkt[:CRC_COVERAGE] + crc32(pkt[:CRC_COVERAGE]).to_bytes(4, "big") + pkt[
                 CRC_COVERAGE + 4:]
         return pkt + pay
+
+    def getfieldval(self, attr: str) -> Any:
+        """``tl_flits`` is computed from the dissected bytes on first read."""
+        if attr == "tl_flits":
+            return lazy_spans(self)
+        return super().getfieldval(attr)
 
     def extract_padding(self, s: bytes) -> tuple[bytes, bytes]:
         """Nothing follows a flit inside a capture record."""

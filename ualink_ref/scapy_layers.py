@@ -74,6 +74,7 @@ from ualink_ref.scapy_tl import (  # noqa: E402
     UPLIResponse,
     tl_flit,
 )
+from ualink_ref.scapy_tlview import DLTLSpan, tl_spans  # noqa: E402
 
 RECORD_LAYERS[0] = UALinkDLFlit  # record_kind dl_flit
 
@@ -140,6 +141,7 @@ __all__ = [
     "DLCommandHeader",
     "DLExplicitHeader",
     "DLMessage",
+    "DLTLSpan",
     "TLControlHalf",
     "TLDataHalf",
     "TLFlit",
@@ -155,4 +157,5 @@ __all__ = [
     "scapy_fields",
     "scapy_name",
     "tl_flit",
+    "tl_spans",
 ]
