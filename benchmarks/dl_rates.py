@@ -15,7 +15,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from conftest import median_time
 from test_dl_bench import BATCH, FLITS, WIRE
 
-from ualink_ref.dl import DataLink, DLFlit, LinkPair
+from ualink_ref.dl import DataLink, DLFlit
+from ualink_ref.stack.link_pair import LinkPair
 
 
 def main() -> None:

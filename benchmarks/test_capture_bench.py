@@ -2,10 +2,10 @@
 
 Run: ``python -m pytest benchmarks/test_capture_bench.py --benchmark-enable``.
 
-* ``read``: :func:`ualink_ref.capture.decode_capture` (container + pseudo-headers)
+* ``read``: :func:`ualink_ref.capture.format.decode_capture` (container + pseudo-headers)
   against Scapy's ``rdpcap`` of the same file with the ualink_ref layers registered
   (full Scapy dissection): ratio = our time / Scapy's, per record.
-* ``dissect``: :func:`ualink_ref.dissect.dissect_records` (CRC, DL state, TL
+* ``dissect``: :func:`ualink_ref.capture.dissect.dissect_records` (CRC, DL state, TL
   reassembly and field decode) against a bare ``DLFlit.decode`` of the same flits:
   ratio = how many bare DL decodes one dissected flit costs.
 """
@@ -19,12 +19,12 @@ from typing import Any
 import pytest
 from conftest import RATIOS, median_time
 
-from ualink_ref.capture import decode_capture, encode_capture
-from ualink_ref.capture_run import capture_simulation
-from ualink_ref.dissect import dissect_records
+from ualink_ref.capture.dissect import dissect_records
+from ualink_ref.capture.format import decode_capture, encode_capture
+from ualink_ref.capture.run import capture_simulation
 from ualink_ref.dl import DLFlit
 from ualink_ref.errors import DecodeError
-from ualink_ref.sim import random_workload
+from ualink_ref.stack.sim import random_workload
 
 RECORDS, _REPORT = capture_simulation(random_workload(400, 1), fec="kp4", ber=0.0, seed=1)
 DATA = encode_capture(RECORDS)

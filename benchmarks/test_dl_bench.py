@@ -20,7 +20,8 @@ from typing import Any
 import pytest
 from conftest import RATIOS
 
-from ualink_ref.dl import DataLink, DLFlit, FlitOp, LinkPair
+from ualink_ref.dl import DataLink, DLFlit, FlitOp
+from ualink_ref.stack.link_pair import LinkPair
 
 BATCH = 200
 

@@ -6,7 +6,7 @@ import atheris
 from _harness import main, only_decode_errors
 
 with atheris.instrument_imports():
-    from ualink_ref.capture import CaptureRecord, decode_capture, encode_capture
+    from ualink_ref.capture.format import CaptureRecord, decode_capture, encode_capture
 
 DECODE = decode_capture
 #: Valid inputs: a starting corpus, and a check that the harness targets the right decoder.

@@ -6,7 +6,7 @@ import atheris
 from _harness import main, only_decode_errors
 
 with atheris.instrument_imports():
-    from ualink_ref.capture import CaptureRecord
+    from ualink_ref.capture.format import CaptureRecord
 
 DECODE = CaptureRecord.decode
 #: Valid inputs: a starting corpus, and a check that the harness targets the right decoder.

@@ -16,7 +16,7 @@ with atheris.instrument_imports():
     from scapy.utils import PcapReader
 
     import ualink_ref.scapy_layers as sl
-    from ualink_ref.capture import CaptureRecord, RawPacket, encode_pcap
+    from ualink_ref.capture.format import CaptureRecord, RawPacket, encode_pcap
 
 
 def DECODE(data: bytes) -> str:

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ualink_ref import capture
-from ualink_ref.capture import (
+from ualink_ref.capture import format as capture
+from ualink_ref.capture.format import (
     PSEUDO_HEADER,
     CaptureFormatError,
     CaptureRecord,
@@ -25,7 +25,7 @@ from ualink_ref.capture import (
     write_capture,
 )
 from ualink_ref.errors import DecodeError, EncodeError, FieldRangeError, ReservedBitsError
-from ualink_ref.strategies import (
+from ualink_ref.testing.strategies import (
     capture_records,
     format_bytes,
     mutations,
@@ -130,7 +130,7 @@ _VALID_NG = encode_capture([_example()], fmt="pcapng")
 
 @given(mutations(st.sampled_from([_VALID_FILE, _VALID_NG]), max_flips=4))
 def test_mutated_files_only_decode_error(m: object) -> None:
-    from ualink_ref.strategies import Mutation
+    from ualink_ref.testing.strategies import Mutation
 
     assert isinstance(m, Mutation)
     with contextlib.suppress(DecodeError):

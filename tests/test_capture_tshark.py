@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from ualink_ref.capture import read_capture, write_capture
-from ualink_ref.capture_run import run_scenario
+from ualink_ref.capture.format import read_capture, write_capture
+from ualink_ref.capture.run import run_scenario
 
 TSHARK = shutil.which("tshark")
 pytestmark = pytest.mark.skipif(TSHARK is None, reason="tshark is not installed")

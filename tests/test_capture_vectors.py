@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from ualink_ref import vectors
-from ualink_ref.capture import read_capture
+from ualink_ref.capture.format import read_capture
+from ualink_ref.testing import vectors
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMITTED = ROOT / "vectors"
@@ -71,7 +71,7 @@ def test_scenarios_show_what_they_promise() -> None:
     assert set(got["atomics"]["requests_by_command"]) == {"AtomicR", "AtomicNR"}
     assert got["atomics"]["ops_completed"] == 40  # 10 ops x 2 sizes x R/NR
     # credit exhaustion: the same writes take far longer with B's small grants
-    from ualink_ref.capture_run import SCENARIOS, CaptureLink
+    from ualink_ref.capture.run import SCENARIOS, CaptureLink
 
     unlimited = CaptureLink().run(SCENARIOS["credits"].ops()).slots
     assert got["credits"]["ops_completed"] == 10 and got["credits"]["slots"] > 2 * unlimited

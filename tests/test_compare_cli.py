@@ -28,7 +28,7 @@ def test_spec_tables_match_the_code() -> None:
 
 
 def test_compare_is_registered() -> None:
-    assert "ualink_ref.compare.cli" in COMMAND_MODULES
+    assert "ualink_ref.cli.compare" in COMMAND_MODULES
     args = build_parser().parse_args(["compare", "--pmtu", "4096", "--csv"])
     assert args.pmtu == 4096 and args.csv and args.level == "wire"
     for bad in (["--pmtu", "1000"], ["--repeat", "0"], ["--csv", "--json"]):
@@ -38,7 +38,7 @@ def test_compare_is_registered() -> None:
 
 def test_core_imports_do_not_load_scapy() -> None:
     code = (
-        "import sys, ualink_ref.compare, ualink_ref.compare.report, ualink_ref.compare.cli; "
+        "import sys, ualink_ref.compare, ualink_ref.compare.report, ualink_ref.cli.compare; "
         "assert not any(m == 'scapy' or m.startswith('scapy.') for m in sys.modules), "
         "'scapy imported'"
     )

@@ -55,7 +55,7 @@ def test_literature_figures() -> None:
 
 def test_literature_from_built_frames_agrees() -> None:
     pytest.importorskip("scapy")
-    from ualink_ref.scapy_roce import count_mapping
+    from ualink_ref.scapy.roce import count_mapping
 
     assert literature_figures(count_mapping) == literature_figures()
 

@@ -98,7 +98,7 @@ def test_fields_and_data_match_the_public_rules(op: Op, method: str) -> None:
 def test_endpoint_counts_are_its_own_counters() -> None:
     # Drive two endpoints by hand, independently of the driver, and compare totals.
     from ualink_ref.compare import _endpoint_driver as D
-    from ualink_ref.endpoint import Endpoint
+    from ualink_ref.stack.endpoint import Endpoint
 
     ops = [Op("store", 256)] * REPEAT
     a, b = Endpoint(D.REQUESTER), Endpoint(D.TARGET)
@@ -128,7 +128,7 @@ def test_wire_bytes_are_the_encoded_codewords(fec: str, per_flit: int, codewords
 
 
 def test_report_rows_combine_the_two_counts() -> None:
-    from ualink_ref.scapy_roce import count_mapping
+    from ualink_ref.scapy.roce import count_mapping
 
     rep = R.build_report(ops=OPS, repeat=REPEAT)
     for op, row in zip(OPS, rep.rows, strict=True):
@@ -161,7 +161,7 @@ def test_mix_is_the_documented_mix() -> None:
 
 
 def test_headline_counts_the_same_ops_on_both_stacks() -> None:
-    from ualink_ref.scapy_roce import count_mapping
+    from ualink_ref.scapy.roce import count_mapping
 
     h = R.headline(count=40)
     ops = R.mix_ops(40)

@@ -15,15 +15,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ualink_ref.capture import CaptureRecord, decode_capture, decode_capture_file, encode_capture
-from ualink_ref.capture_run import CaptureLink
+from ualink_ref.capture.format import (
+    CaptureRecord,
+    decode_capture,
+    decode_capture_file,
+    encode_capture,
+)
+from ualink_ref.capture.run import CaptureLink
 from ualink_ref.dl import DataLink, DLFlit, TLFlitDelivered, decode_message
 from ualink_ref.dl.formats import ALL_FORMATS as DL_FORMATS
 from ualink_ref.dl.formats import FlitOp
 from ualink_ref.errors import DecodeError, UALinkError
 from ualink_ref.phy import decode_flits, encode_flits
-from ualink_ref.sim import random_workload
-from ualink_ref.strategies import Mutation, mutations
+from ualink_ref.stack.sim import random_workload
+from ualink_ref.testing.strategies import Mutation, mutations
 from ualink_ref.tl.fields import ALL_FORMATS as TL_FORMATS
 from ualink_ref.tl.fields import decode_field
 from ualink_ref.tl.flit import decode_control_half, dissect

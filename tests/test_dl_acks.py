@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import random
 
-from ualink_ref.dl import DataLink, DLFlit, FaultyChannel, FlitOp, LinkPair, ReplayStarted
-from ualink_ref.dl.pair import carries_payload, flip_bits
-from ualink_ref.sim import Simulation, random_workload, uniform_workload
+from ualink_ref.dl import DataLink, DLFlit, FlitOp, ReplayStarted
+from ualink_ref.stack.link_pair import FaultyChannel, LinkPair, carries_payload, flip_bits
+from ualink_ref.stack.sim import Simulation, random_workload, uniform_workload
 
 
 def _flits(seed: int, n: int) -> list[bytes]:

@@ -9,19 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ualink_ref.dl import (
-    DataLink,
-    DeviceId,
-    DLFlit,
-    DLMessageReceived,
-    FaultyChannel,
-    FlitOp,
-    LinkPair,
-    TLRateNotification,
-)
-from ualink_ref.dl.pair import flip_bits
-from ualink_ref.dl.strategies import dl_flits
+from ualink_ref.dl import DataLink, DeviceId, DLFlit, DLMessageReceived, FlitOp, TLRateNotification
 from ualink_ref.errors import EncodeError
+from ualink_ref.stack.link_pair import FaultyChannel, LinkPair, flip_bits
+from ualink_ref.testing.strategies import dl_flits
 
 
 def _flits(seed: int, n: int) -> list[bytes]:

@@ -16,8 +16,8 @@ from ualink_ref.dl.flit import (
     SEGMENT_LENGTHS,
     SEGMENT_OFFSETS,
 )
-from ualink_ref.dl.strategies import dl_flits
 from ualink_ref.errors import CrcError, DecodeError, EncodeError, TruncatedError
+from ualink_ref.testing.strategies import dl_flits
 
 
 def _with_crc(body: bytes) -> bytes:

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from ualink_ref.bitfields import BitFormat
 from ualink_ref.dl.formats import ALL_FORMATS
 from ualink_ref.dl.messages import DLMessage, UnknownMessage, decode_message, encode_message
-from ualink_ref.dl.strategies import dl_messages
 from ualink_ref.errors import DecodeError
+from ualink_ref.testing.strategies import known_dl_messages as dl_messages
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -6,7 +6,8 @@ import random
 
 import pytest
 
-from ualink_ref.dl import DataLink, FaultyChannel, LinkPair, ReplayStarted, RetrainNeeded
+from ualink_ref.dl import DataLink, ReplayStarted, RetrainNeeded
+from ualink_ref.stack.link_pair import FaultyChannel, LinkPair
 
 
 def _flits(seed: int, n: int) -> list[bytes]:

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from ualink_ref import vectors
-from ualink_ref.dl import vectors as dl_vectors
+from ualink_ref.testing import vectors
+from ualink_ref.testing.vectors import dl as dl_vectors
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMITTED = ROOT / "vectors" / "dl.json"

@@ -79,7 +79,7 @@ def test_wire_sizes_and_bad_input() -> None:
 
 
 def test_ll_with_two_way_interleave() -> None:
-    from ualink_ref.sim import random_workload, simulate
+    from ualink_ref.stack.sim import random_workload, simulate
 
     report = simulate(random_workload(300, 2), fec="ll", ber=1e-4, seed=2, interleave=2)
     assert report.ops_okay == 300 and report.data_mismatches == 0

@@ -117,7 +117,7 @@ def test_fec_table_cli(capsys: pytest.CaptureFixture[str]) -> None:
 def test_readme_fec_table_is_real_output() -> None:
     from pathlib import Path
 
-    from ualink_ref.phy.cli import format_table
+    from ualink_ref.cli.fec import format_table
 
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
     command = "$ ualink-ref fec table --ber 2.4e-4 --ber 1e-3\n"

@@ -16,8 +16,8 @@ import pytest
 from phy_oracle import CODES, bits_of, from_symbols, pack, rs, rs_encode, symbol_of_bit
 from phy_oracle import encode_flits as oracle_encode
 
-from ualink_ref import vectors
 from ualink_ref.cli import main
+from ualink_ref.testing import vectors
 
 ROOT = Path(__file__).resolve().parent.parent
 PHY_JSON = ROOT / "vectors" / "phy.json"

@@ -1,6 +1,6 @@
 """Every Scapy-facing module imports on its own, in a fresh interpreter.
 
-Regression: ``import ualink_ref.scapy_roce`` (what ``ualink-ref compare``
+Regression: ``import ualink_ref.scapy.roce`` (what ``ualink-ref compare``
 does first) failed with a circular ImportError once ``scapy_layers``
 re-exported the RoCEv2 headers, and ``compare`` then reported "Scapy is not
 installed". In-process tests could not see it because another test had
@@ -20,8 +20,8 @@ pytest.importorskip("scapy")
 
 @pytest.mark.parametrize(
     "module",
-    ["ualink_ref.scapy_roce", "ualink_ref.scapy_dl", "ualink_ref.scapy_tl",
-     "ualink_ref.scapy_tlview",
+    ["ualink_ref.scapy.roce", "ualink_ref.scapy.dl", "ualink_ref.scapy.tl",
+     "ualink_ref.scapy.tlview",
      "ualink_ref.scapy_layers"],
 )
 def test_module_imports_first_in_a_fresh_interpreter(module: str) -> None:

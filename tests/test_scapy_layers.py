@@ -15,8 +15,8 @@ from scapy.utils import rdpcap
 
 from ualink_ref import scapy_layers as sl
 from ualink_ref.bitfields import BitFormat
-from ualink_ref.capture import PSEUDO_HEADER, CaptureRecord, write_capture
-from ualink_ref.strategies import format_values
+from ualink_ref.capture.format import PSEUDO_HEADER, CaptureRecord, write_capture
+from ualink_ref.testing.strategies import format_values
 
 
 def _fields(pkt: Any, fmt: BitFormat) -> dict[str, int]:
@@ -47,8 +47,8 @@ def test_rdpcap_dissects_link_type_147(tmp_path: Path) -> None:
 
 # -- data link layer ------------------------------------------------------------------
 
-from ualink_ref.capture_run import SCENARIOS, CaptureLink  # noqa: E402
-from ualink_ref.dissect import dissect_records  # noqa: E402
+from ualink_ref.capture.dissect import dissect_records  # noqa: E402
+from ualink_ref.capture.run import SCENARIOS, CaptureLink  # noqa: E402
 from ualink_ref.dl import DLFlit  # noqa: E402
 from ualink_ref.dl.flit import SEGMENT_LENGTHS, SEGMENT_OFFSETS  # noqa: E402
 from ualink_ref.dl.formats import (  # noqa: E402
@@ -59,8 +59,8 @@ from ualink_ref.dl.formats import (  # noqa: E402
 )
 from ualink_ref.dl.messages import encode_message  # noqa: E402
 from ualink_ref.errors import DecodeError  # noqa: E402
-from ualink_ref.sim import random_workload  # noqa: E402
-from ualink_ref.strategies import (  # noqa: E402
+from ualink_ref.stack.sim import random_workload  # noqa: E402
+from ualink_ref.testing.strategies import (  # noqa: E402
     dl_flits,
     dl_messages,
     tl_fields,

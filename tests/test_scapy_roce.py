@@ -15,9 +15,9 @@ from scapy.layers.inet import IP
 from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 
-from ualink_ref import scapy_roce as S
 from ualink_ref.compare import headers as H
 from ualink_ref.compare.mapping import ATOMIC_KINDS, RC_OPCODES, Op, RocePacket, map_op
+from ualink_ref.scapy import roce as S
 
 # ---------------------------------------------------------------------------
 # An independent ICRC, written from the rule (IBA Vol. 1 §7.8.1 + Annex A17):

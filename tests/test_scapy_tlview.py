@@ -1,4 +1,4 @@
-"""The read-only TL view of a DL flit (``UALinkDLFlit.tl_flits``, ``ualink_ref.scapy_tlview``)."""
+"""The read-only TL view of a DL flit (``UALinkDLFlit.tl_flits``, ``ualink_ref.scapy.tlview``)."""
 
 from __future__ import annotations
 
@@ -14,11 +14,11 @@ pytest.importorskip("scapy")
 from scapy.utils import rdpcap
 
 from ualink_ref import scapy_layers as sl
-from ualink_ref.capture import read_capture
-from ualink_ref.dissect import dissect_records
+from ualink_ref.capture.dissect import dissect_records
+from ualink_ref.capture.format import read_capture
 from ualink_ref.dl.flit import FLIT_BYTES, PAYLOAD_BYTES, SEGMENT_OFFSETS, DLFlit, capacity
 from ualink_ref.dl.formats import SEGMENT_HEADER
-from ualink_ref.scapy_tlview import FILL, LEADING, TRAILING, WHOLE, tl_spans
+from ualink_ref.scapy.tlview import FILL, LEADING, TRAILING, WHOLE, tl_spans
 
 CAPTURES = sorted((Path(__file__).resolve().parent.parent / "vectors" / "captures")
                   .glob("*.pcap"))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 from tl_model import Model, expect
 
-from ualink_ref.sim import Burst, Op, Simulation, random_workload, simulate
+from ualink_ref.stack.sim import Burst, Op, Simulation, random_workload, simulate
 from ualink_ref.tl import Status
 from ualink_ref.tl.credits import NUM_VCS
 

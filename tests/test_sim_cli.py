@@ -42,7 +42,7 @@ def test_simulate_stuck_link_is_a_clear_error(capsys: pytest.CaptureFixture[str]
 
 def test_stalled_simulation_raises_the_project_error() -> None:
     from ualink_ref import LinkStalledError, UALinkError
-    from ualink_ref.sim import random_workload, simulate
+    from ualink_ref.stack.sim import random_workload, simulate
 
     with pytest.raises(LinkStalledError) as exc:
         simulate(random_workload(3, 0), ber=1e-2, seed=0)
@@ -52,7 +52,7 @@ def test_stalled_simulation_raises_the_project_error() -> None:
 def test_text_progress_bar_without_tqdm() -> None:
     import io
 
-    from ualink_ref.sim_cli import TextProgress
+    from ualink_ref.cli.simulate import TextProgress
 
     stream = io.StringIO()
     bar = TextProgress(200, stream, width=10)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ualink_ref.cli import main
-from ualink_ref.sim import Op, Simulation, random_workload, simulate, uniform_workload
+from ualink_ref.stack.sim import Op, Simulation, random_workload, simulate, uniform_workload
 
 
 @pytest.mark.parametrize(

@@ -6,10 +6,10 @@ from typing import Any
 
 from hypothesis import given, settings
 
-from ualink_ref.capture_run import CaptureLink
+from ualink_ref.capture.run import CaptureLink
 from ualink_ref.dl import DLFlit, decode_message, encode_message
-from ualink_ref.sim import simulate
-from ualink_ref.strategies import (
+from ualink_ref.stack.sim import simulate
+from ualink_ref.testing.strategies import (
     dl_flits,
     dl_messages,
     requests,

@@ -9,7 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ualink_ref.errors import EncodeError
-from ualink_ref.tl import AtomicOp, Memory, Status, TLPair, TransactionLayer
+from ualink_ref.stack.tl_pair import TLPair
+from ualink_ref.tl import AtomicOp, Memory, Status, TransactionLayer
 from ualink_ref.tl.upli import apply_atomic, atomic_attr, atomic_op_of, check_access, command_class
 
 C_TYPES = {4: (ctypes.c_uint32, ctypes.c_int32), 8: (ctypes.c_uint64, ctypes.c_int64)}

@@ -7,7 +7,8 @@ import random
 import pytest
 from tl_model import Model, expect, issue, random_ops
 
-from ualink_ref.tl import CreditConfig, Status, TLPair, TransactionLayer
+from ualink_ref.stack.tl_pair import TLPair
+from ualink_ref.tl import CreditConfig, Status, TransactionLayer
 from ualink_ref.tl.flit import dissect_stream
 
 

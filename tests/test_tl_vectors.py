@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from test_tl_memory import ctypes_reference
 
-from ualink_ref import vectors
+from ualink_ref.testing import vectors
 from ualink_ref.tl import AtomicOp
 from ualink_ref.tl.flit import dissect_stream
 

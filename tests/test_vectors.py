@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from ualink_ref import vectors
 from ualink_ref.cli import main
+from ualink_ref.testing import vectors
 
 ROOT = Path(__file__).resolve().parent.parent
 

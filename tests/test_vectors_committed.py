@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ualink_ref import vectors
+from ualink_ref.testing import vectors
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMITTED = ROOT / "vectors"

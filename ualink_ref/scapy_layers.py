@@ -21,9 +21,9 @@ from typing import Any
 from scapy.config import conf
 from scapy.packet import Packet, Raw
 
-from ualink_ref.capture import LINKTYPE_USER0, PSEUDO_HEADER, CaptureRecord
-from ualink_ref.dissect import dissect_records
-from ualink_ref.scapy_gen import packet_class, scapy_fields, scapy_name
+from ualink_ref.capture.dissect import dissect_records
+from ualink_ref.capture.format import LINKTYPE_USER0, PSEUDO_HEADER, CaptureRecord
+from ualink_ref.scapy.gen import packet_class, scapy_fields, scapy_name
 
 # -- capture records (link type 147) -------------------------------------------
 
@@ -54,7 +54,7 @@ conf.l2types.register(LINKTYPE_USER0, UALinkCapture)
 
 # The per-layer modules (they take packet_class from scapy_gen, so each also
 # imports on its own).
-from ualink_ref.scapy_dl import (  # noqa: E402
+from ualink_ref.scapy.dl import (  # noqa: E402
     DL_MESSAGE_LAYERS,
     DL_SEGMENT_LAYERS,
     DLCommandHeader,
@@ -63,8 +63,8 @@ from ualink_ref.scapy_dl import (  # noqa: E402
     UALinkDLFlit,
     message_layer,
 )
-from ualink_ref.scapy_roce import RETH, AtomicAckETH, AtomicAETH, AtomicETH  # noqa: E402
-from ualink_ref.scapy_tl import (  # noqa: E402
+from ualink_ref.scapy.roce import RETH, AtomicAckETH, AtomicAETH, AtomicETH  # noqa: E402
+from ualink_ref.scapy.tl import (  # noqa: E402
     TL_FIELD_LAYERS,
     TLControlHalf,
     TLDataHalf,
@@ -74,7 +74,7 @@ from ualink_ref.scapy_tl import (  # noqa: E402
     UPLIResponse,
     tl_flit,
 )
-from ualink_ref.scapy_tlview import DLTLSpan, tl_spans  # noqa: E402
+from ualink_ref.scapy.tlview import DLTLSpan, tl_spans  # noqa: E402
 
 RECORD_LAYERS[0] = UALinkDLFlit  # record_kind dl_flit
 
@@ -105,7 +105,7 @@ def reassemble_tl(packets: Iterable[Packet]) -> list[CapturedTLFlit]:
     """TL flits of a capture (e.g. ``rdpcap()`` output), reassembled across DL flits.
 
     Follows each direction's DL sequence the way the receiver does (CRC
-    failures, duplicates and gaps dropped; see :mod:`ualink_ref.dissect`), so
+    failures, duplicates and gaps dropped; see :mod:`ualink_ref.capture.dissect`), so
     every TL flit appears once, in order, as the receiving TL got it.
     """
     records = [CaptureRecord.decode(bytes(p)) for p in packets if isinstance(p, UALinkCapture)]

@@ -9,7 +9,7 @@
   workload, the literature figures; ``ualink-ref compare`` prints it.
 
 The RoCEv2 frames themselves are built with Scapy in
-:mod:`ualink_ref.scapy_roce` (imported only when a report is made).
+:mod:`ualink_ref.scapy.roce` (imported only when a report is made).
 """
 
 from __future__ import annotations

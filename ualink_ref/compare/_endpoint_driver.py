@@ -1,7 +1,7 @@
 """Full-stack measurement: two :class:`ualink_ref.Endpoint` s, counted by their own counters.
 
 The ops run between a requester endpoint and a target endpoint, driven flit
-slot by flit slot the way :mod:`ualink_ref.sim` drives them: each endpoint
+slot by flit slot the way :mod:`ualink_ref.stack.sim` drives them: each endpoint
 sends up to ``batch`` DL flits per step (one FEC encode), which arrive
 ``latency`` slots after the end of the step. The link first exchanges its
 start-up credit grants until both ends are idle; the endpoints' counters are
@@ -30,9 +30,9 @@ from ualink_ref.compare.mapping import Op
 from ualink_ref.compare.ualink_side import UalinkCount
 
 if TYPE_CHECKING:
-    from ualink_ref.endpoint import Completion, Endpoint
+    from ualink_ref.stack.endpoint import Completion, Endpoint
 
-#: Flit slots per step and one-way latency in slots: the defaults of ``ualink_ref.sim``.
+#: Flit slots per step and one-way latency in slots: the defaults of ``ualink_ref.stack.sim``.
 BATCH = 8
 LATENCY = 8
 
@@ -94,13 +94,13 @@ def tap_tl_flits(wire: Sequence[bytes], fec: str) -> list[bytes]:
 
 def endpoint_available() -> bool:
     """True when the full-stack endpoint is part of this installation."""
-    return importlib.util.find_spec("ualink_ref.endpoint") is not None
+    return importlib.util.find_spec("ualink_ref.stack.endpoint") is not None
 
 
 def run(ops: Sequence[Op], *, fec: str) -> UalinkCount:
     """Run ``ops`` through two endpoints; count what left each one."""
-    from ualink_ref.endpoint import Endpoint
     from ualink_ref.phy.flits import MODES
+    from ualink_ref.stack.endpoint import Endpoint
     from ualink_ref.tl import Status
 
     a, b = Endpoint(REQUESTER, phy=fec), Endpoint(TARGET, phy=fec)

@@ -30,7 +30,7 @@ from ualink_ref.compare.mapping import Op
 from ualink_ref.compare.ualink_side import MAX_REQUEST, UalinkCount
 
 if TYPE_CHECKING:
-    from ualink_ref.endpoint import Endpoint
+    from ualink_ref.stack.endpoint import Endpoint
     from ualink_ref.tl import TransactionLayer
 
 REQUESTER = 1
@@ -80,7 +80,8 @@ def breakdown(flits: Sequence[bytes]) -> dict[str, int]:
 
 def run_tl_pair(ops: Sequence[Op]) -> tuple[list[bytes], list[bytes]]:
     """Run ``ops`` on two TL engines; return the TL flits sent each way (after start-up)."""
-    from ualink_ref.tl import Status, TLPair, TransactionLayer
+    from ualink_ref.stack.tl_pair import TLPair
+    from ualink_ref.tl import Status, TransactionLayer
 
     a, b = TransactionLayer(REQUESTER), TransactionLayer(TARGET)
     pair = TLPair(a, b, record=True)

@@ -1,7 +1,7 @@
 """RoCEv2 header sizes and PHY coding overheads, each with its source.
 
 This module is Scapy-free: it is the table the comparison reasons with, and
-the Scapy frames built by :mod:`ualink_ref.scapy_roce` are checked against
+the Scapy frames built by :mod:`ualink_ref.scapy.roce` are checked against
 it (a test builds every packet of every mapped operation and compares the
 byte count with :func:`frame_bytes`).
 

@@ -1,7 +1,7 @@
 """The side-by-side report: RoCEv2 frames vs ualink_ref flits, op by op and size by size.
 
 Both sides are counted, not computed from a formula: the RoCEv2 side from
-frames built with Scapy (:func:`ualink_ref.scapy_roce.count_mapping`), the
+frames built with Scapy (:func:`ualink_ref.scapy.roce.count_mapping`), the
 ualink side by running the stack (:func:`ualink_side.measure_ualink`).
 
 Two accounting levels, never mixed in one figure:
@@ -122,7 +122,7 @@ class Row:
 
 def _roce_counter() -> RoceCounter:
     try:
-        from ualink_ref import scapy_roce
+        from ualink_ref.scapy import roce as scapy_roce
     except ModuleNotFoundError as exc:  # scapy is an optional extra
         if not (exc.name or "").split(".")[0] == "scapy":
             raise  # a real import bug must not pass for a missing extra

@@ -43,7 +43,6 @@ from ualink_ref.dl.messages import (
     decode_message,
     encode_message,
 )
-from ualink_ref.dl.pair import FaultyChannel, LinkPair
 
 __all__ = [
     "FLIT_BYTES",
@@ -59,9 +58,7 @@ __all__ = [
     "DLMessageReceived",
     "DataLink",
     "DeviceId",
-    "FaultyChannel",
     "FlitOp",
-    "LinkPair",
     "MalformedFlit",
     "MessageClass",
     "NoOp",

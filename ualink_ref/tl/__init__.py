@@ -8,7 +8,6 @@ Public names:
 * :class:`CreditConfig` — receive-buffer capacities granted to the peer;
 * :class:`Command`, :class:`Status`, :class:`AtomicOp` — UPLI encodings;
 * :func:`dissect` / :func:`dissect_stream` — read a TL flit field by field;
-* :class:`TLPair` — connects two TransactionLayers flit by flit (tests, examples).
 """
 
 from __future__ import annotations
@@ -16,7 +15,6 @@ from __future__ import annotations
 from ualink_ref.tl.credits import CreditConfig
 from ualink_ref.tl.flit import TLFlitView, dissect, dissect_stream, encode_control_half
 from ualink_ref.tl.memory import Memory
-from ualink_ref.tl.pair import TLPair
 from ualink_ref.tl.transaction import Completion, TLCounters, TransactionLayer
 from ualink_ref.tl.upli import AtomicOp, Command, Status, apply_atomic
 
@@ -29,7 +27,6 @@ __all__ = [
     "Status",
     "TLCounters",
     "TLFlitView",
-    "TLPair",
     "TransactionLayer",
     "apply_atomic",
     "dissect",

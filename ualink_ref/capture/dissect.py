@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ualink_ref.bitfields import BitFormat
-from ualink_ref.capture import PSEUDO_HEADER, CaptureRecord
+from ualink_ref.capture.format import PSEUDO_HEADER, CaptureRecord
 from ualink_ref.dl.crc import CRC_COVERAGE, crc32
 from ualink_ref.dl.flit import SEGMENT_OFFSETS, SEQ_MAX, TL_FLIT_BYTES, DLFlit
 from ualink_ref.dl.formats import COMMAND_HEADER, EXPLICIT_HEADER, SEGMENT_HEADER, FlitOp

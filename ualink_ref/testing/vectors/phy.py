@@ -26,7 +26,7 @@ from ualink_ref.phy.ber import codeword_error_ratio, flit_loss_ratio, post_fec_b
 from ualink_ref.phy.channel import apply_bit_errors
 from ualink_ref.phy.flits import FLIT_BYTES, MODES, decode_flits, encode_flits
 from ualink_ref.phy.reedsolomon import KP4, LL, ReedSolomonCode
-from ualink_ref.vectors import VectorInput, hexstr, unhex
+from ualink_ref.testing.vectors import VectorInput, hexstr, unhex
 
 LAYER = "phy"
 DESCRIPTION = (

@@ -38,9 +38,9 @@ from ualink_ref.dl.messages import (
     UnknownMessage,
     decode_message,
 )
-from ualink_ref.dl.pair import FaultyChannel, LinkPair, flip_bits
 from ualink_ref.errors import DecodeError, EncodeError
-from ualink_ref.vectors import VectorInput, hexstr, unhex
+from ualink_ref.stack.link_pair import FaultyChannel, LinkPair, flip_bits
+from ualink_ref.testing.vectors import VectorInput, hexstr, unhex
 
 LAYER = "dl"
 DESCRIPTION = (

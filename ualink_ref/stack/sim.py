@@ -32,9 +32,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ualink_ref.dl import DataLink
-from ualink_ref.endpoint import Completion, Endpoint
 from ualink_ref.errors import LinkStalledError
 from ualink_ref.phy import BitErrorChannel, BurstChannel, apply_bit_errors
+from ualink_ref.stack.endpoint import Completion, Endpoint
 from ualink_ref.tl import AtomicOp, CreditConfig, Memory, Status
 from ualink_ref.tl.upli import apply_atomic
 

@@ -37,10 +37,10 @@ VECTOR_VERSION = 1
 
 #: Layer name -> module providing its vector source. Order is generation order.
 LAYER_MODULES: dict[str, str] = {
-    "phy": "ualink_ref.phy.vectors",
-    "dl": "ualink_ref.dl.vectors",
-    "tl": "ualink_ref.tl.vectors",
-    "capture": "ualink_ref.capture_vectors",
+    "phy": "ualink_ref.testing.vectors.phy",
+    "dl": "ualink_ref.testing.vectors.dl",
+    "tl": "ualink_ref.testing.vectors.tl",
+    "capture": "ualink_ref.testing.vectors.capture",
 }
 
 

@@ -19,7 +19,7 @@ from scapy.fields import PacketListField, StrFixedLenField, StrLenField
 from scapy.packet import Packet
 
 from ualink_ref.errors import DecodeError
-from ualink_ref.scapy_gen import packet_class
+from ualink_ref.scapy.gen import packet_class
 from ualink_ref.tl.fields import FORMATS, REQUEST, RESPONSE, SECTOR_BYTES, SECTORS
 from ualink_ref.tl.flit import HALF_FLIT_BYTES, TL_FLIT_BYTES, data_halves_of
 

@@ -10,7 +10,7 @@
   (filled in on build when left ``None``) and ``crc_valid``, a zero-width
   field that reports whether the stored CRC matches (computed on dissection),
   and ``tl_flits``, a zero-width, read-only view of the TL flits inside the
-  flit (``ualink_ref.scapy_tlview``; computed from the dissected bytes when first
+  flit (``ualink_ref.scapy.tlview``; computed from the dissected bytes when first
   read, ignored on build).
 
 Every header layout comes from the declarations in ``ualink_ref.dl.formats``
@@ -48,8 +48,8 @@ from ualink_ref.dl.formats import (
     UART_MESSAGE,
     FlitOp,
 )
-from ualink_ref.scapy_gen import packet_class
-from ualink_ref.scapy_tlview import TLSpansField, lazy_spans
+from ualink_ref.scapy.gen import packet_class
+from ualink_ref.scapy.tlview import TLSpansField, lazy_spans
 
 
 def _no_payload(self: Packet, s: bytes) -> tuple[bytes, bytes]:

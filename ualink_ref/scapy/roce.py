@@ -34,7 +34,7 @@ from scapy.packet import Packet, Raw, bind_layers
 
 from ualink_ref.compare import headers as H
 from ualink_ref.compare.mapping import RC_OPCODES, RoceMapping, RocePacket
-from ualink_ref.scapy_gen import packet_class
+from ualink_ref.scapy.gen import packet_class
 
 __all__ = [
     "RETH",

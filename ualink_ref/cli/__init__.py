@@ -21,18 +21,18 @@ from ualink_ref.errors import UALinkError
 
 #: Modules that contribute subcommands, in the order they appear in ``--help``.
 COMMAND_MODULES: tuple[str, ...] = (
-    "ualink_ref.phy.cli",
-    "ualink_ref.dl.cli",
-    "ualink_ref.sim_cli",
-    "ualink_ref.compare.cli",
-    "ualink_ref.capture_cli",
+    "ualink_ref.cli.fec",
+    "ualink_ref.cli.dl",
+    "ualink_ref.cli.simulate",
+    "ualink_ref.cli.compare",
+    "ualink_ref.cli.capture",
 )
 
 SubParsers = Any  # argparse's _SubParsersAction is private; keep the alias honest
 
 
 def _cmd_vectors_generate(args: argparse.Namespace) -> int:
-    from ualink_ref import vectors
+    from ualink_ref.testing import vectors
 
     layers = args.layer or None
     paths = vectors.generate(Path(args.out), layers)
@@ -43,7 +43,7 @@ def _cmd_vectors_generate(args: argparse.Namespace) -> int:
 
 
 def _cmd_vectors_verify(args: argparse.Namespace) -> int:
-    from ualink_ref import vectors
+    from ualink_ref.testing import vectors
 
     report = vectors.verify_dir(Path(args.dir))
     for mismatch in report.mismatches[: args.max_report]:
@@ -62,7 +62,7 @@ def _cmd_vectors_verify(args: argparse.Namespace) -> int:
 
 
 def _register_vectors(sub: SubParsers) -> None:
-    from ualink_ref.vectors import LAYER_MODULES
+    from ualink_ref.testing.vectors import LAYER_MODULES
 
     vec = sub.add_parser(
         "vectors",
@@ -133,5 +133,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     return code
 
 
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

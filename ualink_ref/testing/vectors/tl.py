@@ -22,14 +22,14 @@ from __future__ import annotations
 from typing import Any
 
 from ualink_ref.errors import DecodeError
+from ualink_ref.stack.tl_pair import TLPair
+from ualink_ref.testing.vectors import VectorInput, hexstr, unhex
 from ualink_ref.tl import fields as F
 from ualink_ref.tl.credits import CreditConfig
 from ualink_ref.tl.flit import dissect, encode_control_half, view_to_json
 from ualink_ref.tl.memory import Memory
-from ualink_ref.tl.pair import TLPair
 from ualink_ref.tl.transaction import Completion, TransactionLayer
 from ualink_ref.tl.upli import AtomicOp
-from ualink_ref.vectors import VectorInput, hexstr, unhex
 
 LAYER = "tl"
 DESCRIPTION = (
@@ -224,7 +224,7 @@ def _upli_op(inputs: dict[str, Any]) -> dict[str, Any]:
 
 
 def _trace(inputs: dict[str, Any]) -> dict[str, Any]:
-    from ualink_ref.endpoint import Endpoint
+    from ualink_ref.stack.endpoint import Endpoint
 
     fec = str(inputs["fec"])
     a, b = Endpoint(1, phy=fec), Endpoint(2, phy=fec)

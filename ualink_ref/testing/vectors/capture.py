@@ -18,8 +18,8 @@ import hashlib
 from collections import Counter
 from typing import Any
 
-from ualink_ref.capture import PSEUDO_HEADER, CaptureRecord, encode_capture
-from ualink_ref.vectors import VectorInput
+from ualink_ref.capture.format import PSEUDO_HEADER, CaptureRecord, encode_capture
+from ualink_ref.testing.vectors import VectorInput
 
 LAYER = "capture"
 DESCRIPTION = (
@@ -39,7 +39,7 @@ def _record(inputs: dict[str, Any]) -> CaptureRecord:
 
 def vector_inputs() -> list[VectorInput]:
     """The capture layer's cases (inputs only)."""
-    from ualink_ref.capture_run import SCENARIOS
+    from ualink_ref.capture.run import SCENARIOS
 
     flit = bytes(640).hex()
     cases = [
@@ -79,8 +79,8 @@ def compute(kind: str, inputs: dict[str, Any]) -> dict[str, Any]:
 
 
 def _scenario(name: str) -> dict[str, Any]:
-    from ualink_ref.capture_run import SCENARIOS, run_scenario
-    from ualink_ref.dissect import dissect_records
+    from ualink_ref.capture.dissect import dissect_records
+    from ualink_ref.capture.run import SCENARIOS, run_scenario
 
     scenario = SCENARIOS[name]
     result = run_scenario(name)
@@ -104,7 +104,7 @@ def _scenario(name: str) -> dict[str, Any]:
 
 def artifacts() -> dict[str, bytes]:
     """The scenario captures, byte for byte."""
-    from ualink_ref.capture_run import SCENARIOS, run_scenario
+    from ualink_ref.capture.run import SCENARIOS, run_scenario
 
     return {s.artifact: encode_capture(run_scenario(name).records, fmt=s.container)
             for name, s in SCENARIOS.items()}
@@ -162,7 +162,7 @@ def artifact_mismatches(name: str, file_bytes: bytes,
     ``flit.segmentK.body[i]``, ``flit.crc``; ``codewords[i]`` for raw
     codeword records). A file that is not a readable capture is one mismatch.
     """
-    from ualink_ref.capture import decode_capture_file
+    from ualink_ref.capture.format import decode_capture_file
     from ualink_ref.errors import UALinkError
 
     del name

@@ -23,7 +23,7 @@ Rules:
   a replay), gives them to the DL, and the TL flits the DL delivers — in
   order, exactly once — to the TL.
 * ``poll_many`` / ``receive`` with several flits batch the FEC work (numpy),
-  which is how :mod:`ualink_ref.sim` and the benchmark drive it.
+  which is how :mod:`ualink_ref.stack.sim` and the benchmark drive it.
 * ``now`` counts flit slots (the DL's replay timeout is in the same unit).
 """
 

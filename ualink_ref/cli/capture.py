@@ -10,12 +10,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ualink_ref.capture import DIRECTIONS
+from ualink_ref.capture.format import DIRECTIONS
 
 
 def _cmd_dissect(args: argparse.Namespace) -> int:
-    from ualink_ref.capture import read_capture
-    from ualink_ref.dissect import HEADING, Filter, dissect_records, render, summarize
+    from ualink_ref.capture.dissect import HEADING, Filter, dissect_records, render, summarize
+    from ualink_ref.capture.format import read_capture
 
     try:
         records = read_capture(Path(args.file))
@@ -64,14 +64,14 @@ def _burst(text: str) -> tuple[int, float]:
 
 
 def _cmd_capture(args: argparse.Namespace) -> int:
-    from ualink_ref.capture import write_capture
-    from ualink_ref.capture_run import (
+    from ualink_ref.capture.format import write_capture
+    from ualink_ref.capture.run import (
         SCENARIOS,
         CaptureIncomplete,
         CaptureLink,
         capture_simulation,
     )
-    from ualink_ref.sim import Burst, random_workload
+    from ualink_ref.stack.sim import Burst, random_workload
 
     status = 0
     if args.scenario:  # scripted faults: the capture harness
@@ -109,7 +109,7 @@ def _cmd_capture(args: argparse.Namespace) -> int:
 
 def register(sub: Any) -> None:
     """Add the ``capture`` and ``dissect`` subcommands."""
-    from ualink_ref.capture_run import SCENARIOS
+    from ualink_ref.capture.run import SCENARIOS
 
     c = sub.add_parser(
         "capture",

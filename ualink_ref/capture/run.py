@@ -10,10 +10,10 @@ the receiver gets is recorded as a ``dl_flit`` record (and, with
 ``raw_codewords``, the wire bytes before decoding as a ``fec_codewords``
 record), with deterministic timestamps ``slot * 25.6 ns``.
 
-Workloads are lists of ``ualink_ref.sim.Op`` (the simulator's operations).
+Workloads are lists of ``ualink_ref.stack.sim.Op`` (the simulator's operations).
 :data:`SCENARIOS` holds the scripted scenarios whose captures are committed
 under ``vectors/`` (see ``specs/capture.md``). :func:`capture_simulation`
-records runs of ``ualink_ref.sim.Simulation`` instead.
+records runs of ``ualink_ref.stack.sim.Simulation`` instead.
 """
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ualink_ref.capture import CaptureRecord
+from ualink_ref.capture.format import CaptureRecord
 from ualink_ref.dl import DataLink, TLFlitDelivered
-from ualink_ref.endpoint import Endpoint
 from ualink_ref.phy import BitErrorChannel, apply_bit_errors, decode_flits, encode_flits
-from ualink_ref.sim import Burst, Op, SimReport, Simulation, random_workload
+from ualink_ref.stack.endpoint import Endpoint
+from ualink_ref.stack.sim import Burst, Op, SimReport, Simulation, random_workload
 from ualink_ref.tl import Completion, CreditConfig, TransactionLayer
 from ualink_ref.tl.upli import AtomicOp
 
@@ -99,7 +99,7 @@ class CaptureLink:
         self.flipped = 0
 
     def issue(self, op: Op) -> int:
-        """Queue ``op`` (a ``ualink_ref.sim.Op``) on its side's TL; return the handle."""
+        """Queue ``op`` (a ``ualink_ref.stack.sim.Op``) on its side's TL; return the handle."""
         side = self.sides[op.side]
         return op.issue(side.tl, 1 if op.side == "a" else 0)  # type: ignore[arg-type]
 
@@ -303,10 +303,10 @@ def capture_simulation(
     raw_codewords: bool = False,
     **options: Any,
 ) -> tuple[list[CaptureRecord], SimReport]:
-    """Run ``ualink_ref.sim.Simulation`` and record every wire chunk each endpoint receives.
+    """Run ``ualink_ref.stack.sim.Simulation`` and record every wire chunk each endpoint receives.
 
-    Takes what :func:`ualink_ref.sim.simulate` takes (a workload of
-    ``ualink_ref.sim.Op``, FEC mode, BER, bursts, seed, options). The
+    Takes what :func:`ualink_ref.stack.sim.simulate` takes (a workload of
+    ``ualink_ref.stack.sim.Op``, FEC mode, BER, bursts, seed, options). The
     simulator is not modified: each endpoint's ``receive`` is wrapped on the
     instance, the wire bytes are FEC-decoded once more here (the same
     decoder), and each flit becomes a ``dl_flit`` record (plus the chunk as a

@@ -56,7 +56,7 @@ class TextProgress:
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
-    from ualink_ref.sim import Burst, random_workload, simulate
+    from ualink_ref.stack.sim import Burst, random_workload, simulate
 
     burst = Burst(args.burst[0], args.burst[1]) if args.burst else None
     workload = random_workload(args.ops, args.seed, span=args.span)

@@ -8,7 +8,7 @@ segment headers of that one flit the way ``ualink_ref.dl.flit`` defines them
 ``4*tl_offset + 64*i`` for ``i < tl_starts``, the first uncounted boundary
 starts zero fill — and shows the DL flit's TL byte stream as a list of
 ``DLTLSpan`` layers: the partial TL flit continued from an earlier DL flit,
-each TL flit wholly inside (dissected with :class:`~ualink_ref.scapy_tl.TLFlit`),
+each TL flit wholly inside (dissected with :class:`~ualink_ref.scapy.tl.TLFlit`),
 a trailing partial TL flit and the fill. No earlier state is used, and no
 bytes raise: whatever the header bits say, offsets are clipped to the segment.
 
@@ -38,7 +38,7 @@ from ualink_ref.dl.flit import (
     TL_FLIT_BYTES,
 )
 from ualink_ref.dl.formats import SEGMENT_HEADER
-from ualink_ref.scapy_tl import TLControlHalf, TLFlit, tl_flit
+from ualink_ref.scapy.tl import TLControlHalf, TLFlit, tl_flit
 
 #: ``DLTLSpan.kind`` values.
 LEADING, WHOLE, TRAILING, FILL, UNEXPLAINED = 0, 1, 2, 3, 4

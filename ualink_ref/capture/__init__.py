@@ -1,0 +1,1 @@
+"""Captures: the pcap/pcapng record format, recording runs of the harness, dissection."""

@@ -1,0 +1,1 @@
+"""Verification tooling: golden vectors, public Hypothesis strategies, differential testing."""
