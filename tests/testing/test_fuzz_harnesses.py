@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-FUZZ = Path(__file__).resolve().parent.parent / "fuzz"
+FUZZ = Path(__file__).resolve().parents[2] / "fuzz"
 HARNESSES = sorted(p.stem for p in FUZZ.glob("fuzz_*.py"))
 
 

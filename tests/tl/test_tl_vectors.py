@@ -21,7 +21,7 @@ from ualink_ref.testing import vectors
 from ualink_ref.tl import AtomicOp
 from ualink_ref.tl.flit import dissect_stream
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 COMMITTED = ROOT / "vectors" / "tl.json"
 
 # Widths in order, typed from the issue text (not read from ualink_ref).

@@ -8,7 +8,7 @@ from pathlib import Path
 from ualink_ref.bitfields import formats_markdown
 from ualink_ref.tl.fields import ALL_FORMATS
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def rendered() -> str:

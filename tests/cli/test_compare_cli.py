@@ -12,7 +12,7 @@ from ualink_ref.bitfields import formats_markdown
 from ualink_ref.cli import COMMAND_MODULES, build_parser
 from ualink_ref.compare.headers import FORMATS, markdown_table
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SPEC = ROOT / "specs" / "rocev2-comparison.md"
 
 

@@ -15,7 +15,7 @@ from ualink_ref.dl.messages import DLMessage, UnknownMessage, decode_message, en
 from ualink_ref.errors import DecodeError
 from ualink_ref.testing.strategies import known_dl_messages as dl_messages
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @st.composite

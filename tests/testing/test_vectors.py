@@ -13,7 +13,7 @@ import pytest
 from ualink_ref.cli import main
 from ualink_ref.testing import vectors
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _fake_source() -> types.ModuleType:
@@ -67,7 +67,7 @@ def test_verify_reports_malformed_inputs_instead_of_crashing(tmp_path: Path) -> 
     # out of `vectors verify`; a third party's malformed file must be reported, not crash.
     import shutil
 
-    shutil.copytree(Path(__file__).resolve().parent.parent / "vectors", tmp_path / "v")
+    shutil.copytree(Path(__file__).resolve().parents[2] / "vectors", tmp_path / "v")
     path = tmp_path / "v" / "tl.json"
     doc = json.loads(path.read_text())
     case = next(c for c in doc["cases"] if c["kind"] == "upli_op")

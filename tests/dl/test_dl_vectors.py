@@ -19,7 +19,7 @@ import pytest
 from ualink_ref.testing import vectors
 from ualink_ref.testing.vectors import dl as dl_vectors
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 COMMITTED = ROOT / "vectors" / "dl.json"
 
 OPS = {"explicit": 0, "replay": 1, "ack": 2, "replay_request": 3}

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ualink_ref.testing import vectors
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 COMMITTED = ROOT / "vectors"
 
 

@@ -11,7 +11,7 @@ import pytest
 from ualink_ref.capture.format import read_capture
 from ualink_ref.testing import vectors
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 COMMITTED = ROOT / "vectors"
 
 

@@ -19,7 +19,7 @@ from phy_oracle import encode_flits as oracle_encode
 from ualink_ref.cli import main
 from ualink_ref.testing import vectors
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PHY_JSON = ROOT / "vectors" / "phy.json"
 
 # g(x) of RS(544,514), high -> low, as given in the project's issue 2.

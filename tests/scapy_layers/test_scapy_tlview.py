@@ -20,7 +20,7 @@ from ualink_ref.dl.flit import FLIT_BYTES, PAYLOAD_BYTES, SEGMENT_OFFSETS, DLFli
 from ualink_ref.dl.formats import SEGMENT_HEADER
 from ualink_ref.scapy.tlview import FILL, LEADING, TRAILING, WHOLE, tl_spans
 
-CAPTURES = sorted((Path(__file__).resolve().parent.parent / "vectors" / "captures")
+CAPTURES = sorted((Path(__file__).resolve().parents[2] / "vectors" / "captures")
                   .glob("*.pcap"))
 
 

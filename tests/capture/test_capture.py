@@ -33,7 +33,7 @@ from ualink_ref.testing.strategies import (
     unknown_enum_values,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 # Hand-derived (specs/capture.md, "Example"): kind dl_flit (0), direction b_to_a (1),
 # fec kp4 (1) -> byte 0b0000_01_01; port 2; lane 0; interleave 1 / uncorrectable 0 ->

@@ -12,7 +12,7 @@ import pytest
 
 from ualink_ref.cli import main
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _section() -> str:
