@@ -9,17 +9,31 @@ the narrower ``DecodeError``) and be sure nothing else escapes::
      │    ├── TruncatedError            wrong length (too short or too long)
      │    ├── FieldRangeError           a field holds a value the format forbids
      │    ├── CrcError                  a checksum does not match
-     │    └── ReservedBitsError         a must-be-zero field is not zero
+     │    ├── ReservedBitsError         a must-be-zero field is not zero
+     │    ├── CaptureFormatError        a capture file or record that is not ours / malformed
+     │    └── VectorFormatError         a golden-vector file or case that cannot be read
      ├── FecUncorrectableError          more symbol errors than the code corrects
      ├── EncodeError (ValueError)       a value that does not fit its field
-     └── ProtocolError                  a peer or caller broke the rules
-          ├── SequenceError
-          ├── CreditError
-          ├── TagError
-          └── LinkStalledError           a link made no progress within its bound
+     ├── ProtocolError                  a peer or caller broke the rules
+     │    ├── SequenceError             a sequence number the rules do not allow here
+     │    ├── CreditError               a credit rule was broken
+     │    ├── TagError                  unknown or reused tag
+     │    ├── MisroutedError            a packet for another accelerator arrived here
+     │    ├── ResponseMismatchError     a response that does not fit its request
+     │    ├── AddressCacheError         a compressed request names an empty cache way
+     │    └── UnsupportedError          a legal input the model does not implement
+     └── LinkStalledError               a simulated link made no progress within its bound
+          └── CaptureIncomplete         ... while recording: carries the records so far
+
+Each class carries the values involved as attributes (h2's habit), so a
+caller can act on them without parsing the message. Nothing here inherits
+from a builtin just to be catchable as it: ``DecodeError`` and
+``EncodeError`` are ``ValueError`` s because they are bad values.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 
 class UALinkError(Exception):
@@ -101,12 +115,88 @@ class TagError(ProtocolError):
     """A tag was reused while outstanding, or a response names an unknown tag."""
 
 
-class LinkStalledError(ProtocolError, RuntimeError):
-    """A simulated link made no progress within its slot bound (e.g. a BER no retry gets
-    through); also a ``RuntimeError`` for callers that treat it as a run-time failure."""
+class MisroutedError(ProtocolError):
+    """A request or response addressed to accelerator ``dst`` arrived at ``at``."""
+
+    def __init__(self, what: str, dst: int, at: int) -> None:
+        super().__init__(f"{what} for accelerator {dst} arrived at {at}")
+        self.what = what
+        self.dst = dst
+        self.at = at
+
+
+class ResponseMismatchError(ProtocolError):
+    """A response that does not fit its request: ``field`` was ``got``, ``expected`` wanted."""
+
+    def __init__(self, tag: int, field: str, got: object, expected: object) -> None:
+        super().__init__(f"response for tag {tag}: {field} is {got}, expected {expected}")
+        self.tag = tag
+        self.field = field
+        self.got = got
+        self.expected = expected
+
+
+class AddressCacheError(ProtocolError):
+    """A compressed request names address-cache way ``way``, which holds no address."""
+
+    def __init__(self, way: int) -> None:
+        super().__init__(f"compressed request names an empty address-cache way ({way})")
+        self.way = way
+
+
+class UnsupportedError(ProtocolError):
+    """A legal input that this model does not implement (``feature`` names it)."""
+
+    def __init__(self, feature: str) -> None:
+        super().__init__(f"not modelled: {feature}")
+        self.feature = feature
+
+
+class LinkStalledError(UALinkError):
+    """A simulated link or network made no progress within its bound.
+
+    ``slots`` is how long it ran; ``completed`` / ``total`` the operations done
+    (``None`` where there are none); ``seed`` the run's seed, for reproducing it.
+    """
+
+    def __init__(self, slots: float, reason: str, *, completed: int | None = None,
+                 total: int | None = None, seed: int | None = None) -> None:
+        ops = "" if total is None else f" ({completed}/{total} ops completed)"
+        again = "" if seed is None else f" [seed {seed}]"
+        super().__init__(f"stalled after {slots:g} slots: {reason}{ops}{again}")
+        self.slots = slots
+        self.reason = reason
+        self.completed = completed
+        self.total = total
+        self.seed = seed
+
+
+class CaptureIncomplete(LinkStalledError):
+    """A recorded run stalled; ``records`` holds what the link carried until then
+    (a capture of a link that cannot make progress is still worth reading)."""
+
+    def __init__(self, stalled: LinkStalledError, records: list[Any]) -> None:
+        super().__init__(stalled.slots, stalled.reason, completed=stalled.completed,
+                         total=stalled.total, seed=stalled.seed)
+        self.records = records
+
+
+class CaptureFormatError(DecodeError):
+    """A capture file or record that is malformed or not a ualink_ref capture."""
+
+
+class VectorFormatError(DecodeError):
+    """A golden-vector file, case or input that cannot be read (``where`` names it)."""
+
+    def __init__(self, message: str, where: str = "") -> None:
+        super().__init__(f"{where}: {message}" if where else message)
+        self.where = where
 
 
 __all__ = [
+    "AddressCacheError",
+    "CaptureFormatError",
+    "CaptureIncomplete",
     "CrcError",
     "CreditError",
     "DecodeError",
@@ -114,10 +204,14 @@ __all__ = [
     "FecUncorrectableError",
     "FieldRangeError",
     "LinkStalledError",
+    "MisroutedError",
     "ProtocolError",
     "ReservedBitsError",
+    "ResponseMismatchError",
     "SequenceError",
     "TagError",
     "TruncatedError",
     "UALinkError",
+    "UnsupportedError",
+    "VectorFormatError",
 ]

@@ -241,7 +241,7 @@ def test_cli_capture_of_a_stuck_link_writes_what_it_carried(
     out = tmp_path / "dead.pcap"
     assert main(["capture", "--out", str(out), "--ops", "3", "--ber", "1e-2"]) == 1
     err = capsys.readouterr().err
-    assert "INCOMPLETE: simulation stuck" in err and "Traceback" not in err
+    assert "INCOMPLETE: stalled after" in err and "Traceback" not in err
     records = read_capture(out)
     assert records and all(r.uncorrectable for r in records)
 

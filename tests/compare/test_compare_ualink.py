@@ -17,9 +17,14 @@ pytest.importorskip("scapy")
 from ualink_ref.cli import main
 from ualink_ref.compare import headers as H
 from ualink_ref.compare import report as R
-from ualink_ref.compare._ualink_driver import run_layers
 from ualink_ref.compare.mapping import ATOMIC_KINDS, Op, map_op
-from ualink_ref.compare.ualink_side import UalinkCount, measure_ualink, ualink_requests
+from ualink_ref.compare.ualink_side import (
+    UalinkCount,
+    measure_ualink,
+    run_endpoints,
+    run_layers,
+    ualink_requests,
+)
 
 REPEAT = 8
 OPS = [Op("store", 8), Op("store", 100), Op("store", 256), Op("store", 1024),
@@ -33,9 +38,7 @@ def _beats(n: int) -> int:
 
 def _measure(method: str, ops: list[Op], fec: str = "kp4") -> UalinkCount:
     if method == "endpoint":
-        from ualink_ref.compare import _endpoint_driver
-
-        return _endpoint_driver.run(ops, fec=fec)
+        return run_endpoints(ops, fec=fec)
     return run_layers(ops, fec=fec)
 
 
@@ -43,11 +46,9 @@ METHODS = ["endpoint", "layers"]
 _ids = {"ids": lambda op: f"{op.kind}{op.size}"}
 
 
-def test_measure_uses_the_endpoint_when_present() -> None:
+def test_measure_uses_the_endpoints() -> None:
     c = measure_ualink([Op("load", 64)])
-    from ualink_ref.compare._endpoint_driver import endpoint_available
-
-    assert ("Endpoints" in c.method) == endpoint_available()
+    assert "Endpoints" in c.method
 
 
 @pytest.mark.parametrize("method", METHODS)
@@ -97,21 +98,23 @@ def test_fields_and_data_match_the_public_rules(op: Op, method: str) -> None:
 
 def test_endpoint_counts_are_its_own_counters() -> None:
     # Drive two endpoints by hand, independently of the driver, and compare totals.
-    from ualink_ref.compare import _endpoint_driver as D
+    from ualink_ref.compare import ualink_side as D
     from ualink_ref.stack.endpoint import Endpoint
 
     ops = [Op("store", 256)] * REPEAT
     a, b = Endpoint(D.REQUESTER), Endpoint(D.TARGET)
-    link = D._Link(a, b)
+    link = D.EndpointLink(a, b)
+    sent: list[bytes] = []
+    link.network.add_tap(lambda chunk: sent.append(chunk.sent) if chunk.src == "a" else None)
     link.run_until_idle()
     before = a.counters.flits_sent, b.counters.flits_sent, a.counters.wire_bytes_sent
     D.issue_ops(a, ops)
     link.run_until_idle(REPEAT)
-    c = D.run(ops, fec="kp4")
+    c = D.run_endpoints(ops, fec="kp4")
     assert c.dl_flits_fwd == a.counters.flits_sent - before[0]
     assert c.dl_flits_rev == b.counters.flits_sent - before[1]
     assert c.wire_bytes_fwd == a.counters.wire_bytes_sent - before[2] == c.dl_flits_fwd * 680
-    assert sum(len(w) for w in link.wire["ab"]) == a.counters.wire_bytes_sent
+    assert sum(len(w) for w in sent) == a.counters.wire_bytes_sent
 
 
 @pytest.mark.parametrize(("fec", "per_flit", "codewords"),

@@ -107,7 +107,7 @@ def test_transaction_layer_raises_only_ualink_errors_and_recovers(flit: bytes) -
     still completes a workload afterwards."""
     link = CaptureLink()
     with contextlib.suppress(UALinkError):
-        link.sides["b"].tl.receive_flit(flit)
+        link.sides["b"].tl.receive(flit)
     ops = random_workload(6, seed=1)
     result = link.run(ops, max_slots=5000)
     assert len(result.completions["a"]) + len(result.completions["b"]) == len(ops)

@@ -194,6 +194,6 @@ def test_engine_receive_arbitrary_flits_raises_only_ualink_errors(flits: list[by
     tl = TransactionLayer(1)
     for flit in flits:
         try:
-            tl.receive_flit(flit)
+            tl.receive(flit)
         except UALinkError:
             return

@@ -33,12 +33,15 @@ from ualink_ref.dl.flit import SEGMENT_OFFSETS, SEQ_MAX, TL_FLIT_BYTES, DLFlit
 from ualink_ref.dl.formats import COMMAND_HEADER, EXPLICIT_HEADER, SEGMENT_HEADER, FlitOp
 from ualink_ref.dl.messages import UnknownMessage, decode_message
 from ualink_ref.errors import CrcError, DecodeError
+from ualink_ref.phy import decode_flits
+from ualink_ref.sizes import MAX_WINDOW
 from ualink_ref.tl.fields import COMMANDS, STATUS_NAMES, FType
 from ualink_ref.tl.flit import TLFlitView, dissect
 from ualink_ref.tl.upli import AtomicOp, atomic_op_of
 
-#: Data flits remembered per direction to tell a replayed flit from a new one.
-_REPLAY_MEMORY = 256
+#: Data flits remembered per direction to tell a replayed flit from a new one: a sender
+#: never has more than a window's worth unacknowledged, so older ones cannot come back.
+_REPLAY_MEMORY = MAX_WINDOW
 
 
 @dataclass(frozen=True)
@@ -157,7 +160,6 @@ def _flit_bytes(rec: CaptureRecord) -> Iterator[tuple[bytes, int, bool, str]]:
     if rec.kind == "dl_flit":
         yield rec.data, rec.symbols_corrected, rec.uncorrectable, ""
         return
-    from ualink_ref.phy import decode_flits
 
     try:
         res = decode_flits(rec.data, rec.fec_mode, rec.interleave)

@@ -23,12 +23,14 @@ from pathlib import Path
 
 from ualink_ref.bitfields import BitFormat, Field
 from ualink_ref.errors import (
+    CaptureFormatError,
     DecodeError,
     EncodeError,
     FieldRangeError,
     TruncatedError,
     UALinkError,
 )
+from ualink_ref.sizes import DL_FLIT_BYTES, WIRE_BYTES_PER_FLIT
 
 #: pcap link type of every record (tcpdump.org: LINKTYPE_USER0, "reserved for private use").
 LINKTYPE_USER0 = 147
@@ -36,11 +38,6 @@ LINKTYPE_USER0 = 147
 CAPTURE_VERSION = 1
 #: Value of the pseudo-header's ``magic`` field ("U").
 CAPTURE_MAGIC = 0x55
-#: Bytes of a DL flit (public: UALink 200G 1.0 reports 640-byte DL flits).
-DL_FLIT_BYTES = 640
-#: Wire bytes per DL flit for each FEC mode (one 544-symbol, 10-bit codeword = 680 bytes
-#: for RS(544,514); two RS(272,258) codewords for "ll"; the bare flit for "none").
-WIRE_BYTES_PER_FLIT: dict[str, int] = {"none": 640, "kp4": 680, "ll": 680}
 #: Largest record (and pcap snap length) this module writes or accepts: a bound
 #: checked before any length field is trusted (project choice: 64 flits of wire bytes).
 MAX_RECORD_BYTES = 64 * 1024
@@ -81,10 +78,6 @@ PSEUDO_HEADER = BitFormat(
     provenance=_PC,
 )
 PSEUDO_HEADER_BYTES = PSEUDO_HEADER.byte_length
-
-
-class CaptureFormatError(DecodeError):
-    """A pcap / pcapng file or a capture record is malformed."""
 
 
 def _check_length(what: str, expected: int, actual: int) -> None:

@@ -1,42 +1,81 @@
-"""Produce captures: two full stacks over a seeded channel, every wire flit recorded.
+"""Produce captures: runs of the one harness, every wire chunk recorded by a tap.
 
-:class:`CaptureLink` is a small sans-IO harness of its own (it does not
-change the simulator): endpoint A (accelerator 0) and B (accelerator 1) are
-each a :class:`~ualink_ref.tl.TransactionLayer` over a
-:class:`~ualink_ref.dl.DataLink`; DL flits are FEC-encoded
-(:func:`ualink_ref.phy.encode_flits`), pass a seeded bit-error channel and
-optional scripted bit flips, and are FEC-decoded at the receiver. Each flit
-the receiver gets is recorded as a ``dl_flit`` record (and, with
-``raw_codewords``, the wire bytes before decoding as a ``fec_codewords``
-record), with deterministic timestamps ``slot * 25.6 ns``.
+A :class:`Recorder` is a tap on a :class:`~ualink_ref.stack.harness.Network`:
+for every chunk a receiving endpoint gets it writes a ``dl_flit`` record per
+flit (the bytes after FEC decoding and the decoder's verdict, both taken from
+the endpoint's own :class:`~ualink_ref.stack.endpoint.FecDecoded` event — the
+FEC runs once) and, with ``raw_codewords``, the wire bytes before decoding as
+a ``fec_codewords`` record. Record ``k`` of a chunk received at slot ``s`` has
+slot ``s + k`` and timestamp ``slot * 25.6 ns`` (:data:`~ualink_ref.sizes.SLOT_NS`).
 
-Workloads are lists of ``ualink_ref.stack.sim.Op`` (the simulator's operations).
-:data:`SCENARIOS` holds the scripted scenarios whose captures are committed
-under ``vectors/`` (see ``specs/capture.md``). :func:`capture_simulation`
-records runs of ``ualink_ref.stack.sim.Simulation`` instead.
+Two runs use it:
+
+* :class:`CaptureLink` — the scripted scenarios: endpoints A and B
+  (accelerators 0 and 1, as the committed captures were recorded) one flit
+  per slot (``edge="last_slot"``), a seeded bit-error channel and scripted
+  bit flips per transmitted flit. :data:`SCENARIOS` holds the scenarios whose
+  captures are committed under ``vectors/`` (``specs/capture.md``).
+* :func:`capture_simulation` — a run of :class:`ualink_ref.stack.sim.Simulation`.
+
+Workloads are lists of ``ualink_ref.sim.Op`` (the simulator's operations).
 """
 
 from __future__ import annotations
 
 import random
-from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ualink_ref.capture.format import CaptureRecord
-from ualink_ref.dl import DataLink, TLFlitDelivered
-from ualink_ref.phy import BitErrorChannel, apply_bit_errors, decode_flits, encode_flits
-from ualink_ref.stack.endpoint import Endpoint
+from ualink_ref.dl import TLFlitDelivered
+from ualink_ref.errors import CaptureIncomplete, LinkStalledError
+from ualink_ref.sizes import DL_FLIT_BYTES, SLOT_NS, WIRE_BYTES_PER_FLIT, FecMode
+from ualink_ref.stack.channels import RandomBitErrors, ScriptedFlips
+from ualink_ref.stack.endpoint import Completion, Endpoint, FecDecoded
+from ualink_ref.stack.harness import Network, WireChunk, chain
 from ualink_ref.stack.sim import Burst, Op, SimReport, Simulation, random_workload
-from ualink_ref.tl import Completion, CreditConfig, TransactionLayer
+from ualink_ref.tl import CreditConfig
 from ualink_ref.tl.upli import AtomicOp
 
-#: pcap timestamp step per flit slot: 680 wire bytes at 212.5 Gb/s = 25.6 ns
-#: (project choice: 200G lane rate with RS(544,514) overhead; fixed for every mode).
-SLOT_NS = 25.6
-#: TL flits held ahead of the DL per side (project choice: keeps DL flits full).
-_TL_AHEAD = 20
+#: Capture direction and pseudo-header port of each sending port.
+_DIRECTION = {"a": ("a_to_b", 0), "b": ("b_to_a", 1)}
+
+
+class Recorder:
+    """A harness tap writing capture records of what ports ``a`` and ``b`` receive."""
+
+    def __init__(self, fec: FecMode, interleave: int = 1, raw_codewords: bool = False) -> None:
+        self.fec = fec
+        self.interleave = interleave
+        self.raw_codewords = raw_codewords
+        self.records: list[CaptureRecord] = []
+        #: TL flits each receiver's DataLink delivered, by direction (for cross-checks).
+        self.delivered: dict[str, list[bytes]] = {"a_to_b": [], "b_to_a": []}
+
+    def __call__(self, chunk: WireChunk) -> None:
+        """Record one received chunk (a lost one leaves no record)."""
+        if chunk.received is None:
+            return
+        direction, port = _DIRECTION[chunk.src]
+        slot = int(chunk.received_at)
+        if self.raw_codewords:
+            self.records.append(CaptureRecord(
+                chunk.received, "fec_codewords", direction, self.fec, port,
+                interleave=self.interleave, slot=slot, timestamp_ns=round(slot * SLOT_NS)))
+        for event in chunk.events:
+            if type(event) is FecDecoded:
+                self._flits(event, direction, port, slot)
+            elif type(event) is TLFlitDelivered:
+                self.delivered[direction].append(event.data)
+
+    def _flits(self, decoded: FecDecoded, direction: str, port: int, slot: int) -> None:
+        for k, (corrected, bad) in enumerate(zip(decoded.corrected, decoded.uncorrectable,
+                                                 strict=True)):
+            self.records.append(CaptureRecord(
+                decoded.flits[DL_FLIT_BYTES * k:DL_FLIT_BYTES * (k + 1)], "dl_flit", direction,
+                self.fec, port, interleave=self.interleave, symbols_corrected=corrected,
+                uncorrectable=bad, slot=slot + k, timestamp_ns=round((slot + k) * SLOT_NS)))
 
 
 @dataclass
@@ -52,121 +91,71 @@ class CaptureResult:
     flips: int = 0
 
 
-@dataclass
-class _Side:
-    name: str
-    tl: TransactionLayer
-    dl: DataLink
-    pipe: deque[tuple[int, bytes, int]] = field(default_factory=deque)  # (arrival, wire, index)
-    sent: int = 0  # DL flits transmitted
-
-
 class CaptureLink:
-    """Two stacks over one link, recording what each receiver gets (see module docstring)."""
+    """Two endpoints on the harness, one flit per slot, recording what each receiver gets.
+
+    ``delay`` is the link latency in slots; ``ber`` and ``seed`` set a bit-error
+    channel per direction; ``flips`` maps ``(sending side, index of its
+    transmitted DL flit)`` to wire bit positions to flip. ``credits_b`` and
+    ``dl_options`` configure the endpoints.
+    """
 
     def __init__(
         self,
         *,
-        fec: str = "kp4",
+        fec: FecMode = "kp4",
         ber: float = 0.0,
         seed: int = 0,
         delay: int = 2,
         raw_codewords: bool = False,
         credits_b: CreditConfig | None = None,
         flips: dict[tuple[str, int], Sequence[int]] | None = None,
-        dl_options: dict[str, int | float] | None = None,
+        dl_options: dict[str, Any] | None = None,
     ) -> None:
         opts = dict(dl_options or {})
         self.fec = fec
-        self.delay = delay
-        self.raw_codewords = raw_codewords
-        self.sides = {
-            "a": _Side("a", TransactionLayer(0), DataLink(**opts)),  # type: ignore[arg-type]
-            "b": _Side("b", TransactionLayer(1, credits=credits_b),
-                       DataLink(**opts)),  # type: ignore[arg-type]
-        }
+        self.a = Endpoint(0, fec=fec, **opts)
+        self.b = Endpoint(1, fec=fec, credits=credits_b, **opts)
+        #: The endpoints by side (each has ``tl`` and ``dl``).
+        self.sides = {"a": self.a, "b": self.b}
         rng = random.Random(seed)
-        self.channels = {
-            s: BitErrorChannel(ber, rng.randrange(2**32)) if ber > 0 else None for s in "ab"
-        }
-        #: (sending side, index of its transmitted DL flit) -> wire bit positions to flip.
-        self.flips = dict(flips or {})
-        self.records: list[CaptureRecord] = []
+        noise = {s: RandomBitErrors(ber, rng.randrange(2**32)) if ber > 0 else None for s in "ab"}
+        by_side: dict[str, dict[int, Sequence[int]]] = {"a": {}, "b": {}}
+        for (side, index), bits in (flips or {}).items():
+            by_side[side][index] = bits
+        self._flips = {s: ScriptedFlips(by_side[s], WIRE_BYTES_PER_FLIT[fec]) for s in "ab"}
+        self.network = Network(batch=1, edge="last_slot")
+        self.network.add_port("a", self.a)
+        self.network.add_port("b", self.b)
+        self.network.connect("a", "b", latency=delay,
+                             channel_ab=chain([noise["a"], self._flips["a"]]),
+                             channel_ba=chain([noise["b"], self._flips["b"]]))
+        self.recorder = Recorder(fec, raw_codewords=raw_codewords)
+        self.network.add_tap(self.recorder)
         self.completions: dict[str, list[Completion]] = {"a": [], "b": []}
-        #: TL flits each receiver's DataLink delivered, by direction (for cross-checks).
-        self.delivered: dict[str, list[bytes]] = {"a_to_b": [], "b_to_a": []}
-        self.slot = 0
-        self.flipped = 0
+
+    @property
+    def slot(self) -> int:
+        """The next slot to run."""
+        return int(self.network.now)
 
     def issue(self, op: Op) -> int:
-        """Queue ``op`` (a ``ualink_ref.stack.sim.Op``) on its side's TL; return the handle."""
+        """Queue ``op`` (a ``ualink_ref.sim.Op``) on its side; return the handle."""
         side = self.sides[op.side]
-        return op.issue(side.tl, 1 if op.side == "a" else 0)  # type: ignore[arg-type]
+        return op.issue(side, 1 - side.acc_id)
 
     def step(self) -> int:
         """One flit slot; returns the number of DL flits transmitted in it."""
-        now = float(self.slot)
-        sent = 0
-        for name, side in self.sides.items():
-            while side.dl.tx_backlog < _TL_AHEAD:
-                tl_flit = side.tl.poll_flit()
-                if tl_flit is None:
-                    break
-                side.dl.send([tl_flit])
-            timer = side.dl.next_timer()
-            if timer is not None and timer <= now:
-                side.dl.handle_timer(now)
-            flit = side.dl.poll(now)
-            if flit is None:
-                continue
-            wire = encode_flits(flit, self.fec)
-            channel = self.channels[name]
-            if channel is not None:
-                wire = channel.apply(wire)
-            bits = self.flips.get((name, side.sent))
-            if bits:
-                wire = apply_bit_errors(wire, list(bits))
-                self.flipped += 1
-            side.pipe.append((self.slot + self.delay, wire, side.sent))
-            side.sent += 1
-            sent += 1
-        for name, side in self.sides.items():
-            peer = self.sides["b" if name == "a" else "a"]
-            while side.pipe and side.pipe[0][0] <= self.slot:
-                _arrival, wire, _index = side.pipe.popleft()
-                self._deliver(name, wire, peer, now)
-        for name, side in self.sides.items():
-            while (c := side.tl.next_event()) is not None:
-                self.completions[name].append(c)
-        self.slot += 1
-        return sent
-
-    def _deliver(self, sender: str, wire: bytes, peer: _Side, now: float) -> None:
-        res = decode_flits(wire, self.fec)
-        direction = "a_to_b" if sender == "a" else "b_to_a"
-        port = 0 if sender == "a" else 1
-        ts = round(self.slot * SLOT_NS)
-        if self.raw_codewords:
-            self.records.append(CaptureRecord(wire, "fec_codewords", direction, self.fec, port,
-                                              slot=self.slot, timestamp_ns=ts))
-        self.records.append(CaptureRecord(
-            res.flits, "dl_flit", direction, self.fec, port,
-            symbols_corrected=int(res.corrected[0]), uncorrectable=bool(res.uncorrectable[0]),
-            slot=self.slot, timestamp_ns=ts))
-        for event in peer.dl.receive(res.flits, now):
-            if isinstance(event, TLFlitDelivered):
-                self.delivered[direction].append(event.data)
-                peer.tl.receive_flit(event.data)
-
-    @property
-    def busy(self) -> bool:
-        """True while either side has TL work, DL work, or flits on the wire."""
-        return any(s.tl.busy or not s.dl.idle or s.pipe or s.dl.tx_backlog
-                   for s in self.sides.values())
+        before = self.a.counters.flits_sent + self.b.counters.flits_sent
+        for port, event in self.network.step():
+            if type(event) is Completion:
+                self.completions[port].append(event)
+        return self.a.counters.flits_sent + self.b.counters.flits_sent - before
 
     def run(self, ops: Iterable[Op], *, max_slots: int = 200_000,
             until: Callable[[CaptureLink], bool] | None = None) -> CaptureResult:
-        """Issue ``ops`` and step until everything completed and the link is idle."""
+        """Issue ``ops`` and step until everything completed and the link is idle
+        (nothing sent and nothing busy for two slots in a row), or ``until(self)``."""
         for op in ops:
             self.issue(op)
         quiet = 0
@@ -174,16 +163,16 @@ class CaptureLink:
             sent = self.step()
             if until is not None and until(self):
                 break
-            quiet = quiet + 1 if sent == 0 and not self.busy else 0
+            quiet = quiet + 1 if sent == 0 and not self.network.busy else 0
             if quiet >= 2:
                 break
         else:
-            raise RuntimeError(f"capture run still busy after {max_slots} slots")
+            raise LinkStalledError(self.slot, "capture run still busy")
         return CaptureResult(
-            self.records, self.completions, self.delivered, self.slot,
-            crc_errors=sum(s.dl.counters.crc_errors for s in self.sides.values()),
-            replays=sum(s.dl.counters.replays for s in self.sides.values()),
-            flips=self.flipped,
+            self.recorder.records, self.completions, self.recorder.delivered, self.slot,
+            crc_errors=self.a.dl.counters.crc_errors + self.b.dl.counters.crc_errors,
+            replays=self.a.dl.counters.replays + self.b.dl.counters.replays,
+            flips=self._flips["a"].flipped + self._flips["b"].flipped,
         )
 
 
@@ -281,75 +270,32 @@ def run_scenario(name: str) -> CaptureResult:
 # -- captures of the simulator's runs ------------------------------------------------
 
 
-class CaptureIncomplete(RuntimeError):
-    """The simulation got stuck (e.g. a bit-error rate no retry gets through).
-
-    ``records`` holds what the link carried until then — a capture of a link
-    that cannot make progress is still worth reading.
-    """
-
-    def __init__(self, message: str, records: list[CaptureRecord]) -> None:
-        super().__init__(message)
-        self.records = records
-
-
 def capture_simulation(
     workload: Iterable[Op],
     *,
-    fec: str = "kp4",
+    fec: FecMode = "kp4",
     ber: float = 0.0,
     burst: Burst | None = None,
     seed: int = 0,
     raw_codewords: bool = False,
     **options: Any,
 ) -> tuple[list[CaptureRecord], SimReport]:
-    """Run ``ualink_ref.stack.sim.Simulation`` and record every wire chunk each endpoint receives.
+    """Run ``ualink_ref.sim.Simulation`` with a :class:`Recorder` tap on its network.
 
-    Takes what :func:`ualink_ref.stack.sim.simulate` takes (a workload of
-    ``ualink_ref.stack.sim.Op``, FEC mode, BER, bursts, seed, options). The
-    simulator is not modified: each endpoint's ``receive`` is wrapped on the
-    instance, the wire bytes are FEC-decoded once more here (the same
-    decoder), and each flit becomes a ``dl_flit`` record (plus the chunk as a
-    ``fec_codewords`` record with ``raw_codewords``). Records of one received
-    batch get consecutive slots from the batch's arrival slot. Returns
-    ``(records, report)``; raises :class:`CaptureIncomplete` (with the
-    records so far) when the simulator reports itself stuck.
+    Takes what :func:`ualink_ref.sim.simulate` takes (a workload of
+    ``ualink_ref.sim.Op``, FEC mode, BER, bursts, seed, options). Returns
+    ``(records, report)``; raises :class:`~ualink_ref.errors.CaptureIncomplete`
+    (with the records so far) when the simulation stalls.
     """
     sim = Simulation(workload, fec=fec, ber=ber, burst=burst, seed=seed, **options)
-    records: list[CaptureRecord] = []
-    for endpoint, direction, port in ((sim.b, "a_to_b", 0), (sim.a, "b_to_a", 1)):
-        # Wrap the instance's method (the simulator's module is not changed).
-        endpoint.receive = _recording(  # type: ignore[method-assign,assignment]
-            endpoint, direction, port, raw_codewords, records)
+    recorder = Recorder(fec, sim.a.interleave, raw_codewords)
+    sim.add_tap(recorder)
     try:
         report = sim.run()
-    except RuntimeError as exc:  # the simulator's "stuck" guard
-        raise CaptureIncomplete(str(exc), records) from exc
-    return records, report
+    except LinkStalledError as exc:
+        raise CaptureIncomplete(exc, list(recorder.records)) from exc
+    return recorder.records, report
 
 
-def _recording(endpoint: Endpoint, direction: str, port: int, raw: bool,
-               records: list[CaptureRecord]) -> Callable[[bytes, float], None]:
-    inner = endpoint.receive
-    fec, interleave = endpoint.phy, endpoint.interleave
-
-    def receive(data: bytes, now: float) -> None:
-        slot = int(now)
-        if raw:
-            records.append(CaptureRecord(bytes(data), "fec_codewords", direction, fec, port,
-                                         interleave=interleave, slot=slot,
-                                         timestamp_ns=round(slot * SLOT_NS)))
-        res = decode_flits(data, fec, interleave)
-        for i in range(len(res.flits) // 640):
-            records.append(CaptureRecord(
-                res.flits[640 * i:640 * (i + 1)], "dl_flit", direction, fec, port,
-                interleave=interleave, symbols_corrected=int(res.corrected[i]),
-                uncorrectable=bool(res.uncorrectable[i]), slot=slot + i,
-                timestamp_ns=round((slot + i) * SLOT_NS)))
-        inner(data, now)
-
-    return receive
-
-
-__all__ = ["SCENARIOS", "SLOT_NS", "CaptureIncomplete", "CaptureLink", "CaptureResult", "Scenario",
-           "capture_simulation", "run_scenario"]
+__all__ = ["SCENARIOS", "SLOT_NS", "CaptureIncomplete", "CaptureLink", "CaptureResult",
+           "Recorder", "Scenario", "capture_simulation", "run_scenario"]

@@ -1,10 +1,10 @@
 """The ``ualink-ref`` command line: a thin adapter over the sans-IO library.
 
-Each subcommand lives with the layer it belongs to; a module listed in
-:data:`COMMAND_MODULES` exposes ``register(subparsers)`` which adds its
-parser(s) and sets ``func`` (taking the parsed namespace, returning an exit
-code). Modules are imported only when the command line is built, so
-``import ualink_ref`` stays cheap.
+One module per subcommand (``ualink_ref.cli.<module>``), each exposing
+``register(subparsers)``, which adds its parser and sets ``func`` (taking the
+parsed namespace, returning an exit code). Only the module of the subcommand
+being run is imported: ``ualink-ref --help`` lists the commands from
+:data:`COMMANDS` alone, so it imports neither numpy nor any layer.
 """
 
 from __future__ import annotations
@@ -13,93 +13,30 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
 
 from ualink_ref import __version__
+from ualink_ref.cli.commands import COMMAND_MODULES as COMMAND_MODULES
+from ualink_ref.cli.commands import COMMANDS
 from ualink_ref.errors import UALinkError
 
-#: Modules that contribute subcommands, in the order they appear in ``--help``.
-COMMAND_MODULES: tuple[str, ...] = (
-    "ualink_ref.cli.fec",
-    "ualink_ref.cli.dl",
-    "ualink_ref.cli.simulate",
-    "ualink_ref.cli.compare",
-    "ualink_ref.cli.capture",
-)
 
-SubParsers = Any  # argparse's _SubParsersAction is private; keep the alias honest
-
-
-def _cmd_vectors_generate(args: argparse.Namespace) -> int:
-    from ualink_ref.testing import vectors
-
-    layers = args.layer or None
-    paths = vectors.generate(Path(args.out), layers)
-    for path in paths:
-        print(path)
-    print(f"wrote {len(paths)} file(s) to {args.out}")
-    return 0
+def _chosen(argv: Sequence[str]) -> str | None:
+    """The subcommand named on the command line (the first word that is one), if any."""
+    for word in argv:
+        if word in COMMANDS:
+            return word
+        if not word.startswith("-"):
+            return None
+    return None
 
 
-def _cmd_vectors_verify(args: argparse.Namespace) -> int:
-    from ualink_ref.testing import vectors
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The ``ualink-ref`` parser, with the full options of the subcommand in ``argv``.
 
-    report = vectors.verify_dir(Path(args.dir))
-    for mismatch in report.mismatches[: args.max_report]:
-        print(mismatch)
-    extra = len(report.mismatches) - args.max_report
-    if extra > 0:
-        print(f"... and {extra} more mismatch(es)")
-    print(
-        f"checked {report.cases} case(s) in {len(report.files)} file(s): "
-        f"{len(report.mismatches)} mismatch(es)"
-    )
-    if report.cases == 0:
-        print(f"no vector files found in {args.dir}", file=sys.stderr)
-        return 2
-    return 0 if report.ok else 1
-
-
-def _register_vectors(sub: SubParsers) -> None:
-    from ualink_ref.testing.vectors import LAYER_MODULES
-
-    vec = sub.add_parser(
-        "vectors",
-        help="generate or verify golden test vectors",
-        description="Golden vectors for every layer, as canonical JSON (see specs/vectors.md).",
-    )
-    vsub = vec.add_subparsers(dest="vectors_command", required=True, metavar="ACTION")
-    gen = vsub.add_parser(
-        "generate",
-        help="write the golden vectors to a directory",
-        description="Write deterministic, byte-identical golden vectors (one JSON per layer).",
-    )
-    gen.add_argument("--out", required=True, metavar="DIR", help="directory to write into")
-    gen.add_argument(
-        "--layer",
-        action="append",
-        choices=list(LAYER_MODULES),
-        help="only this layer (repeatable; default: all)",
-    )
-    gen.set_defaults(func=_cmd_vectors_generate)
-    ver = vsub.add_parser(
-        "verify",
-        help="check a directory of vectors against the model",
-        description=(
-            "Re-compute every case of every vector file in DIR with the model and report "
-            "each field that differs. Exit status 0: all match; 1: mismatches; 2: nothing found."
-        ),
-    )
-    ver.add_argument("dir", metavar="DIR", help="directory holding <layer>.json files")
-    ver.add_argument(
-        "--max-report", type=int, default=50, metavar="N", help="print at most N mismatches"
-    )
-    ver.set_defaults(func=_cmd_vectors_verify)
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """Build the full ``ualink-ref`` argument parser."""
+    Without ``argv`` every subcommand is registered in full (for documentation
+    and tests); with it, only the chosen subcommand's module is imported and
+    the others get a placeholder that still shows in ``--help``.
+    """
     parser = argparse.ArgumentParser(
         prog="ualink-ref",
         description=(
@@ -109,16 +46,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    _register_vectors(sub)
-    for name in COMMAND_MODULES:
-        importlib.import_module(name).register(sub)
+    chosen = None if argv is None else _chosen(argv)
+    for name, (module, help_text) in COMMANDS.items():
+        if argv is None or name == chosen:
+            importlib.import_module(f"ualink_ref.cli.{module}").register(sub)
+        else:
+            sub.add_parser(name, help=help_text)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``ualink-ref`` console script."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(words)
+    args = parser.parse_args(words)
     try:
         code: int = args.func(args)
     except UALinkError as exc:

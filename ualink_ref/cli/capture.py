@@ -1,7 +1,4 @@
-"""``ualink-ref capture`` (write a capture from a run) and ``ualink-ref dissect`` (read one).
-
-``dissect`` uses the project's own decoders only (no Scapy).
-"""
+"""``ualink-ref capture``: write a capture (pcap / pcapng) of a run (specs/capture.md)."""
 
 from __future__ import annotations
 
@@ -10,49 +7,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ualink_ref.capture.format import DIRECTIONS
-
-
-def _cmd_dissect(args: argparse.Namespace) -> int:
-    from ualink_ref.capture.dissect import HEADING, Filter, dissect_records, render, summarize
-    from ualink_ref.capture.format import read_capture
-
-    try:
-        records = read_capture(Path(args.file))
-    except OSError as exc:
-        print(f"ualink-ref dissect: cannot read {args.file}: {exc.strerror or exc}",
-              file=sys.stderr)
-        return 2
-    flt = Filter(direction=args.direction, seq=args.seq, command=args.command)
-    flits = dissect_records(records)
-    shown = [f for f in flits if flt.matches(f)]
-    if not args.summary_only:
-        print(HEADING)
-        for flit in shown:
-            print(render(flit, verbose=args.verbose))
-    if not args.no_summary:
-        if not args.summary_only:
-            print()
-        print(summarize(flits, shown=sum(1 for f in shown if not f.fec_only)))
-    return 0
-
-
-def _command(text: str) -> str:
-    """A ``--command`` value: a UPLI command name (any case), ``Response``, or ``cmd0xNN``.
-
-    Checked, because a misspelt name would otherwise silently match nothing.
-    """
-    import re
-
-    from ualink_ref.tl.fields import COMMANDS
-
-    names = [*COMMANDS.values(), "Response"]
-    want = text.lower()
-    if want in (n.lower() for n in names) or re.fullmatch(r"cmd0x[0-9a-f]{2}", want):
-        return text
-    raise argparse.ArgumentTypeError(
-        f"unknown command {text!r}; one of {', '.join(names)} (any case), or cmd0xNN"
-    )
+from ualink_ref.capture.format import write_capture
+from ualink_ref.capture.run import (
+    SCENARIOS,
+    CaptureLink,
+    capture_simulation,
+)
+from ualink_ref.cli.commands import command_help
+from ualink_ref.errors import CaptureIncomplete
+from ualink_ref.stack.sim import Burst, random_workload
 
 
 def _burst(text: str) -> tuple[int, float]:
@@ -64,15 +27,6 @@ def _burst(text: str) -> tuple[int, float]:
 
 
 def _cmd_capture(args: argparse.Namespace) -> int:
-    from ualink_ref.capture.format import write_capture
-    from ualink_ref.capture.run import (
-        SCENARIOS,
-        CaptureIncomplete,
-        CaptureLink,
-        capture_simulation,
-    )
-    from ualink_ref.stack.sim import Burst, random_workload
-
     status = 0
     if args.scenario:  # scripted faults: the capture harness
         scenario = SCENARIOS[args.scenario]
@@ -108,12 +62,11 @@ def _cmd_capture(args: argparse.Namespace) -> int:
 
 
 def register(sub: Any) -> None:
-    """Add the ``capture`` and ``dissect`` subcommands."""
-    from ualink_ref.capture.run import SCENARIOS
+    """Add the ``capture`` subcommand."""
 
     c = sub.add_parser(
         "capture",
-        help="run two endpoints over a link and write what crosses it as a pcap",
+        help=command_help("capture"),
         description=(
             "Run a workload between endpoints A and B (the simulator of `ualink-ref simulate`, "
             "same options) and write every DL flit each receiver gets to a pcap / pcapng "
@@ -142,22 +95,3 @@ def register(sub: Any) -> None:
     c.add_argument("--raw-codewords", action="store_true",
                    help="also record the wire bytes before FEC decoding (fec_codewords)")
     c.set_defaults(func=_cmd_capture)
-
-    p = sub.add_parser(
-        "dissect",
-        help="print a readable dissection of a capture (pcap / pcapng)",
-        description=(
-            "Dissect a ualink_ref capture (link type 147, see specs/capture.md) with the "
-            "project's own decoders: one line per DL flit, -v for every field, then a summary."
-        ),
-    )
-    p.add_argument("file", metavar="FILE", help="capture file (.pcap or .pcapng)")
-    p.add_argument("-v", "--verbose", action="store_true", help="print every field of every flit")
-    p.add_argument("--direction", choices=sorted(DIRECTIONS.values()),
-                   help="only flits sent in this direction")
-    p.add_argument("--seq", type=int, metavar="N", help="only DL flits with sequence number N")
-    p.add_argument("--command", metavar="CMD", type=_command,
-                   help="only flits carrying this UPLI command (e.g. Read, WriteFull, AtomicR)")
-    p.add_argument("--summary-only", action="store_true", help="print only the summary")
-    p.add_argument("--no-summary", action="store_true", help="do not print the summary")
-    p.set_defaults(func=_cmd_dissect)

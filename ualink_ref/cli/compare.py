@@ -7,7 +7,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ualink_ref.cli.commands import command_help
+from ualink_ref.compare import report as R
 from ualink_ref.compare.mapping import PMTUS
+from ualink_ref.compare.plot import plot_report
 
 
 def _positive(text: str) -> int:
@@ -18,8 +21,6 @@ def _positive(text: str) -> int:
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    from ualink_ref.compare import report as R
-
     try:
         rep = R.build_report(pmtu=args.pmtu, ip=args.ip, fec=args.fec, repeat=args.repeat,
                              seed=args.seed)
@@ -34,13 +35,11 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         sys.stdout.write(R.render_text(rep, args.level, breakdown=args.breakdown))
     if args.plot:
         try:
-            from ualink_ref.compare.plot import plot_report
+            plot_report(rep, Path(args.plot), args.level)
         except ImportError:
             print("ualink-ref compare: --plot needs matplotlib: pip install 'ualink_ref[plot]'",
                   file=sys.stderr)
             return 2
-        try:
-            plot_report(rep, Path(args.plot), args.level)
         except OSError as exc:  # e.g. a directory that does not exist
             print(f"ualink-ref compare: cannot write {args.plot}: {exc.strerror or exc}",
                   file=sys.stderr)
@@ -51,9 +50,10 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
 def register(sub: Any) -> None:
     """Add the ``compare`` subcommand."""
+
     p = sub.add_parser(
         "compare",
-        help="wire efficiency of Load/Store/Atomic traffic: RoCEv2 frames vs ualink flits",
+        help=command_help("compare"),
         description=(
             "Encode the same operations as RoCEv2 frames (built with Scapy) and through the "
             "ualink_ref stack (measured by running it), and print the bytes each way, the "

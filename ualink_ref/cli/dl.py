@@ -7,13 +7,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ualink_ref.cli.commands import command_help
+from ualink_ref.dl.flit import HEADER_BYTES, SEGMENT_OFFSETS, DLFlit
+from ualink_ref.dl.formats import COMMAND_HEADER, EXPLICIT_HEADER, SEGMENT_HEADER
+from ualink_ref.dl.messages import decode_message
+from ualink_ref.errors import DecodeError
+
 
 def describe_flit(data: bytes) -> str:
     """Every field of one DL flit, one per line (raises ``DecodeError`` on a bad flit)."""
-    from ualink_ref.dl.flit import HEADER_BYTES, SEGMENT_OFFSETS, DLFlit
-    from ualink_ref.dl.formats import COMMAND_HEADER, EXPLICIT_HEADER, SEGMENT_HEADER
-    from ualink_ref.dl.messages import decode_message
-    from ualink_ref.errors import DecodeError
 
     flit = DLFlit.decode(data)
     fmt = COMMAND_HEADER if flit.op.is_command else EXPLICIT_HEADER
@@ -69,7 +71,8 @@ def _cmd_decode(args: argparse.Namespace) -> int:
 
 def register(sub: Any) -> None:
     """Add the ``dl`` command to the ``ualink-ref`` parser."""
-    dl = sub.add_parser("dl", help="data link layer tools",
+
+    dl = sub.add_parser("dl", help=command_help("dl"),
                         description="Data link layer tools (specs/dl.md).")
     dsub = dl.add_subparsers(dest="dl_command", required=True, metavar="ACTION")
     dec = dsub.add_parser(

@@ -5,6 +5,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from ualink_ref.cli.commands import command_help
+from ualink_ref.phy.ber import accumulation_bits, accumulation_time_ns, error_rate_table
+from ualink_ref.phy.flits import MODES
+
 #: Pre-FEC BERs printed when none are given.
 DEFAULT_BERS = (1e-6, 1e-5, 1e-4, 2.4e-4, 5e-4, 1e-3, 2e-3)
 
@@ -15,8 +19,6 @@ def _fmt(value: float | None) -> str:
 
 def format_table(bers: list[float], modes: list[str], lane_gbps: float) -> str:
     """The text that ``ualink-ref fec table`` prints."""
-    from ualink_ref.phy.ber import accumulation_bits, accumulation_time_ns, error_rate_table
-    from ualink_ref.phy.flits import MODES
 
     lines = [f"Codeword accumulation at {lane_gbps:g} Gb/s per lane:"]
     for mode in modes:
@@ -51,9 +53,10 @@ def _cmd_table(args: argparse.Namespace) -> int:
 
 def register(sub: Any) -> None:
     """Add the ``fec`` command to the ``ualink-ref`` parser."""
+
     fec = sub.add_parser(
         "fec",
-        help="FEC error-rate and latency figures",
+        help=command_help("fec"),
         description="Forward error correction figures of the physical layer (specs/phy.md).",
     )
     fsub = fec.add_subparsers(dest="fec_command", required=True, metavar="ACTION")

@@ -8,6 +8,9 @@ import sys
 from collections.abc import Callable
 from typing import Any, TextIO
 
+from ualink_ref.cli.commands import command_help
+from ualink_ref.stack.sim import Burst, random_workload, simulate
+
 
 def _burst(text: str) -> tuple[int, float]:
     try:
@@ -56,8 +59,6 @@ class TextProgress:
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
-    from ualink_ref.stack.sim import Burst, random_workload, simulate
-
     burst = Burst(args.burst[0], args.burst[1]) if args.burst else None
     workload = random_workload(args.ops, args.seed, span=args.span)
     bar: Any = None
@@ -93,9 +94,10 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
 def register(sub: Any) -> None:
     """Add the ``simulate`` subcommand."""
+
     p = sub.add_parser(
         "simulate",
-        help="simulate two endpoints over a noisy link",
+        help=command_help("simulate"),
         description=(
             "Run a seeded random workload (reads, writes, atomics from both ends) between "
             "two full-stack endpoints over a channel with random bit errors and optional "

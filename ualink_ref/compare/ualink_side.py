@@ -4,8 +4,12 @@
 stack — one requester, one target — and counts everything that leaves each
 side, in both directions: requests, write data, responses, read data, credit
 returns, DL acks. The requester → target direction is ``fwd``, the way back
-``rev`` (the same convention as the RoCEv2 mapping). By default it runs two
-full-stack :class:`ualink_ref.Endpoint` s and reads their own counters.
+``rev`` (the same convention as the RoCEv2 mapping). It runs two full-stack
+:class:`ualink_ref.Endpoint` s on the one harness
+(:class:`~ualink_ref.stack.harness.Network`, the simulator's defaults: 8 flit
+slots a step, 8 slots of latency) and reads their own counters;
+:func:`run_layers` measures layer by layer instead, as a cross-check (see
+``specs/rocev2-comparison.md``).
 
 Loads and stores larger than 256 bytes are split into 256-byte requests (the
 largest a UALink request may be); atomics are AtomicR (the old value comes
@@ -14,19 +18,24 @@ back, as with a RoCEv2 atomic).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ualink_ref.compare.mapping import Op
+from ualink_ref.dl import TLFlitDelivered
+from ualink_ref.errors import LinkStalledError
+from ualink_ref.phy import MODES
+from ualink_ref.sizes import DL_FLIT_BYTES, MAX_REQUEST_BYTES, WIRE_BYTES_PER_FLIT, FecMode
+from ualink_ref.stack.endpoint import Completion, Endpoint
+from ualink_ref.stack.harness import Network
+from ualink_ref.stack.link_pair import LinkPair
+from ualink_ref.stack.tl_pair import TLPair
+from ualink_ref.tl import Status, TransactionLayer, dissect_stream
 
-#: Bytes of one DL flit (3 header + 5 segment headers + 628 payload + 4 CRC).
-DL_FLIT_BYTES = 640
-#: TL bytes a DL flit carries.
-DL_PAYLOAD_BYTES = 628
-#: Bytes of one TL flit.
-TL_FLIT_BYTES = 64
-#: The largest single UALink request.
-MAX_REQUEST = 256
+#: The largest single UALink request (declared in ualink_ref.sizes).
+MAX_REQUEST = MAX_REQUEST_BYTES
 
 
 @dataclass(frozen=True)
@@ -44,7 +53,7 @@ class UalinkCount:
     tl_flits_rev: int
     dl_flits_fwd: int
     dl_flits_rev: int
-    fec: str
+    fec: FecMode
     method: str
     #: Bytes and codewords after FEC encoding of the DL flits sent (by ``ualink_ref.phy``).
     wire_bytes_fwd: int = 0
@@ -60,10 +69,8 @@ class UalinkCount:
 
     @property
     def wire_bytes_per_flit(self) -> int:
-        """Wire bytes of one DL flit in this count's FEC mode (from ``ualink_ref.phy``)."""
-        from ualink_ref.phy import wire_bytes_per_flit
-
-        return wire_bytes_per_flit(self.fec)
+        """Wire bytes of one DL flit in this count's FEC mode (``ualink_ref.sizes``)."""
+        return WIRE_BYTES_PER_FLIT[self.fec]
 
     @property
     def mac_bytes_fwd(self) -> int:
@@ -83,8 +90,175 @@ def ualink_requests(op: Op) -> int:
     return -(-op.size // MAX_REQUEST)
 
 
-def measure_ualink(ops: Sequence[Op], *, fec: str = "kp4", seed: int = 0) -> UalinkCount:
-    """Run ``ops`` through the ualink_ref stack and count what leaves it, both ways."""
-    from ualink_ref.compare._ualink_driver import run
+REQUESTER = 1
+TARGET = 2
+#: Each op of a stream works in its own 4 KiB region so none depends on another.
+STRIDE = 4096
+#: Flit slots per step and one-way latency in slots: the defaults of ``ualink_ref.sim``.
+BATCH = 8
+LATENCY = 8
 
-    return run(ops, fec=fec, seed=seed)
+METHOD_ENDPOINT = "two Endpoints (TL+DL+FEC), counted by the endpoints' own counters"
+METHOD_TL_DL = (
+    "TL engines (TLPair) -> TL flits packed by two DataLinks (LinkPair, DL flits counted) -> "
+    "FEC wire bytes per flit"
+)
+
+
+def issue_ops(tl: TransactionLayer | Endpoint, ops: Sequence[Op]) -> int:
+    """Queue every op on the requester (TL engine or endpoint); return the request count."""
+    issued = 0
+    for i, op in enumerate(ops):
+        base = i * STRIDE
+        if op.is_atomic:
+            compare = 0 if op.kind == "cas" else None
+            tl.atomic(TARGET, base, op.kind, 1, compare, op.size, True)
+            issued += 1
+            continue
+        for off in range(0, op.size, MAX_REQUEST):
+            n = min(MAX_REQUEST, op.size - off)
+            if op.kind == "store":
+                data = bytes((base + off + j) & 0xFF for j in range(n))
+                tl.write(TARGET, base + off, data)
+            else:
+                tl.read(TARGET, base + off, n)
+            issued += 1
+    return issued
+
+
+def breakdown(flits: Sequence[bytes]) -> dict[str, int]:
+    """Dissect a direction's TL flits: half-flits by kind, control fields by format."""
+    counts: Counter[str] = Counter()
+    for view in dissect_stream(flits):
+        for half in view.halves:
+            counts[f"{half.kind}_halves"] += 1
+            for f in half.fields:
+                counts["nop_sectors" if f.is_nop else f"field:{f.format.name}"] += 1
+    return dict(sorted(counts.items()))
+
+
+class EndpointLink:
+    """A requester and a target endpoint on the harness; records what each one delivered.
+
+    ``delivered["b"]`` are the TL flits the target's DL delivered (what the
+    requester sent), ``delivered["a"]`` the way back; ``completions`` the
+    requester's.
+    """
+
+    def __init__(self, a: Endpoint, b: Endpoint) -> None:
+        self.a, self.b = a, b
+        self.network = Network(batch=BATCH)
+        self.network.add_port("a", a)
+        self.network.add_port("b", b)
+        self.network.connect("a", "b", latency=LATENCY)
+        self.completions: list[Completion] = []
+        self.delivered: dict[str, list[bytes]] = {"a": [], "b": []}
+
+    def _record(self, events: list[tuple[str, Any]]) -> None:
+        for port, event in events:
+            if type(event) is TLFlitDelivered:
+                self.delivered[port].append(event.data)
+            elif port == "a" and type(event) is Completion:
+                self.completions.append(event)
+
+    def run_until_idle(self, want: int = 0, max_slots: int = 8_000_000) -> None:
+        """Step until ``want`` completions arrived and nothing is busy or on the wire."""
+        self.network.run(until=lambda: len(self.completions) >= want and not self.network.busy,
+                         on_events=self._record, max_slots=max_slots)
+
+
+def run_endpoints(ops: Sequence[Op], *, fec: FecMode) -> UalinkCount:
+    """Run ``ops`` through two endpoints on the harness; count what left each one."""
+    a, b = Endpoint(REQUESTER, fec=fec), Endpoint(TARGET, fec=fec)
+    link = EndpointLink(a, b)
+    link.run_until_idle()  # start-up credit grants
+    a0, b0, da0, db0 = a.counters, b.counters, a.dl.counters, b.dl.counters
+    start_ab, start_ba = len(link.delivered["b"]), len(link.delivered["a"])
+    issued = issue_ops(a, ops)
+    link.run_until_idle(issued)
+    done = link.completions
+    if len(done) != issued or any(c.status != Status.OKAY for c in done):
+        raise LinkStalledError(link.network.now, "ualink stack: not every request completed "
+                               "OKAY", completed=len(done), total=issued)
+    a1, b1, da1, db1 = a.counters, b.counters, a.dl.counters, b.dl.counters
+    tl_ab = link.delivered["b"][start_ab:]
+    tl_ba = link.delivered["a"][start_ba:]
+    flits_ab = a1.flits_sent - a0.flits_sent
+    flits_ba = b1.flits_sent - b0.flits_sent
+    per_flit = MODES[fec].codewords_per_flit
+    return UalinkCount(
+        ops=len(ops),
+        tl_flits_fwd=a1.tl_flits_sent - a0.tl_flits_sent,
+        tl_flits_rev=b1.tl_flits_sent - b0.tl_flits_sent,
+        dl_flits_fwd=flits_ab,
+        dl_flits_rev=flits_ba,
+        fec=fec,
+        method=METHOD_ENDPOINT,
+        wire_bytes_fwd=a1.wire_bytes_sent - a0.wire_bytes_sent,
+        wire_bytes_rev=b1.wire_bytes_sent - b0.wire_bytes_sent,
+        codewords_fwd=flits_ab * per_flit if fec != "none" else 0,
+        codewords_rev=flits_ba * per_flit if fec != "none" else 0,
+        ack_only_fwd=flits_ab - (da1.data_flits_sent - da0.data_flits_sent),
+        ack_only_rev=flits_ba - (db1.data_flits_sent - db0.data_flits_sent),
+        breakdown_fwd=tuple(breakdown(tl_ab).items()),
+        breakdown_rev=tuple(breakdown(tl_ba).items()),
+    )
+
+
+def run_tl_pair(ops: Sequence[Op]) -> tuple[list[bytes], list[bytes]]:
+    """Run ``ops`` on two TL engines; return the TL flits sent each way (after start-up)."""
+    a, b = TransactionLayer(REQUESTER), TransactionLayer(TARGET)
+    pair = TLPair(a, b, record=True)
+    pair.run()  # start-up credit grants: not part of any operation
+    assert pair.trace is not None
+    start = len(pair.trace)
+    issued = issue_ops(a, ops)
+    done, _ = pair.run()
+    if len(done) != issued or any(c.status != Status.OKAY for c in done):
+        raise LinkStalledError(pair.slot, "ualink TL pair: not every request completed OKAY",
+                               completed=len(done), total=issued)
+    fwd = [f for _, name, f in pair.trace[start:] if name == "a->b"]
+    rev = [f for _, name, f in pair.trace[start:] if name == "b->a"]
+    return fwd, rev
+
+
+def run_layers(ops: Sequence[Op], *, fec: FecMode) -> UalinkCount:
+    """Layer by layer, a cross-check of :func:`run_endpoints`: the TL flits of two TL
+    engines (:class:`TLPair`) go all at once to two DataLinks (:class:`LinkPair`), whose
+    DL flits are counted; each costs the FEC mode's wire bytes."""
+    fwd, rev = run_tl_pair(ops)
+    pair = LinkPair()
+    pair.a.send(fwd)
+    pair.b.send(rev)
+    pair.record_wire = True
+    pair.run_until_idle()
+    if pair.delivered["b"] != list(fwd) or pair.delivered["a"] != list(rev):
+        raise LinkStalledError(pair.now, "DataLink pair did not deliver the TL flits in order")
+    dl_fwd = sum(1 for _, d, _ in pair.wire if d == "ab")
+    dl_rev = sum(1 for _, d, _ in pair.wire if d == "ba")
+    per_flit = MODES[fec].codewords_per_flit if fec != "none" else 0
+    wire = WIRE_BYTES_PER_FLIT[fec]
+    return UalinkCount(
+        ops=len(ops),
+        tl_flits_fwd=len(fwd),
+        tl_flits_rev=len(rev),
+        dl_flits_fwd=dl_fwd,
+        dl_flits_rev=dl_rev,
+        fec=fec,
+        method=METHOD_TL_DL,
+        wire_bytes_fwd=dl_fwd * wire,
+        wire_bytes_rev=dl_rev * wire,
+        codewords_fwd=dl_fwd * per_flit,
+        codewords_rev=dl_rev * per_flit,
+        ack_only_fwd=dl_fwd - pair.a.counters.data_flits_sent,
+        ack_only_rev=dl_rev - pair.b.counters.data_flits_sent,
+        breakdown_fwd=tuple(breakdown(fwd).items()),
+        breakdown_rev=tuple(breakdown(rev).items()),
+    )
+
+
+def measure_ualink(ops: Sequence[Op], *, fec: FecMode = "kp4", seed: int = 0) -> UalinkCount:
+    """Run ``ops`` through the ualink_ref stack (two endpoints) and count what leaves it,
+    both ways. ``seed`` is accepted for symmetry with the other models (the run is
+    deterministic)."""
+    return run_endpoints(ops, fec=fec)

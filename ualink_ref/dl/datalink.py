@@ -97,9 +97,8 @@ from ualink_ref.dl.flit import (
 from ualink_ref.dl.formats import FlitOp
 from ualink_ref.dl.messages import DLMessage, decode_message
 from ualink_ref.errors import CrcError, DecodeError, EncodeError
+from ualink_ref.sizes import MAX_WINDOW
 
-#: Largest window allowed: half the sequence space, rounded up (see rule 2).
-MAX_WINDOW = 256
 #: A fresh flit may use the implicit-sequence header only this close to the acked point.
 IMPLICIT_REACH = 7
 _NO_MESSAGES: tuple[None, ...] = (None,) * SEGMENTS

@@ -33,23 +33,24 @@ from ualink_ref.errors import (
     ReservedBitsError,
     TruncatedError,
 )
+from ualink_ref.sizes import (
+    DL_FLIT_BYTES,
+    DL_HEADER_BYTES,
+    DL_MESSAGE_BYTES,
+    DL_PAYLOAD_BYTES,
+    DL_SEGMENT_LENGTHS,
+    DL_SEGMENTS,
+    SEQ_MAX,
+    TL_FLIT_BYTES,
+)
 
-#: Size of a DL flit on the wire (before FEC).
-FLIT_BYTES = 640
-#: Size of the flit header.
-HEADER_BYTES = 3
-#: Segment sizes (public): 628 payload bytes in total.
-SEGMENT_LENGTHS: tuple[int, ...] = (128, 128, 128, 124, 120)
-#: Payload bytes in a flit (segment headers, flit header and CRC excluded).
-PAYLOAD_BYTES = sum(SEGMENT_LENGTHS)
-#: Size of a TL flit: the unit whose boundaries the segment headers locate.
-TL_FLIT_BYTES = 64
-#: Size of a DL message word.
-MESSAGE_BYTES = 4
-#: Number of segments.
-SEGMENTS = len(SEGMENT_LENGTHS)
-#: Largest 9-bit sequence number; 0 is reserved.
-SEQ_MAX = 511
+# Sizes are declared once, with provenance, in ualink_ref.sizes.
+FLIT_BYTES = DL_FLIT_BYTES
+HEADER_BYTES = DL_HEADER_BYTES
+SEGMENT_LENGTHS = DL_SEGMENT_LENGTHS
+PAYLOAD_BYTES = DL_PAYLOAD_BYTES
+MESSAGE_BYTES = DL_MESSAGE_BYTES
+SEGMENTS = DL_SEGMENTS
 
 
 def _segment_offsets() -> tuple[tuple[int, int], ...]:

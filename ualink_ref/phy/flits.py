@@ -40,9 +40,10 @@ from ualink_ref.errors import (
 )
 from ualink_ref.phy import gf
 from ualink_ref.phy.reedsolomon import KP4, LL, ReedSolomonCode
+from ualink_ref.sizes import DL_FLIT_BYTES
 
-#: Bytes in a DL flit.
-FLIT_BYTES = 640
+#: Bytes in a DL flit (declared in ualink_ref.sizes).
+FLIT_BYTES = DL_FLIT_BYTES
 #: Interleave depths supported by :func:`encode_flits` / :func:`decode_flits`.
 INTERLEAVES = (1, 2, 4)
 

@@ -4,13 +4,12 @@ An :class:`Endpoint` stacks a :class:`~ualink_ref.tl.TransactionLayer`
 (originator and memory target), a :class:`~ualink_ref.dl.DataLink` (640-byte
 flits, CRC, go-back-N replay) and the PHY's flit <-> codeword mapping
 (:func:`~ualink_ref.phy.encode_flits` / :func:`~ualink_ref.phy.decode_flits`,
-mode ``"kp4"``, ``"ll"`` or ``"none"``)::
+mode ``fec`` ``"kp4"``, ``"ll"`` or ``"none"``)::
 
     ep = Endpoint(1)                       # accelerator 1, KP4 FEC
     tag = ep.write(2, 0x1000, b"\\x00" * 64)
     wire = ep.poll(now)                    # 680 bytes for the peer, or None
-    ep.receive(wire_from_peer, now)        # whole flits' worth of wire bytes
-    event = ep.next_event()                # Completion(tag, status, data) or None
+    events = ep.receive(wire_from_peer, now)   # [FecDecoded, DL events, Completion, ...]
 
 Rules:
 
@@ -21,9 +20,14 @@ Rules:
 * ``receive(data, now)`` FEC-decodes whole flits (a flit whose codewords are
   uncorrectable is passed up as received: the DL CRC rejects it and asks for
   a replay), gives them to the DL, and the TL flits the DL delivers — in
-  order, exactly once — to the TL.
+  order, exactly once — to the TL. It returns the events, in order: one
+  :class:`FecDecoded` for the chunk, then each DL event
+  (:class:`~ualink_ref.dl.TLFlitDelivered` included) followed by the
+  :class:`Completion` s the TL produced for it. This is the stack-wide
+  convention: ``poll`` gives bytes, ``receive`` gives events.
 * ``poll_many`` / ``receive`` with several flits batch the FEC work (numpy),
-  which is how :mod:`ualink_ref.stack.sim` and the benchmark drive it.
+  which is how :class:`~ualink_ref.stack.harness.Network` drives it: an
+  endpoint is one harness port.
 * ``now`` counts flit slots (the DL's replay timeout is in the same unit).
 """
 
@@ -35,18 +39,36 @@ from typing import Any
 from ualink_ref.dl import (
     CrcErrorDetected,
     DataLink,
+    DLEvent,
     MalformedFlit,
     ReplayStarted,
     RetrainNeeded,
     SequenceGap,
     TLFlitDelivered,
 )
-from ualink_ref.errors import DecodeError
-from ualink_ref.phy import MODES, decode_flits, encode_flits, wire_bytes_per_flit
+from ualink_ref.errors import TruncatedError
+from ualink_ref.phy import MODES, decode_flits, encode_flits
+from ualink_ref.sizes import DL_FLIT_BYTES, WIRE_BYTES_PER_FLIT, FecMode, check_fec
 from ualink_ref.tl import AtomicOp, CreditConfig, Memory, TransactionLayer
 from ualink_ref.tl.transaction import Completion
 
-DL_FLIT_BYTES = 640
+
+@dataclass(frozen=True)
+class FecDecoded:
+    """The PHY's verdict on one received chunk: its DL flits after FEC decoding.
+
+    ``flits`` holds the decoded bytes (640 per flit); ``corrected`` the symbols
+    corrected in each flit and ``uncorrectable`` whether any of its codewords
+    was beyond repair (with ``fec="none"``: zeros and ``False``).
+    """
+
+    flits: bytes
+    corrected: tuple[int, ...]
+    uncorrectable: tuple[bool, ...]
+
+
+#: What :meth:`Endpoint.receive` returns: the chunk's FEC verdict, DL events, completions.
+EndpointEvent = FecDecoded | DLEvent | Completion
 
 
 @dataclass(frozen=True)
@@ -82,22 +104,22 @@ class Endpoint:
         acc_id: int,
         memory: Memory | None = None,
         *,
-        phy: str = "kp4",
+        fec: FecMode = "kp4",
         interleave: int = 1,
         credits: CreditConfig | None = None,
         compress: bool = True,
         tl_backlog: int = 20,
         **dl_options: Any,
     ) -> None:
-        self.wire_bytes_per_flit = wire_bytes_per_flit(phy)  # validates the mode
-        per_flit = MODES[phy].codewords_per_flit
+        self.fec: FecMode = check_fec(fec)
+        self.wire_bytes_per_flit = WIRE_BYTES_PER_FLIT[fec]
+        per_flit = MODES[fec].codewords_per_flit
         if interleave < 1 or per_flit % interleave:
             # Each poll encodes whole flits, so an interleave group must fit in one flit.
             raise ValueError(
-                f"interleave {interleave} needs groups of {interleave} codewords; a {phy} flit "
+                f"interleave {interleave} needs groups of {interleave} codewords; a {fec} flit "
                 f"has {per_flit} (use 1, or 2 with ll)"
             )
-        self.phy = phy
         self.interleave = interleave
         self.tl = TransactionLayer(acc_id, memory, credits=credits, compress=compress)
         self.dl = DataLink(**dl_options)
@@ -157,16 +179,12 @@ class Endpoint:
         """Queue an atomic (see :meth:`TransactionLayer.atomic`); return its tag."""
         return self.tl.atomic(dst, addr, op, operand, compare, size, fetch, **options)
 
-    def next_event(self) -> Completion | None:
-        """The next :class:`Completion`, or ``None``."""
-        return self.tl.next_event()
-
     # -- wire side -------------------------------------------------------------------
 
     def _run_timer(self, now: float) -> None:
         deadline = self.dl.next_timer()
         if deadline is not None and now >= deadline:
-            self._dl_events(self.dl.handle_timer(now))
+            self._dl_events(self.dl.handle_timer(now), [])
 
     def _feed(self) -> None:
         dl = self.dl
@@ -176,7 +194,7 @@ class Endpoint:
             return
         batch = []
         for _ in range(limit - dl.tx_backlog):
-            flit = tl.poll_flit()
+            flit = tl.poll()
             if flit is None:
                 break
             batch.append(flit)
@@ -216,25 +234,28 @@ class Endpoint:
         return self._encode(b"".join(flits), len(flits)), len(flits)
 
     def _encode(self, flits: bytes, count: int) -> bytes:
-        wire = flits if self.phy == "none" else encode_flits(flits, self.phy, self.interleave)
+        wire = flits if self.fec == "none" else encode_flits(flits, self.fec, self.interleave)
         self._flits_sent += count
         self._wire_sent += len(wire)
         if self.trace is not None:
             self.trace.append(("wire", wire))
         return wire
 
-    def receive(self, data: bytes, now: float) -> None:
-        """Take wire bytes of one or more whole DL flits received in slot ``now``."""
+    def receive(self, data: bytes, now: float) -> list[EndpointEvent]:
+        """Take wire bytes of one or more whole DL flits received in slot ``now``;
+        return the events they produced (see the module docstring)."""
         per = self.wire_bytes_per_flit
-        if not data or len(data) % per:
-            raise DecodeError(f"wire data must be a whole number of {per}-byte flits")
+        if not isinstance(data, bytes | bytearray | memoryview) or not data or len(data) % per:
+            size = len(data) if isinstance(data, bytes | bytearray | memoryview) else -1
+            raise TruncatedError("wire data", f"a whole number of {per}-byte flits", size)
         count = len(data) // per
         self._wire_received += len(data)
         self._flits_received += count
-        if self.phy == "none":
+        if self.fec == "none":
             flits = bytes(data)
+            decoded = FecDecoded(flits, (0,) * count, (False,) * count)
         else:
-            result = decode_flits(data, self.phy, self.interleave)
+            result = decode_flits(data, self.fec, self.interleave)
             flits = result.flits
             corrected = result.corrected
             if corrected.any():
@@ -244,16 +265,21 @@ class Endpoint:
             if result.uncorrectable.any():
                 self._uncorrectable += int(result.uncorrectable.sum())
                 self._uncorrectable_codewords += int(result.codeword_uncorrectable.sum())
+            decoded = FecDecoded(flits, tuple(corrected.tolist()),
+                                 tuple(result.uncorrectable.tolist()))
+        events: list[EndpointEvent] = [decoded]
         self._run_timer(now)
         dl = self.dl
         for i in range(0, count * DL_FLIT_BYTES, DL_FLIT_BYTES):
-            self._dl_events(dl.receive(flits[i : i + DL_FLIT_BYTES], now))
+            self._dl_events(dl.receive(flits[i : i + DL_FLIT_BYTES], now), events)
+        return events
 
-    def _dl_events(self, events: list[Any]) -> None:
-        receive_flit = self.tl.receive_flit
-        for event in events:
+    def _dl_events(self, dl_events: list[DLEvent], out: list[EndpointEvent]) -> None:
+        receive = self.tl.receive
+        for event in dl_events:
+            out.append(event)
             if type(event) is TLFlitDelivered:
-                receive_flit(event.data)
+                out.extend(receive(event.data))
             elif isinstance(event, CrcErrorDetected):
                 self._crc_errors += 1
             elif isinstance(event, MalformedFlit):
@@ -300,4 +326,4 @@ class Endpoint:
         )
 
 
-__all__ = ["Completion", "Endpoint", "EndpointCounters"]
+__all__ = ["Completion", "Endpoint", "EndpointCounters", "EndpointEvent", "FecDecoded"]

@@ -6,12 +6,14 @@ the other's memory, and returns a :class:`SimReport`.
 
 Model (documented in ``specs/tl.md``, "Simulation"):
 
-* Time is counted in flit slots. The loop advances ``batch`` slots at a time:
-  each endpoint sends up to ``batch`` DL flits (one FEC encode for all of
-  them), the wire bytes cross a channel — independent bit errors at ``ber``,
-  then optional bursts — and arrive ``latency`` slots after the end of the
-  batch, where they are FEC-decoded together. Batching is what makes the
-  numpy FEC fast; it adds at most ``batch`` slots of latency each way.
+* The two endpoints are ports of the one harness,
+  :class:`~ualink_ref.stack.harness.Network` (``edge="boundary"``). Time is
+  counted in flit slots and advances ``batch`` slots a step: each endpoint
+  sends up to ``batch`` DL flits (one FEC encode for all of them), the wire
+  bytes cross a channel — independent bit errors at ``ber``, then optional
+  bursts — and arrive ``latency`` slots after the end of the batch, where they
+  are FEC-decoded together. Batching is what makes the numpy FEC fast; it
+  adds at most ``batch`` slots of latency each way.
 * Each side keeps at most ``max_outstanding`` of its ops issued and not yet
   complete, issuing the rest in workload order as earlier ones finish.
   Latency of an op = completion slot - issue slot.
@@ -26,15 +28,16 @@ from __future__ import annotations
 
 import math
 import random
-from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ualink_ref.dl import DataLink
 from ualink_ref.errors import LinkStalledError
-from ualink_ref.phy import BitErrorChannel, BurstChannel, apply_bit_errors
+from ualink_ref.sizes import FecMode
+from ualink_ref.stack.channels import ErrorBursts, RandomBitErrors
 from ualink_ref.stack.endpoint import Completion, Endpoint
+from ualink_ref.stack.harness import Channel, Edge, Network, Tap, chain
 from ualink_ref.tl import AtomicOp, CreditConfig, Memory, Status
 from ualink_ref.tl.upli import apply_atomic
 
@@ -80,8 +83,8 @@ class Op:
             return self.length
         return len(self.data) if self.kind == "write" else self.size
 
-    def issue(self, ep: Endpoint, dst: int) -> int:
-        """Queue this op on ``ep`` towards ``dst``; return its tag."""
+    def issue(self, ep: Endpoint | Any, dst: int) -> int:
+        """Queue this op on ``ep`` (an endpoint or a TL engine) towards ``dst``; return its tag."""
         if self.kind == "read":
             return ep.read(dst, self.addr, self.length)
         if self.kind == "write":
@@ -182,7 +185,7 @@ class SimReport:
     ops_okay: int
     data_mismatches: int | None
     slots: int
-    fec: str
+    fec: FecMode
     ber: float
     seed: int
     wire_bytes_ab: int
@@ -237,6 +240,7 @@ class SimReport:
 @dataclass
 class _Side:
     ep: Endpoint
+    dst: int  # the peer's accelerator ID
     ops: list[int]  # workload indices, in order
     next: int = 0
     in_flight: dict[int, tuple[int, int]] = field(default_factory=dict)  # tag -> (index, slot)
@@ -246,14 +250,19 @@ class Simulation:
     """A configured run; :meth:`run` drives it to completion (see :func:`simulate`).
 
     After the run, ``results[i]`` is op i's :class:`Completion` and ``a`` / ``b``
-    are the endpoints (their memories hold the final state).
+    are the endpoints (their memories hold the final state). ``network`` is the
+    harness the endpoints are ports of (ports ``"a"`` and ``"b"``); add taps to
+    it to observe the wire. ``acc_ids`` and ``edge`` exist for the slot-accurate
+    scripted captures (:mod:`ualink_ref.capture.run`); simulations keep the
+    defaults. ``channels`` replaces the ``ber`` / ``burst`` channels of a
+    direction (``"ab"`` or ``"ba"``).
     """
 
     def __init__(
         self,
         workload: Iterable[Op],
         *,
-        fec: str = "kp4",
+        fec: FecMode = "kp4",
         ber: float = 0.0,
         burst: Burst | None = None,
         seed: int = 0,
@@ -261,8 +270,12 @@ class Simulation:
         batch: int = 8,
         max_outstanding: int = 64,
         credits: CreditConfig | None = None,
+        credits_b: CreditConfig | None = None,
         compress: bool = True,
         max_slots: int | None = None,
+        acc_ids: tuple[int, int] = (1, 2),
+        edge: Edge = "boundary",
+        channels: dict[str, Channel | None] | None = None,
         **dl_options: Any,
     ) -> None:
         if batch < 1 or latency < 0 or max_outstanding < 1:
@@ -278,77 +291,76 @@ class Simulation:
         self.latency, self.batch, self.max_outstanding = latency, batch, max_outstanding
         if "replay_timeout" not in dl_options:
             dl_options["replay_timeout"] = replay_timeout_for(latency, batch)
-        self.a = Endpoint(1, phy=fec, credits=credits, compress=compress, **dl_options)
-        self.b = Endpoint(2, phy=fec, credits=credits, compress=compress, **dl_options)
+        id_a, id_b = acc_ids
+        self.a = Endpoint(id_a, fec=fec, credits=credits, compress=compress, **dl_options)
+        self.b = Endpoint(id_b, fec=fec, credits=credits if credits_b is None else credits_b,
+                          compress=compress, **dl_options)
         self.results: list[Completion | None] = [None] * len(self.workload)
         self.latencies: list[int] = []
-        self.now = 0
         self.max_slots = max_slots if max_slots is not None else 2000 + 400 * len(self.workload)
         self._sides = {
-            s: _Side(ep, [i for i, op in enumerate(self.workload) if op.side == s])
-            for s, ep in (("a", self.a), ("b", self.b))
+            s: _Side(ep, dst, [i for i, op in enumerate(self.workload) if op.side == s])
+            for s, ep, dst in (("a", self.a, id_b), ("b", self.b, id_a))
         }
-        self._channels = {d: self._channel(seed * 4 + k) for k, d in enumerate(("ab", "ba"))}
-        self._pipes: dict[str, deque[tuple[int, bytes]]] = {"ab": deque(), "ba": deque()}
-        self._bit_errors = 0
+        self._error_channels: list[RandomBitErrors | ErrorBursts] = []
+        given = channels or {}
+        chans = {d: given[d] if d in given else self._channel(seed * 4 + k)
+                 for k, d in enumerate(("ab", "ba"))}
+        self.network = Network(batch=batch, edge=edge)
+        self.network.add_port("a", self.a)
+        self.network.add_port("b", self.b)
+        self.network.connect("a", "b", latency=latency, channel_ab=chans["ab"],
+                             channel_ba=chans["ba"])
         self._done = 0
 
-    def _channel(self, seed: int) -> list[BitErrorChannel | BurstChannel]:
-        chain: list[BitErrorChannel | BurstChannel] = []
+    @property
+    def now(self) -> int:
+        """The first slot of the next step."""
+        return int(self.network.now)
+
+    def add_tap(self, tap: Tap) -> None:
+        """Observe every wire chunk (see :meth:`ualink_ref.stack.harness.Network.add_tap`)."""
+        self.network.add_tap(tap)
+
+    def _channel(self, seed: int) -> Channel | None:
+        parts: list[RandomBitErrors | ErrorBursts] = []
         if self.ber:
-            chain.append(BitErrorChannel(self.ber, seed))
+            parts.append(RandomBitErrors(self.ber, seed))
         if self.burst is not None:
-            chain.append(BurstChannel(self.burst.length_bits, seed + 2,
-                                      density=self.burst.density, rate=self.burst.rate))
-        return chain
+            parts.append(ErrorBursts(self.burst.length_bits, self.burst.rate, seed + 2,
+                                     density=self.burst.density))
+        self._error_channels.extend(parts)
+        return chain(parts)
+
+    @property
+    def _bit_errors(self) -> int:
+        return sum(c.errors for c in self._error_channels)
 
     def _issue(self) -> None:
+        now = self.now
         for side in self._sides.values():
-            dst = 3 - side.ep.acc_id
             while len(side.in_flight) < self.max_outstanding and side.next < len(side.ops):
                 index = side.ops[side.next]
                 side.next += 1
-                tag = self.workload[index].issue(side.ep, dst)
-                side.in_flight[tag] = (index, self.now)
+                tag = self.workload[index].issue(side.ep, side.dst)
+                side.in_flight[tag] = (index, now)
 
-    def _collect(self) -> None:
-        for side in self._sides.values():
-            event = side.ep.next_event()
-            while event is not None:
-                index, issued = side.in_flight.pop(event.tag)
-                if self.results[index] is not None:
-                    raise RuntimeError(f"op {index} completed twice (seed {self.seed})")
-                self.results[index] = event
-                self.latencies.append(self.now - issued)
-                self._done += 1
-                event = side.ep.next_event()
-
-    def _wire(self, name: str, wire: bytes) -> bytes:
-        for channel in self._channels[name]:
-            if isinstance(channel, BitErrorChannel):
-                before = channel.errors
-                wire = channel.apply(wire)
-                self._bit_errors += channel.errors - before
-            else:
-                positions = channel.positions(len(wire) * 8)
-                self._bit_errors += len(positions)
-                wire = apply_bit_errors(wire, positions.tolist())
-        return wire
+    def _collect(self, events: list[tuple[str, Any]]) -> None:
+        now = self.now
+        for name, event in events:
+            if type(event) is not Completion:
+                continue
+            index, issued = self._sides[name].in_flight.pop(event.tag)
+            if self.results[index] is not None:
+                raise AssertionError(f"op {index} completed twice (seed {self.seed})")
+            self.results[index] = event
+            self.latencies.append(now - issued)
+            self._done += 1
 
     def step(self) -> None:
         """Advance one batch of flit slots."""
         self._issue()
-        now, batch = self.now, self.batch
-        for src, name in ((self.a, "ab"), (self.b, "ba")):
-            wire, count = src.poll_many(now, batch)
-            if count:
-                self._pipes[name].append((now + batch + self.latency, self._wire(name, wire)))
-        self.now = now + batch
-        for dst, name in ((self.b, "ab"), (self.a, "ba")):
-            pipe = self._pipes[name]
-            while pipe and pipe[0][0] <= self.now:
-                dst.receive(pipe.popleft()[1], self.now)
-        self._collect()
+        self._collect(self.network.step())
 
     def run(
         self, progress: Callable[[int], None] | None = None, verify: bool = True
@@ -361,9 +373,8 @@ class Simulation:
         while self._done < total:
             if self.now > self.max_slots:
                 raise LinkStalledError(
-                    f"simulation stuck: {self._done}/{total} ops after {self.now} slots "
-                    f"(seed {self.seed}, fec {self.fec}, ber {self.ber})"
-                )
+                    self.now, f"simulation stuck (fec {self.fec}, ber {self.ber})",
+                    completed=self._done, total=total, seed=self.seed)
             before = self._done
             self.step()
             if progress is not None and self._done != before:
@@ -373,10 +384,10 @@ class Simulation:
     def drain(self, max_slots: int = 100_000) -> None:
         """Keep stepping until both endpoints are idle and nothing is on the wire."""
         limit = self.now + max_slots
-        while (self.a.busy or self.b.busy or self._pipes["ab"] or self._pipes["ba"]
+        while (self.network.busy
                or self.a.tl.rx_credits.owed_any or self.b.tl.rx_credits.owed_any):
             if self.now > limit:
-                raise LinkStalledError(f"link did not drain (seed {self.seed})")
+                raise LinkStalledError(max_slots, "link did not drain", seed=self.seed)
             self._force_credit_returns()
             self.step()
 
@@ -487,7 +498,7 @@ def _model_step(mem: dict[int, int], op: Op) -> bytes | None:
 def simulate(
     workload: Iterable[Op],
     *,
-    fec: str = "kp4",
+    fec: FecMode = "kp4",
     ber: float = 0.0,
     burst: Burst | None = None,
     seed: int = 0,

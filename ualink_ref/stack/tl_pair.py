@@ -1,14 +1,17 @@
 """Two TransactionLayers connected flit by flit, with no DL in between.
 
-For tests and examples (h11's ``ConnectionPair`` habit): each :meth:`TLPair.step`
-is one flit slot: each side may send one TL flit, which arrives ``latency``
-slots later. The DL's guarantee (in order, exactly once) holds trivially.
+For tests and examples (h11's ``ConnectionPair`` habit), a thin use of the one
+harness: each :meth:`TLPair.step` is one flit slot of a
+:class:`~ualink_ref.stack.harness.Network` (``edge="last_slot"``): each side
+may send one TL flit, which is received ``latency`` slots later, after that
+slot's sends. The DL's guarantee (in order, exactly once) holds trivially.
 """
 
 from __future__ import annotations
 
-from collections import deque
-
+from ualink_ref.errors import LinkStalledError
+from ualink_ref.stack.harness import Network, WireChunk
+from ualink_ref.stack.ports import TransactionLayerPort
 from ualink_ref.tl.transaction import Completion, TransactionLayer
 
 
@@ -23,58 +26,59 @@ class TLPair:
         self.a = a
         self.b = b
         self.latency = latency
-        self.slot = 0
+        #: ``(slot, "a->b" / "b->a", flit)`` for every flit sent, with ``record``.
         self.trace: list[tuple[int, str, bytes]] | None = [] if record else None
-        self._a_to_b: deque[tuple[int, bytes]] = deque()
-        self._b_to_a: deque[tuple[int, bytes]] = deque()
+        self.network = Network(batch=1, edge="last_slot")
+        self.network.add_port("a", TransactionLayerPort(a))
+        self.network.add_port("b", TransactionLayerPort(b))
+        self.network.connect("a", "b", latency=latency)
+        self.network.add_tap(self._tap)
+        #: Every completion each side produced so far, in order.
+        self.completions: dict[str, list[Completion]] = {"a": [], "b": []}
+
+    def _tap(self, chunk: WireChunk) -> None:
+        if self.trace is not None:
+            self.trace.append((int(chunk.sent_at), f"{chunk.src}->{chunk.dst}", chunk.sent))
+
+    @property
+    def slot(self) -> int:
+        """The next slot to run."""
+        return int(self.network.now)
 
     def step(self) -> int:
         """One flit slot; return the number of flits sent in it."""
-        sent = 0
-        for src, pipe, name in ((self.a, self._a_to_b, "a->b"), (self.b, self._b_to_a, "b->a")):
-            flit = src.poll_flit()
-            if flit is not None:
-                pipe.append((self.slot + self.latency, flit))
-                sent += 1
-                if self.trace is not None:
-                    self.trace.append((self.slot, name, flit))
-        for dst, pipe in ((self.b, self._a_to_b), (self.a, self._b_to_a)):
-            while pipe and pipe[0][0] <= self.slot:
-                dst.receive_flit(pipe.popleft()[1])
-        self.slot += 1
-        return sent
+        sent_before = self._flits_sent()
+        for name, event in self.network.step():
+            self.completions[name].append(event)
+        return self._flits_sent() - sent_before
+
+    def _flits_sent(self) -> int:
+        return self.a.counters.flits_sent + self.b.counters.flits_sent
 
     @property
     def in_flight(self) -> int:
         """Flits sent and not yet delivered."""
-        return len(self._a_to_b) + len(self._b_to_a)
+        return self.network.in_flight
 
     def run(self, max_slots: int = 1_000_000) -> tuple[list[Completion], list[Completion]]:
-        """Step until both sides are quiet; return the completions of ``a`` and ``b``.
+        """Step until both sides are quiet; return the completions of ``a`` and ``b``
+        that arrived during this call.
 
-        Raises ``RuntimeError`` if the link is still busy after ``max_slots``.
+        Raises :class:`~ualink_ref.errors.LinkStalledError` if the link is still
+        busy after ``max_slots``.
         """
-        got_a: list[Completion] = []
-        got_b: list[Completion] = []
+        start = {name: len(done) for name, done in self.completions.items()}
         idle = 0
         for _ in range(max_slots):
             sent = self.step()
-            _drain(self.a, got_a)
-            _drain(self.b, got_b)
-            if sent == 0 and not self.in_flight and not self.a.busy and not self.b.busy:
+            if sent == 0 and not self.network.busy:
                 idle += 1
                 if idle >= 2:
-                    return got_a, got_b
+                    return (self.completions["a"][start["a"]:],
+                            self.completions["b"][start["b"]:])
             else:
                 idle = 0
-        raise RuntimeError(f"TLPair still busy after {max_slots} slots")
-
-
-def _drain(tl: TransactionLayer, out: list[Completion]) -> None:
-    event = tl.next_event()
-    while event is not None:
-        out.append(event)
-        event = tl.next_event()
+        raise LinkStalledError(max_slots, "TLPair still busy")
 
 
 __all__ = ["TLPair"]

@@ -38,6 +38,9 @@ from typing import Any
 from hypothesis import strategies as st
 
 from ualink_ref.bitfields import BitFormat, Field
+from ualink_ref.capture.format import DIRECTIONS, FEC_MODES, CaptureRecord
+from ualink_ref.dl import formats as F
+from ualink_ref.dl import messages as M
 from ualink_ref.dl.flit import SEGMENTS, TL_FLIT_BYTES, DLFlit, capacity
 from ualink_ref.dl.formats import FlitOp
 from ualink_ref.dl.messages import (
@@ -50,6 +53,11 @@ from ualink_ref.dl.messages import (
     TLRateNotification,
     UartData,
 )
+from ualink_ref.sizes import DL_FLIT_BYTES, WIRE_BYTES_PER_FLIT
+from ualink_ref.stack.sim import Op
+from ualink_ref.tl.fields import FORMATS, SECTORS, FType
+from ualink_ref.tl.flit import decode_control_half, encode_control_half
+from ualink_ref.tl.upli import AtomicOp, Command
 
 __all__ = [
     "Mutation",
@@ -264,13 +272,6 @@ def capture_records(
     *, kinds: tuple[str, ...] = ("dl_flit", "fec_codewords")
 ) -> st.SearchStrategy[Any]:
     """Valid :class:`~ualink_ref.capture.format.CaptureRecord` values (arbitrary flit bytes)."""
-    from ualink_ref.capture.format import (
-        DIRECTIONS,
-        DL_FLIT_BYTES,
-        FEC_MODES,
-        WIRE_BYTES_PER_FLIT,
-        CaptureRecord,
-    )
 
     @st.composite
     def build(draw: Any) -> CaptureRecord:
@@ -343,8 +344,6 @@ def _dl_flits(draw: st.DrawFn, payload: bool | None = None) -> DLFlit:
 
 def dl_messages() -> st.SearchStrategy[Any]:
     """DL message values: every known type (:func:`known_dl_messages`) and unknown words."""
-    from ualink_ref.dl import formats as F
-    from ualink_ref.dl import messages as M
 
     def unknown(values: dict[str, int]) -> Any:
         return M.UnknownMessage(F.DL_MESSAGE.to_int(values))
@@ -374,8 +373,6 @@ def tl_fields(
     *, ftypes: tuple[int, ...] | None = None
 ) -> st.SearchStrategy[tuple[int, dict[str, int]]]:
     """``(ftype, values)`` of TL control fields (requests use modelled commands only)."""
-    from ualink_ref.tl.fields import FORMATS, FType
-    from ualink_ref.tl.upli import Command
 
     chosen = sorted(FORMATS) if ftypes is None else list(ftypes)
     cmds = [int(c) for c in Command]
@@ -393,8 +390,6 @@ def tl_fields(
 
 def tl_control_halves() -> st.SearchStrategy[bytes]:
     """32-byte control half-flits: TL fields packed in order, zero padded."""
-    from ualink_ref.tl.fields import SECTORS
-    from ualink_ref.tl.flit import encode_control_half
 
     any_field = tl_fields()
 
@@ -415,7 +410,6 @@ def tl_control_halves() -> st.SearchStrategy[bytes]:
 
 def tl_flits() -> st.SearchStrategy[bytes]:
     """64-byte TL flits that dissect with no earlier state (start with a control half)."""
-    from ualink_ref.tl.flit import decode_control_half
 
     control = tl_control_halves()
 
@@ -435,8 +429,6 @@ def requests(*, side: str | None = None) -> st.SearchStrategy[Any]:
     :func:`ualink_ref.stack.sim.simulate` and ``CaptureLink.run`` take): Read, Write with a
     byte-enable mask, WriteFull and every atomic op and size, each inside one 256-byte
     region, from side ``"a"`` or ``"b"``."""
-    from ualink_ref.stack.sim import Op
-    from ualink_ref.tl.upli import AtomicOp
 
     sides = st.sampled_from("ab") if side is None else st.just(side)
 

@@ -5,10 +5,11 @@ A :class:`TransactionLayer` is both an *originator* (``read`` / ``write`` /
 *completer* (requests from the peer execute on its own :class:`Memory` and
 answer with responses). It never touches I/O or time:
 
-* ``poll_flit()`` returns the next TL flit to send, or ``None``;
-* ``receive_flit(flit)`` takes one TL flit from the peer (in order, exactly
-  once — the DL's guarantee);
-* ``next_event()`` returns the next :class:`Completion`, or ``None``.
+* ``poll(now)`` returns the next TL flit to send, or ``None``;
+* ``receive(flit, now)`` takes one TL flit from the peer (in order, exactly
+  once — the DL's guarantee) and returns the :class:`Completion` events it
+  produced (the stack-wide convention: ``poll`` gives bytes, ``receive``
+  gives events).
 
 Rules kept here (``specs/tl.md`` and ``specs/upli.md`` give provenance):
 
@@ -31,7 +32,7 @@ Rules kept here (``specs/tl.md`` and ``specs/upli.md`` give provenance):
    half-flit; they go *first* (before responses and requests) once some
    class owes at least half its capacity (or enough that the peer could
    otherwise be short of one maximal field), so they are never starved.
-   With nothing else to send, ``poll_flit`` returns a credit-only flit
+   With nothing else to send, ``poll`` returns a credit-only flit
    whenever credits are owed — or, with ``batch_credit_returns=True``,
    only once that threshold is reached (fewer flits, same safety).
 5. Compressed fields (``compress=True``): a request whose ASI, destination,
@@ -185,7 +186,7 @@ class TransactionLayer:
         self._req_q: deque[_Op] = deque()
         self._rsp_q: deque[_Rsp] = deque()
         self._outstanding: dict[int, _Op] = {}
-        self._events: deque[Completion] = deque()
+        self._events: list[Completion] = []  # produced by the receive() in progress
         self._tx_data: deque[bytes] = deque()
         self._tx_ways: list[tuple[int, int, int, int] | None] = [None] * 4
         self._tx_next_way = 0
@@ -288,10 +289,6 @@ class TransactionLayer:
                                data_credits, attr, vc, metadata))
         return handle
 
-    def next_event(self) -> Completion | None:
-        """The next completion, or ``None`` when there is none."""
-        return self._events.popleft() if self._events else None
-
     # -- state --------------------------------------------------------------------
 
     @property
@@ -312,8 +309,12 @@ class TransactionLayer:
 
     # -- flit output --------------------------------------------------------------
 
-    def poll_flit(self) -> bytes | None:
-        """The next 64-byte TL flit to send, or ``None`` when there is nothing to send."""
+    def poll(self, now: float = 0.0) -> bytes | None:
+        """The next 64-byte TL flit to send, or ``None`` when there is nothing to send.
+
+        ``now`` (flit slots) is accepted for the stack-wide ``poll(now)`` convention;
+        the TL has no timers yet, so it does not use it.
+        """
         first = self._tx_data.popleft() if self._tx_data else self._control_half()
         if first is None:
             return None
@@ -422,8 +423,8 @@ class TransactionLayer:
 
     # -- flit input ---------------------------------------------------------------
 
-    def receive_flit(self, flit: bytes | bytearray | memoryview) -> None:
-        """Take one TL flit from the peer.
+    def receive(self, flit: bytes | bytearray | memoryview, now: float = 0.0) -> list[Completion]:
+        """Take one TL flit from the peer; return the completions it produced, in order.
 
         Raises :class:`~ualink_ref.errors.DecodeError` for malformed fields and
         :class:`~ualink_ref.errors.ProtocolError` (``CreditError``,
@@ -435,6 +436,10 @@ class TransactionLayer:
         flit = bytes(flit)
         self._receive_half(flit[:_HALF])
         self._receive_half(flit[_HALF:])
+        if not self._events:
+            return []
+        events, self._events = self._events, []
+        return events
 
     def _receive_half(self, half: bytes) -> None:
         items = self._rx_items

@@ -18,7 +18,16 @@ import hashlib
 from collections import Counter
 from typing import Any
 
-from ualink_ref.capture.format import PSEUDO_HEADER, CaptureRecord, encode_capture
+from ualink_ref.capture.dissect import dissect_records
+from ualink_ref.capture.format import (
+    PSEUDO_HEADER,
+    CaptureRecord,
+    decode_capture_file,
+    encode_capture,
+)
+from ualink_ref.capture.run import SCENARIOS, run_scenario
+from ualink_ref.dl.flit import FLIT_BYTES, HEADER_BYTES, SEGMENT_LENGTHS, SEGMENT_OFFSETS
+from ualink_ref.errors import UALinkError
 from ualink_ref.testing.vectors import VectorInput
 
 LAYER = "capture"
@@ -39,7 +48,6 @@ def _record(inputs: dict[str, Any]) -> CaptureRecord:
 
 def vector_inputs() -> list[VectorInput]:
     """The capture layer's cases (inputs only)."""
-    from ualink_ref.capture.run import SCENARIOS
 
     flit = bytes(640).hex()
     cases = [
@@ -79,9 +87,6 @@ def compute(kind: str, inputs: dict[str, Any]) -> dict[str, Any]:
 
 
 def _scenario(name: str) -> dict[str, Any]:
-    from ualink_ref.capture.dissect import dissect_records
-    from ualink_ref.capture.run import SCENARIOS, run_scenario
-
     scenario = SCENARIOS[name]
     result = run_scenario(name)
     pcap = encode_capture(result.records, fmt=scenario.container)
@@ -104,7 +109,6 @@ def _scenario(name: str) -> dict[str, Any]:
 
 def artifacts() -> dict[str, bytes]:
     """The scenario captures, byte for byte."""
-    from ualink_ref.capture.run import SCENARIOS, run_scenario
 
     return {s.artifact: encode_capture(run_scenario(name).records, fmt=s.container)
             for name, s in SCENARIOS.items()}
@@ -116,7 +120,6 @@ _MAX_RECORDS_REPORTED = 20
 
 def _flit_region(offset: int) -> str:
     """Name of the DL-flit field holding byte ``offset`` (specs/dl.md layout)."""
-    from ualink_ref.dl.flit import FLIT_BYTES, HEADER_BYTES, SEGMENT_LENGTHS, SEGMENT_OFFSETS
 
     if offset < HEADER_BYTES:
         return f"flit.header[{offset}]"
@@ -162,8 +165,6 @@ def artifact_mismatches(name: str, file_bytes: bytes,
     ``flit.segmentK.body[i]``, ``flit.crc``; ``codewords[i]`` for raw
     codeword records). A file that is not a readable capture is one mismatch.
     """
-    from ualink_ref.capture.format import decode_capture_file
-    from ualink_ref.errors import UALinkError
 
     del name
     model = [CaptureRecord.decode(p.data, p.timestamp_ns)

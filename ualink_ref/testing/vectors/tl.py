@@ -21,7 +21,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ualink_ref.errors import DecodeError
+from ualink_ref.errors import DecodeError, VectorFormatError
+from ualink_ref.sizes import FEC_MODES, check_fec
+from ualink_ref.stack.endpoint import Endpoint
+from ualink_ref.stack.harness import Network
 from ualink_ref.stack.tl_pair import TLPair
 from ualink_ref.testing.vectors import VectorInput, hexstr, unhex
 from ualink_ref.tl import fields as F
@@ -168,7 +171,7 @@ def compute(kind: str, inputs: dict[str, Any]) -> dict[str, Any]:
     if kind == "credit_grant":
         per_vc, pool = (tuple(int(x) for x in inputs[k]) for k in ("per_vc", "pool"))
         cfg = CreditConfig(per_vc=per_vc, pool=pool)  # type: ignore[arg-type]
-        flit = TransactionLayer(1, credits=cfg).poll_flit()
+        flit = TransactionLayer(1, credits=cfg).poll()
         assert flit is not None
         view = dissect(flit)
         return {"flit": hexstr(flit), "halves": view_to_json(view)}
@@ -224,31 +227,31 @@ def _upli_op(inputs: dict[str, Any]) -> dict[str, Any]:
 
 
 def _trace(inputs: dict[str, Any]) -> dict[str, Any]:
-    from ualink_ref.stack.endpoint import Endpoint
-
-    fec = str(inputs["fec"])
-    a, b = Endpoint(1, phy=fec), Endpoint(2, phy=fec)
+    """Two endpoints on the harness, one flit per slot, zero latency (received after the
+    sends of the same slot): what each hands its DL, polls and sends, slot by slot."""
+    fec = inputs["fec"]
+    if fec not in FEC_MODES:
+        raise VectorFormatError(f"unknown fec {fec!r}", "trace")
+    a, b = Endpoint(1, fec=check_fec(fec)), Endpoint(2, fec=check_fec(fec))
     a.trace, b.trace = [], []
+    network = Network(batch=1, edge="last_slot")
+    network.add_port("a", a)
+    network.add_port("b", b)
+    network.connect("a", "b", latency=0)
     for op in inputs["ops"]:
         _issue(a, 2, op)
     slots: list[dict[str, Any]] = []
     completions: list[dict[str, Any]] = []
     for now in range(int(inputs["slots"])):
+        marks = {"a": len(a.trace), "b": len(b.trace)}
+        events = network.step()
         entry: dict[str, Any] = {"slot": now}
-        sent = {}
         for name, ep in (("a", a), ("b", b)):
-            mark = len(ep.trace or [])
-            wire = ep.poll(now)
-            record = (ep.trace or [])[mark:]
+            record = (ep.trace or [])[marks[name]:]
             entry[name] = {kind: [hexstr(x) for k, x in record if k == kind]
                            for kind in ("tl", "dl", "wire")}
-            sent[name] = wire
-        if sent["a"] is not None:
-            b.receive(sent["a"], now)
-        if sent["b"] is not None:
-            a.receive(sent["b"], now)
-        while (c := a.next_event()) is not None:
-            completions.append({"slot": now, **_completion_json(c)})
+        completions += [{"slot": now, **_completion_json(e)} for port, e in events
+                        if port == "a" and isinstance(e, Completion)]
         slots.append(entry)
     return {"slots": slots, "completions": completions}
 

@@ -1,0 +1,173 @@
+"""The package's shape: imports point down the layers, no cycles, lazy CLI.
+
+Layers, bottom to top (specs/README.md, "Architecture"):
+foundation (errors, bitfields, sizes) < phy < dl < tl < stack < tooling
+(capture, scapy, testing, compare, wireshark) < cli. The package facade
+``ualink_ref/__init__.py`` is exempt: it re-exports names lazily (PEP 562).
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PKG = Path(__file__).resolve().parents[1] / "ualink_ref"
+
+RANKS: dict[str, int] = {
+    "errors": 0, "bitfields": 0, "sizes": 0,
+    "phy": 1, "dl": 2, "tl": 3, "stack": 4,
+    "capture": 5, "scapy": 5, "scapy_layers": 5, "testing": 5, "strategies": 5,
+    "compare": 5, "wireshark": 5,
+    "cli": 6,
+}
+#: Third-party packages that are optional extras: the only function-level imports allowed.
+OPTIONAL = ("scapy", "matplotlib", "tqdm", "numba", "dask", "distributed", "cocotb", "atheris")
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PKG.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _imports(path: Path, *, runtime_only: bool = False) -> list[tuple[str, bool]]:
+    """(imported module, at module level?) for every import statement in ``path``.
+
+    ``from package import name`` counts as importing ``package.name`` when that
+    is a module (Python initialises the package either way); ``runtime_only``
+    leaves out imports under ``if TYPE_CHECKING:``, which never run.
+    """
+    tree = ast.parse(path.read_text())
+    top_level: set[ast.AST] = set()
+    skipped: set[ast.AST] = set()
+    for node in tree.body:
+        top_level.add(node)
+        if isinstance(node, ast.If) and _is_type_checking(node) and runtime_only:
+            skipped.update(ast.walk(node))
+        if isinstance(node, (ast.If, ast.Try)):  # TYPE_CHECKING blocks, optional fallbacks
+            top_level.update(ast.walk(node))
+    out = []
+    module = _module_name(path)
+    for node in ast.walk(tree):
+        if node in skipped:
+            continue
+        if isinstance(node, ast.Import):
+            out += [(alias.name, node in top_level) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:  # relative: resolve against this module's package
+                base = module.split(".")
+                if path.name != "__init__.py":
+                    base.pop()
+                base = base[: len(base) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            submodules = [f"{target}.{a.name}" for a in node.names
+                          if f"{target}.{a.name}" in _ALL_MODULES]
+            if submodules and len(submodules) == len(node.names):
+                out += [(m, node in top_level) for m in submodules]
+            else:
+                out.append((target, node in top_level))
+    return out
+
+
+MODULES = {_module_name(p): p for p in PKG.rglob("*.py")}
+_ALL_MODULES = set(MODULES)
+
+
+def _edges(*, runtime_only: bool = False) -> dict[str, set[str]]:
+    edges: dict[str, set[str]] = {}
+    for name, path in MODULES.items():
+        targets = {t for t, _ in _imports(path, runtime_only=runtime_only)
+                   if t in MODULES and t != name}
+        edges[name] = {t for t in targets if t != "ualink_ref"}
+    return edges
+
+
+def _rank(module: str) -> int | None:
+    parts = module.split(".")
+    if len(parts) < 2:
+        return None  # the facade
+    return RANKS[parts[1]]
+
+
+def test_every_module_has_a_layer() -> None:
+    unknown = sorted(m for m in MODULES if m != "ualink_ref" and m.split(".")[1] not in RANKS)
+    assert not unknown, f"place these in a layer (RANKS): {unknown}"
+
+
+def test_imports_point_down() -> None:
+    upward = []
+    for source, targets in _edges().items():
+        low = _rank(source)
+        if low is None:
+            continue
+        for target in targets:
+            high = _rank(target)
+            if high is not None and high > low:
+                upward.append(f"{source} -> {target}")
+    assert not upward, "imports that point up a layer:\n" + "\n".join(sorted(upward))
+
+
+def test_no_import_cycles() -> None:
+    edges = _edges(runtime_only=True)
+    # packages import their own submodules (re-exports); a submodule importing
+    # its package's __init__ back would be a cycle, so keep every edge.
+    state: dict[str, int] = {}
+    stack: list[str] = []
+    cycles: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(edges.get(node, ())):
+            if state.get(nxt) == 1:
+                cycles.append([*stack[stack.index(nxt):], nxt])
+            elif nxt not in state:
+                visit(nxt)
+        stack.pop()
+        state[node] = 2
+
+    for node in sorted(edges):
+        if node not in state:
+            visit(node)
+    assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(c) for c in cycles)
+
+
+def test_function_level_imports_only_for_optional_dependencies() -> None:
+    bad = []
+    for name, path in MODULES.items():
+        if name == "ualink_ref":
+            continue
+        for target, at_top in _imports(path):
+            if at_top or target.split(".")[0] in OPTIONAL or target.startswith("ualink_ref.scapy"):
+                continue  # optional extras (the Scapy-facing modules import Scapy)
+            if target.startswith("ualink_ref") or target.split(".")[0] in ("numpy", "hypothesis"):
+                bad.append(f"{name}: {target}")
+    assert not bad, "function-level imports of required modules:\n" + "\n".join(sorted(set(bad)))
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["simulate", "--help"], ["dissect", "--help"]])
+def test_cli_help_does_not_import_numpy(argv: list[str]) -> None:
+    code = (
+        "import sys; from ualink_ref.cli import main\n"
+        "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+        "sys.stdout.flush(); print('NUMPY' if 'numpy' in sys.modules else 'CLEAN', file=sys.stderr)"
+    )
+    proc = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True,
+                          check=False)
+    assert proc.stderr.strip().splitlines()[-1] == ("CLEAN" if argv == ["--help"] else
+                                                   proc.stderr.strip().splitlines()[-1])
+    if argv == ["--help"]:
+        assert "simulate" in proc.stdout and "dissect" in proc.stdout

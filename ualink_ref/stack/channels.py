@@ -1,0 +1,167 @@
+"""Channels for the harness's links: what one direction does to the bytes crossing it.
+
+Each implements :class:`ualink_ref.stack.harness.Channel`
+(``transmit(wire, first_flit, flits) -> bytes | None``) and counts what it
+did. The bit-level error models themselves live in the PHY
+(:mod:`ualink_ref.phy.channel`); these adapters only apply them to chunks.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from ualink_ref.phy import BitErrorChannel, BurstChannel, apply_bit_errors
+
+
+@dataclass
+class RandomBitErrors:
+    """Independent bit errors at ``ber`` (the PHY's :class:`BitErrorChannel`), seeded."""
+
+    ber: float
+    seed: int
+    errors: int = 0
+
+    def __post_init__(self) -> None:
+        self._channel = BitErrorChannel(self.ber, self.seed)
+
+    def transmit(self, wire: bytes, first_flit: int, flits: int) -> bytes:
+        """``wire`` with random bit errors."""
+        before = self._channel.errors
+        out = self._channel.apply(wire)
+        self.errors += self._channel.errors - before
+        return out
+
+
+@dataclass
+class ErrorBursts:
+    """Bursts of ``length_bits`` starting at each bit with probability ``rate`` (the PHY's
+    :class:`BurstChannel`), seeded. Bursts do not span chunks."""
+
+    length_bits: int
+    rate: float
+    seed: int
+    density: float = 0.5
+    errors: int = 0
+
+    def __post_init__(self) -> None:
+        self._channel = BurstChannel(self.length_bits, self.seed, density=self.density,
+                                     rate=self.rate)
+
+    def transmit(self, wire: bytes, first_flit: int, flits: int) -> bytes:
+        """``wire`` with error bursts."""
+        positions = self._channel.positions(len(wire) * 8)
+        self.errors += len(positions)
+        return apply_bit_errors(wire, positions.tolist())
+
+
+@dataclass
+class ScriptedFlips:
+    """Flip given wire bits of given flits: ``flips[n]`` are bit positions (bit 0 = MSB of
+    byte 0) in the wire bytes of the direction's ``n``-th flit (``flit_wire_bytes`` each)."""
+
+    flips: Mapping[int, Sequence[int]]
+    flit_wire_bytes: int
+    flipped: int = 0
+
+    def transmit(self, wire: bytes, first_flit: int, flits: int) -> bytes:
+        """``wire`` with the scripted flips of its flits applied."""
+        positions: list[int] = []
+        for n in range(first_flit, first_flit + flits):
+            bits = self.flips.get(n)
+            if bits:
+                base = (n - first_flit) * self.flit_wire_bytes * 8
+                positions.extend(base + b for b in bits)
+                self.flipped += 1
+        return apply_bit_errors(wire, positions) if positions else wire
+
+
+#: Scripted per-flit faults of :class:`FaultyChannel`.
+FAULTS = ("drop", "corrupt")
+
+
+@dataclass
+class FaultyChannel:
+    """Per-flit loss and corruption on a bare DL link (no FEC), random and scripted.
+
+    ``drop`` / ``corrupt`` are per-flit probabilities for any flit;
+    ``drop_commands`` drops only flits without TL bytes (acks, replay requests).
+    A corrupted flit has 1 to 3 random bits flipped, which the CRC-32 always
+    detects. ``script`` maps the index of a transmitted flit (0, 1, ...) to
+    ``"drop"`` or ``"corrupt"`` (flip the least significant bit of byte 320).
+    Chunks must be single flits (a bare DL port sends one per slot). ``delay``
+    is the one-way latency :class:`~ualink_ref.stack.link_pair.LinkPair` gives
+    the link this channel sits on.
+    """
+
+    drop: float = 0.0
+    corrupt: float = 0.0
+    drop_commands: float = 0.0
+    seed: int = 0
+    delay: int = 1
+    script: Mapping[int, str] = field(default_factory=dict)
+    dropped: int = 0
+    corrupted: int = 0
+
+    def __post_init__(self) -> None:
+        self._rng = random.Random(self.seed)
+        bad = set(self.script.values()) - set(FAULTS)
+        if bad or self.delay < 0:
+            raise ValueError(f"bad channel settings: faults {sorted(bad)} (use {FAULTS}), "
+                             f"delay {self.delay}")
+
+    @property
+    def faulty(self) -> bool:
+        """True while random faults are enabled."""
+        return bool(self.drop or self.corrupt or self.drop_commands)
+
+    def stop_faults(self) -> None:
+        """Turn random faults off (scripted ones at future indices still apply)."""
+        self.drop = self.corrupt = self.drop_commands = 0.0
+
+    def transmit(self, wire: bytes, first_flit: int, flits: int) -> bytes | None:
+        """The flit as received (``None`` if lost)."""
+        action = self.script.get(first_flit)
+        if action is None:
+            r = self._rng.random()
+            if r < self.drop or (not carries_payload(wire)
+                                 and r < self.drop + self.drop_commands):
+                action = "drop"
+            elif self._rng.random() < self.corrupt:
+                action = "corrupt_random"
+        if action == "drop":
+            self.dropped += 1
+            return None
+        if action == "corrupt":
+            self.corrupted += 1
+            return flip_bits(wire, [320 * 8 + 7])
+        if action == "corrupt_random":
+            self.corrupted += 1
+            nbits = self._rng.randint(1, 3)
+            return flip_bits(wire, self._rng.sample(range(len(wire) * 8), nbits))
+        return wire
+
+
+def carries_payload(flit: bytes) -> bool:
+    """The payload bit of a DL flit's header (bit 4 of byte 0), read without decoding."""
+    return bool(flit[0] & 0x10)
+
+
+def flip_bits(data: bytes, positions: list[int]) -> bytes:
+    """``data`` with the given bits flipped (bit 0 = MSB of byte 0)."""
+    out = bytearray(data)
+    for p in positions:
+        out[p // 8] ^= 0x80 >> (p % 8)
+    return bytes(out)
+
+
+__all__ = [
+    "FAULTS",
+    "ErrorBursts",
+    "FaultyChannel",
+        "RandomBitErrors",
+    "ScriptedFlips",
+    "carries_payload",
+    "flip_bits",
+]
