@@ -47,6 +47,8 @@ from ualink_ref.dl.formats import (
     TL_RATE_MESSAGE,
     UART_MESSAGE,
     FlitOp,
+    field_of,
+    header_op,
 )
 from ualink_ref.scapy.gen import packet_class
 from ualink_ref.scapy.tlview import TLSpansField, lazy_spans
@@ -81,7 +83,7 @@ DLCommandHeader = packet_class(COMMAND_HEADER, class_name="DLCommandHeader", att
 
 
 def _header_class(m: bytes) -> type[Packet]:
-    op = m[0] >> 5 if m else 0
+    op = header_op(m) if m else 0
     return DLCommandHeader if op in (FlitOp.ACK, FlitOp.REPLAY_REQUEST) else DLExplicitHeader
 
 
@@ -101,10 +103,9 @@ def message_layer(m: bytes) -> type[Packet]:
     word = int.from_bytes(m[:MESSAGE_BYTES], "big")
     # Read the common fields without the codec's checks: a word with reserved bits set
     # must still dissect (as the generic layer), never raise.
-    mclass = (word >> DL_MESSAGE.position("mclass").shift) & 0xF
-    mtype = (word >> DL_MESSAGE.position("mtype").shift) & 0x7
-    if word >> DL_MESSAGE.position("compressed").shift & 1 or (
-            word >> DL_MESSAGE.position("rsvd_c").shift & 1):
+    mclass = field_of(DL_MESSAGE, word, "mclass")
+    mtype = field_of(DL_MESSAGE, word, "mtype")
+    if field_of(DL_MESSAGE, word, "compressed") or field_of(DL_MESSAGE, word, "rsvd_c"):
         return DLMessage
     return DL_MESSAGE_LAYERS.get((mclass, mtype), DLMessage)
 
