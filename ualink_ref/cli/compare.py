@@ -7,10 +7,20 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ualink_ref.cli.commands import command_help
+from ualink_ref.cli.commands import add_command
 from ualink_ref.compare import report as R
 from ualink_ref.compare.mapping import PMTUS
 from ualink_ref.compare.plot import plot_report
+
+#: The subcommand's ``--help`` description.
+DESCRIPTION = (
+    "Encode the same operations as RoCEv2 frames (built with Scapy) and through the "
+    "ualink_ref stack (measured by running it), and print the bytes each way, the "
+    "efficiency (useful payload / bytes) of both, and their ratio; then a mixed "
+    "workload as one headline figure and the literature figures. Byte counts are "
+    "on the wire after FEC (--level wire, default) or at the MAC (--level mac); "
+    "the output says which. See specs/rocev2-comparison.md."
+)
 
 
 def _positive(text: str) -> int:
@@ -50,19 +60,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
 def register(sub: Any) -> None:
     """Add the ``compare`` subcommand."""
-
-    p = sub.add_parser(
-        "compare",
-        help=command_help("compare"),
-        description=(
-            "Encode the same operations as RoCEv2 frames (built with Scapy) and through the "
-            "ualink_ref stack (measured by running it), and print the bytes each way, the "
-            "efficiency (useful payload / bytes) of both, and their ratio; then a mixed "
-            "workload as one headline figure and the literature figures. Byte counts are "
-            "on the wire after FEC (--level wire, default) or at the MAC (--level mac); "
-            "the output says which. See specs/rocev2-comparison.md."
-        ),
-    )
+    p = add_command(sub, "compare", DESCRIPTION)
     p.add_argument("--pmtu", type=int, default=1024, choices=PMTUS,
                    help="RoCEv2 path MTU (default 1024)")
     p.add_argument("--ip", choices=("ipv4", "ipv6"), default="ipv4",

@@ -7,9 +7,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ualink_ref.cli.commands import command_help
+from ualink_ref.cli.commands import add_command
 from ualink_ref.testing import vectors
-from ualink_ref.testing.vectors import LAYER_MODULES
+
+#: The subcommand's ``--help`` description.
+DESCRIPTION = "Golden vectors for every layer, as canonical JSON (see specs/vectors.md)."
 
 
 def _cmd_vectors_generate(args: argparse.Namespace) -> int:
@@ -41,11 +43,7 @@ def _cmd_vectors_verify(args: argparse.Namespace) -> int:
 def register(sub: Any) -> None:
     """Add the ``vectors`` command (generate / verify)."""
 
-    vec = sub.add_parser(
-        "vectors",
-        help=command_help("vectors"),
-        description="Golden vectors for every layer, as canonical JSON (see specs/vectors.md).",
-    )
+    vec = add_command(sub, "vectors", DESCRIPTION)
     vsub = vec.add_subparsers(dest="vectors_command", required=True, metavar="ACTION")
     gen = vsub.add_parser(
         "generate",
@@ -56,7 +54,7 @@ def register(sub: Any) -> None:
     gen.add_argument(
         "--layer",
         action="append",
-        choices=list(LAYER_MODULES),
+        choices=list(vectors.LAYER_MODULES),
         help="only this layer (repeatable; default: all)",
     )
     gen.set_defaults(func=_cmd_vectors_generate)

@@ -59,6 +59,9 @@ SEGMENTS = DL_SEGMENTS
 
 
 NO_MESSAGES: tuple[int | None, ...] = (None,) * SEGMENTS
+# Segment-header field positions, read from the declaration once.
+_SH_STARTS, _SH_MSG, _SH_OFFSET = (SEGMENT_HEADER.position(n).shift
+                                   for n in ("tl_starts", "msg", "tl_offset"))
 #: The largest op value (computed once, not per flit).
 _MAX_OP = max(FlitOp)
 
@@ -75,8 +78,8 @@ class SegmentLayout:
     @property
     def header(self) -> int:
         """The segment-header byte."""
-        return SEGMENT_HEADER.to_int(tl_starts=self.tl_starts, msg=int(self.msg),
-                                     tl_offset=self.tl_offset)
+        return (self.tl_starts << _SH_STARTS) | (int(self.msg) << _SH_MSG) | (
+            self.tl_offset << _SH_OFFSET)
 
 
 def capacity(messages: tuple[int | None, ...]) -> int:
@@ -285,7 +288,7 @@ def _parse(data: bytes) -> DLFlit:
     for k, (want, got) in enumerate(zip(segment_layout(len(tl), first, msgs), segments,
                                         strict=True)):
         if (want.tl_offset, want.tl_starts, want.tl_bytes) != (
-                got.tl_offset, len(got.starts), got.tl_bytes):
+                got.tl_offset, got.tl_starts, got.tl_bytes):
             raise FieldRangeError(
                 f"segment{k}", data[SEGMENT_OFFSETS[k][0]],
                 f"inconsistent with a continuous TL stream (expected tl_offset="

@@ -20,8 +20,8 @@ segments together form one continuous TL stream is the codec's next check.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
+from typing import NamedTuple
 
 from ualink_ref.dl.formats import SEGMENT_HEADER
 from ualink_ref.errors import FieldRangeError, ReservedBitsError
@@ -46,22 +46,23 @@ def _offsets() -> tuple[tuple[int, int], ...]:
 SEGMENT_OFFSETS: tuple[tuple[int, int], ...] = _offsets()
 
 
-@dataclass(frozen=True)
-class Segment:
+class Segment(NamedTuple):
     """One segment of a flit, as its header and bytes say (all offsets in the flit)."""
 
-    index: int
+    number: int  # 0..4
     header: int
     message: int | None  # the DL message word, when ``msg`` is set
     begin: int  # offset of the room for TL bytes (after any message word)
     room: int  # bytes of room
     tl_bytes: int  # TL bytes carried: the rest of the room is fill (rule 3)
-    starts: tuple[int, ...]  # offsets where TL flits begin (rule 2)
+    tl_offset: int  # words from ``begin`` to the first TL-flit boundary
+    tl_starts: int  # TL flits beginning here (clipped to the boundaries, leniently)
 
     @property
-    def tl_offset(self) -> int:
-        """Words from the start of the room to its first TL-flit boundary."""
-        return int(_table()[self.header][2])
+    def starts(self) -> tuple[int, ...]:
+        """Offsets where TL flits begin (rule 2)."""
+        first = self.begin + 4 * self.tl_offset
+        return tuple(first + TL_FLIT_BYTES * i for i in range(self.tl_starts))
 
 
 @cache
@@ -96,21 +97,20 @@ def walk_segments(data: bytes, *, strict: bool = True) -> tuple[Segment, ...]:
             message = int.from_bytes(data[begin:begin + DL_MESSAGE_BYTES], "big")
             begin += DL_MESSAGE_BYTES
             room -= DL_MESSAGE_BYTES
-        bounds = [4 * offset + TL_FLIT_BYTES * i for i in range(3)]
-        bounds = [b for b in bounds if b < room]
-        if starts > len(bounds):
+        first = 4 * offset  # boundaries at first + 64 i that lie in the room (at most 3)
+        bounds = 0 if first >= room else min(3, (room - 1 - first) // TL_FLIT_BYTES + 1)
+        if starts > bounds:
             if strict:
                 raise FieldRangeError(f"segment{k}.tl_starts", starts,
-                                      f"only {len(bounds)} TL-flit boundaries fit")
-            starts = len(bounds)
-        tl_bytes = bounds[starts] if starts < len(bounds) else room
-        if strict:
+                                      f"only {bounds} TL-flit boundaries fit")
+            starts = bounds
+        tl_bytes = first + TL_FLIT_BYTES * starts if starts < bounds else room
+        if strict and tl_bytes < room:
             fill = data[begin + tl_bytes:begin + room]
             if fill.count(0) != len(fill):
                 raise FieldRangeError(f"segment{k}.fill", next(b for b in fill if b),
                                       "fill bytes must be zero")
-        out.append(Segment(k, header, message, begin, room, tl_bytes,
-                           tuple(begin + b for b in bounds[:starts])))
+        out.append(Segment(k, header, message, begin, room, tl_bytes, offset, starts))
     return tuple(out)
 
 

@@ -7,9 +7,10 @@ every shift and mask is read from the declaration when this module loads, and
 ``tests/tl/test_tl_codec.py`` checks each class's attribute list against its
 format and both paths (``BitFormat.pack`` / ``unpack`` and these) bit for bit.
 
-Address fields hold **byte** addresses: the wire carries bits 56..2 (``addr``)
-or 23..2 (``addr_lo``), so packing drops the two low bits (which must be zero)
-and unpacking puts them back as zeros.
+Pack any of them with :func:`pack_field`. Address fields hold **byte**
+addresses: the wire carries bits 56..2 (``addr``) or 23..2 (``addr_lo``), so
+packing drops the two low bits (which must be zero) and unpacking puts them
+back as zeros.
 
 These are ``NamedTuple`` s: immutable, typed, and cheap to build on the
 engine's hot path.
@@ -17,8 +18,8 @@ engine's hot path.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import NamedTuple
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple
 
 from ualink_ref.bitfields import BitFormat
 from ualink_ref.errors import DecodeError, EncodeError, FieldRangeError, TruncatedError
@@ -41,10 +42,6 @@ class FlowControl(NamedTuple):
     req_data: int = 0
     rsp_data: int = 0
 
-    def pack(self) -> bytes:
-        """The field's bytes."""
-        return _pack(self)
-
 
 class Request(NamedTuple):
     """FTYPE 1: an uncompressed request; ``addr`` is the byte address."""
@@ -64,10 +61,6 @@ class Request(NamedTuple):
     cway: int
     numbeats: int
 
-    def pack(self) -> bytes:
-        """The field's bytes."""
-        return _pack(self)
-
 
 class Response(NamedTuple):
     """FTYPE 2: an uncompressed response."""
@@ -84,10 +77,6 @@ class Response(NamedTuple):
     dst_acc: int
     spare: int = 0
 
-    def pack(self) -> bytes:
-        """The field's bytes."""
-        return _pack(self)
-
 
 class CompressedRequest(NamedTuple):
     """FTYPE 3: a compressed request; ``addr_lo`` is address bits 23..0 (1..0 zero)."""
@@ -102,10 +91,6 @@ class CompressedRequest(NamedTuple):
     numbeats: int
     addr_lo: int
 
-    def pack(self) -> bytes:
-        """The field's bytes."""
-        return _pack(self)
-
 
 class CompressedResponseData(NamedTuple):
     """FTYPE 4: a compressed OKAY response with data."""
@@ -118,13 +103,9 @@ class CompressedResponseData(NamedTuple):
     last: int = 1
     spare: int = 0
 
-    def pack(self) -> bytes:
-        """The field's bytes."""
-        return _pack(self)
-
 
 class CompressedResponseNoData(NamedTuple):
-    """FTYPE 5: a compressed OKAY response without data."""
+    """FTYPE 5: a compressed OKAY response without data (same layout as FTYPE 4)."""
 
     vchan: int
     tag: int
@@ -133,10 +114,6 @@ class CompressedResponseNoData(NamedTuple):
     offset: int = 0
     last: int = 1
     spare: int = 0
-
-    def pack(self) -> bytes:
-        """The field's bytes."""
-        return _pack(self)
 
 
 class VcFlowControl(NamedTuple):
@@ -147,10 +124,6 @@ class VcFlowControl(NamedTuple):
     rsp_cmd: int = 0
     req_data: int = 0
     rsp_data: int = 0
-
-    def pack(self) -> bytes:
-        """The field's bytes."""
-        return _pack(self)
 
 
 #: Any typed control field.
@@ -202,14 +175,55 @@ SECTORS_OF: tuple[int, ...] = tuple(
 )
 
 
+def _compile(cls: type[TLField], layout: _Layout) -> tuple[Callable[..., bytes],
+                                                            Callable[[int], TLField]]:
+    """Straight-line pack and unpack functions for one class, generated from its layout.
+
+    Generated rather than looped because this is the TL engine's hot path; the
+    code holds nothing but the declaration's shifts and masks.
+    """
+    names = [n for n, *_ in layout.spec]
+    fits = " and ".join(
+        f"0 <= {n} <= {m << low}" + (f" and not {n} & {(1 << low) - 1}" if low else "")
+        for n, _s, m, low in layout.spec)
+    word = " | ".join([str(layout.ftype_bits)] + [
+        f"({n} >> {low}) << {s}" if low else f"{n} << {s}" for n, s, _m, low in layout.spec])
+    fields = ", ".join(
+        f"(word >> {s} & {m}) << {low}" if low else f"word >> {s} & {m}"
+        for _n, s, m, low in layout.spec)
+    source = (
+        f"def pack(value):\n"
+        f"    {', '.join(names)}, = value\n"
+        f"    if not ({fits}):\n"
+        f"        raise_misfit(value)\n"
+        f"    return ({word}).to_bytes({layout.nbytes}, 'big')\n"
+        f"def unpack(word):\n"
+        f"    return new(cls, ({fields},))\n"
+    )
+    scope: dict[str, Any] = {"raise_misfit": _raise_misfit, "new": tuple.__new__, "cls": cls}
+    exec(compile(source, f"<tl codec: {cls.__name__}>", "exec"), scope)
+    return scope["pack"], scope["unpack"]
+
+
+def _raise_misfit(value: TLField) -> None:
+    for v, (name, _shift, mask, low) in zip(value, _LAYOUTS[type(value)].spec, strict=True):
+        if not isinstance(v, int) or v < 0 or (v >> low) > mask or (low and v & ((1 << low) - 1)):
+            raise EncodeError(f"{type(value).__name__}.{name} = {v!r} does not fit", field=name)
+    raise EncodeError(f"{value!r} does not fit its layout")
+
+
+_CODE = {cls: _compile(cls, layout) for cls, layout in _LAYOUTS.items()}
+_UNPACK_BY_FTYPE: tuple[Callable[[int], TLField] | None, ...] = tuple(
+    _CODE[entry[0]][1] if entry else None for entry in _BY_FTYPE
+)
+
+
 def _pack(value: TLField) -> bytes:
-    layout = _LAYOUTS[type(value)]
-    word = layout.ftype_bits
-    for v, (name, shift, mask, low) in zip(value, layout.spec, strict=True):
-        if v < 0 or (v >> low) > mask or (low and v & ((1 << low) - 1)):
-            raise EncodeError(f"{type(value).__name__}.{name} = {v} does not fit", field=name)
-        word |= (v >> low) << shift
-    return word.to_bytes(layout.nbytes, "big")
+    try:
+        return _CODE[type(value)][0](value)
+    except TypeError:  # a value that is not an integer
+        _raise_misfit(value)
+        raise
 
 
 def pack_field(value: TLField) -> bytes:
@@ -219,11 +233,10 @@ def pack_field(value: TLField) -> bytes:
 
 def unpack_word(ftype: int, word: int) -> TLField:
     """The typed value of a field of type ``ftype`` whose bits are ``word`` (no checks)."""
-    entry = _BY_FTYPE[ftype]
-    if entry is None:
+    unpack = _UNPACK_BY_FTYPE[ftype]
+    if unpack is None:
         raise FieldRangeError("ftype", ftype, "unknown TL field type")
-    cls, layout = entry
-    return cls._make([(word >> s & m) << low for _n, s, m, low in layout.spec])
+    return unpack(word)
 
 
 def unpack_field(data: bytes | bytearray | memoryview) -> TLField:
@@ -264,15 +277,13 @@ def decode_control_half(half: bytes | bytearray | memoryview) -> list[tuple[int,
         if not rest:
             break
         ftype = rest >> (bits - 4)
-        entry = _BY_FTYPE[ftype]
-        if entry is None:
+        size = SECTORS_OF[ftype]
+        unpack = _UNPACK_BY_FTYPE[ftype]
+        if unpack is None:
             raise FieldRangeError("ftype", ftype, f"unknown TL field type at sector {sector}")
-        cls, layout = entry
-        size = layout.nbytes // SECTOR_BYTES
         if sector + size > 8:
             raise DecodeError(f"TL field type {ftype} at sector {sector} straddles the half-flit")
-        word = rest >> (bits - 32 * size)
-        out.append((sector, cls._make([(word >> s & m) << low for _n, s, m, low in layout.spec])))
+        out.append((sector, unpack(rest >> (bits - 32 * size))))
         sector += size
     return out
 

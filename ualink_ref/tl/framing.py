@@ -36,6 +36,8 @@ from ualink_ref.tl.codec import (
 )
 from ualink_ref.tl.upli import Status, is_known, request_data_halves
 
+_REQUESTS = (Request, CompressedRequest)
+
 
 def data_halves(value: TLField) -> int:
     """Data half-flits that follow control field ``value`` (rule 3).
@@ -46,7 +48,8 @@ def data_halves(value: TLField) -> int:
     Raises :class:`~ualink_ref.errors.FieldRangeError` for an unknown command
     (its data length is unknown, so the stream cannot be framed).
     """
-    if isinstance(value, Request | CompressedRequest):
+    # isinstance with a constant tuple: this runs for every field the engine reads.
+    if isinstance(value, _REQUESTS):
         if not is_known(value.cmd):
             raise FieldRangeError("cmd", value.cmd, "unknown command: data length unknown")
         return request_data_halves(value.cmd, value.numbeats)
@@ -57,7 +60,7 @@ def data_halves(value: TLField) -> int:
     return 0
 
 
-@dataclass
+@dataclass(slots=True)
 class PendingField:
     """A control field read from the stream, with the data half-flits it has so far.
 
@@ -88,17 +91,20 @@ class TLDeframer:
 
     def __init__(self, owed: int = 0) -> None:
         self._waiting: deque[PendingField] = deque()
+        self._owed = owed  # data half-flits owed, over every waiting field
+        self._filling: PendingField | None = None  # the first field still owed data
         if owed:
-            self._waiting.append(PendingField(-1, None, owed))
+            self._filling = PendingField(-1, None, owed)
+            self._waiting.append(self._filling)
 
     @property
     def pending(self) -> int:
         """Data half-flits still owed before the next control half-flit."""
-        return sum(p.need - len(p.data) for p in self._waiting)
+        return self._owed
 
     def next_is_data(self) -> bool:
         """True when the next half-flit is a data half-flit."""
-        return any(p.need > len(p.data) for p in self._waiting)
+        return self._owed > 0
 
     def feed_half(self, half: bytes) -> tuple[list[PendingField], list[PendingField]]:
         """Take the next half-flit; return ``(fields read from it, fields now complete)``.
@@ -107,18 +113,22 @@ class TLDeframer:
         :class:`~ualink_ref.errors.DecodeError` for a control half-flit that
         cannot be decoded; the walk's state is then unchanged.
         """
-        waiting = self._waiting
-        if self.next_is_data():
-            for p in waiting:
-                if p.need > len(p.data):
-                    p.data.append(half)
-                    break
+        filling = self._filling
+        if filling is not None:
+            filling.data.append(half)
+            self._owed -= 1
+            if len(filling.data) < filling.need:
+                return [], []
+            self._filling = next((p for p in self._waiting if p.need > len(p.data)), None)
             return [], self._pop_complete()
         decoded = decode_control_half(half)
         needs = [data_halves(value) for _, value in decoded]  # may raise: nothing changed yet
         started = [PendingField(sector, value, need)
                    for (sector, value), need in zip(decoded, needs, strict=True)]
-        waiting.extend(started)
+        self._waiting.extend(started)
+        self._owed = sum(needs)
+        if self._owed:
+            self._filling = next(p for p in started if p.need)
         return started, self._pop_complete()
 
     def _pop_complete(self) -> list[PendingField]:

@@ -46,6 +46,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import NamedTuple
 
 from ualink_ref.errors import (
@@ -70,6 +71,7 @@ from ualink_ref.tl.codec import (
     Response,
     TLField,
     VcFlowControl,
+    pack_field,
 )
 from ualink_ref.tl.credits import (
     NUM_VCS,
@@ -104,6 +106,11 @@ _STATUS = tuple(Status)
 _HALF = TL_HALF_BYTES
 _ZERO_HALF = bytes(_HALF)
 _ADDR_LO_MASK = (1 << ADDR_LO_BITS) - 1
+
+
+_REQUESTS = (Request, CompressedRequest)
+_RESPONSES = (Response, CompressedResponseData, CompressedResponseNoData)
+_CREDIT_RETURNS = (FlowControl, VcFlowControl)
 
 
 class _RxRequest(NamedTuple):
@@ -190,7 +197,7 @@ class TransactionLayer:
         self.compress = compress
         self.credit_config = credits or CreditConfig()
         check_config(self.credit_config)
-        self.counters = TLCounters()
+        self._counters = TLCounters()
         self.messages: list[tuple[int, int, bytes]] = []  # Write Message: (src, addr, data)
         self.tx_credits = SenderCredits()
         self.rx_credits = ReceiverCredits(self.credit_config)
@@ -307,6 +314,11 @@ class TransactionLayer:
     # -- state --------------------------------------------------------------------
 
     @property
+    def counters(self) -> TLCounters:
+        """A snapshot of this TL's running totals."""
+        return replace(self._counters)
+
+    @property
     def queued(self) -> int:
         """Requests issued but not yet sent (waiting for tags or credits)."""
         return len(self._req_q)
@@ -334,14 +346,14 @@ class TransactionLayer:
         if first is None:
             return None
         second = self._tx_data.popleft() if self._tx_data else self._control_half()
-        self.counters.flits_sent += 1
+        self._counters.flits_sent += 1
         return first + (second if second is not None else _ZERO_HALF)
 
     def _control_half(self) -> bytes | None:
         room = 8
         parts: list[bytes] = []
         rx = self.rx_credits
-        counters = self.counters
+        counters = self._counters
         if rx.urgent:
             room -= self._emit_returns(parts, room)
         # Responses first: they free the peer's tags and never wait on our requests.
@@ -364,11 +376,11 @@ class TransactionLayer:
             len_field = rsp.beats - 1 if rsp.beats else 0
             if compressed:
                 cls = CompressedResponseData if rsp.beats else CompressedResponseNoData
-                parts.append(cls(rsp.vc, rsp.tag, pool, len_field).pack())
+                parts.append(pack_field(cls(rsp.vc, rsp.tag, pool, len_field)))
                 counters.compressed_responses += 1
             else:
-                parts.append(Response(rsp.vc, rsp.tag, pool, len_field, 0, rsp.status,
-                                      rsp.rd_wr, 1, rsp.src, rsp.dst).pack())
+                parts.append(pack_field(Response(rsp.vc, rsp.tag, pool, len_field, 0,
+                                                 rsp.status, rsp.rd_wr, 1, rsp.src, rsp.dst)))
             room -= size
             counters.responses_sent += 1
             if rsp.halves:
@@ -400,8 +412,9 @@ class TransactionLayer:
             self._outstanding[tag] = op
             pool = 1 if source == POOL else 0
             if way >= 0:
-                parts.append(CompressedRequest(op.cmd, op.vc, tag, pool, op.attr, op.len_field,
-                                               way, op.numbeats, op.addr & _ADDR_LO_MASK).pack())
+                parts.append(pack_field(CompressedRequest(
+                    op.cmd, op.vc, tag, pool, op.attr, op.len_field, way, op.numbeats,
+                    op.addr & _ADDR_LO_MASK)))
                 counters.compressed_requests += 1
             else:
                 cload = 0
@@ -411,9 +424,9 @@ class TransactionLayer:
                     cway = self._tx_next_way
                     self._tx_ways[cway] = key
                     self._tx_next_way = (cway + 1) & 3
-                parts.append(Request(op.cmd, op.vc, 0, tag, pool, op.attr, op.len_field,
-                                     op.metadata, op.addr, self.acc_id, op.dst, cload, cway,
-                                     op.numbeats).pack())
+                parts.append(pack_field(Request(
+                    op.cmd, op.vc, 0, tag, pool, op.attr, op.len_field, op.metadata, op.addr,
+                    self.acc_id, op.dst, cload, cway, op.numbeats)))
             room -= size
             counters.requests_sent += 1
             if op.halves:
@@ -433,8 +446,8 @@ class TransactionLayer:
         returns = self.rx_credits.take_returns(room)
         for source, counts in returns:
             value = FlowControl(*counts) if source == POOL else VcFlowControl(source, *counts)
-            parts.append(value.pack())
-        self.counters.credit_returns_sent += len(returns)
+            parts.append(pack_field(value))
+        self._counters.credit_returns_sent += len(returns)
         return len(returns)
 
     # -- flit input ---------------------------------------------------------------
@@ -449,7 +462,7 @@ class TransactionLayer:
         if not isinstance(flit, bytes | bytearray | memoryview) or len(flit) != TL_FLIT_BYTES:
             size = len(flit) if isinstance(flit, bytes | bytearray | memoryview) else -1
             raise TruncatedError("TL flit", TL_FLIT_BYTES, size)
-        self.counters.flits_received += 1
+        self._counters.flits_received += 1
         flit = bytes(flit)
         feed = self._deframer.feed_half
         for half in (flit[:_HALF], flit[_HALF:]):
@@ -465,11 +478,11 @@ class TransactionLayer:
 
     def _on_field(self, value: TLField | None) -> _RxRequest | _RxResponse | None:
         """Account for a field as soon as it is read (credits, caches); what it needs later."""
-        if isinstance(value, Request | CompressedRequest):
+        if isinstance(value, _REQUESTS):
             return self._rx_request(value)
-        if isinstance(value, Response | CompressedResponseData | CompressedResponseNoData):
+        if isinstance(value, _RESPONSES):
             return self._rx_response(value)
-        if isinstance(value, FlowControl | VcFlowControl):
+        if isinstance(value, _CREDIT_RETURNS):
             source = POOL if isinstance(value, FlowControl) else value.vchan
             counts = (value.req_cmd, value.rsp_cmd, value.req_data, value.rsp_data)
             grant = self.tx_credits.grant
@@ -502,7 +515,7 @@ class TransactionLayer:
         data_credits = request_data_credits(request.cmd, request.numbeats)
         source = POOL if request.pool else request.vchan
         self.rx_credits.consume(source, REQ_CMD, REQ_DATA, data_credits)
-        self.counters.requests_received += 1
+        self._counters.requests_received += 1
         return _RxRequest(request, source, data_credits)
 
     def _rx_response(
@@ -526,7 +539,7 @@ class TransactionLayer:
             raise MisroutedError("response", dst, self.acc_id)
         if status >= len(_STATUS):
             raise FieldRangeError("status", status, "unknown status code")
-        self.counters.responses_received += 1
+        self._counters.responses_received += 1
         return _RxResponse(value.tag, status, source, beats, src)
 
     def _serve(self, rx: _RxRequest, halves: list[bytes]) -> None:
