@@ -243,7 +243,7 @@ def _read_length(mapping: RoceMapping) -> int:
 
 
 def build_mapping(mapping: RoceMapping, *, ip: str = "ipv4") -> list[tuple[RocePacket, bytes]]:
-    """Every packet of ``mapping`` with its built frame, in order (fields by :func:`rnic_fields`)."""
+    """Every packet of ``mapping`` with its built frame, in order (see :func:`rnic_fields`)."""
     dma_len = _read_length(mapping)
     return [(spec, build_frame(spec, ip=ip, dma_len=dma_len, fields=f))
             for spec, f in zip(mapping.packets, rnic_fields(mapping), strict=True)]
