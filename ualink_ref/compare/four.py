@@ -184,7 +184,7 @@ def render_text(report: Report, rows: list[FourRow], head: dict[str, dict[str, f
         for stack, _ in STACKS:
             mark = "*" if "emulated" in r.cells[stack].note else " "
             cells += f"{r.bytes(stack, level):>8.0f}{r.efficiency(stack, level):>7.1%}{mark}"
-        w(f"{r.op:<12}{r.size:>5}{cells}\n")
+        w(f"{r.op:<12}{r.size:>5}{cells}".rstrip() + "\n")
     w(f"\nMixed workload, four protocols ({report.headline.ops} ops, same mix as above):\n")
     for lv, text in (("mac", "MAC level"), ("wire", "wire, after FEC")):
         w(f"  {lv:<4}" + "".join(f"  {lab} {head[s][lv]:5.1%}" for s, lab in STACKS)
