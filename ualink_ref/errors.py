@@ -16,7 +16,8 @@ the narrower ``DecodeError``) and be sure nothing else escapes::
           ├── SequenceError
           ├── CreditError
           ├── TagError
-          └── LinkStalledError           a link made no progress within its bound
+          ├── LinkStalledError           a link made no progress within its bound
+          └── TargetProtocolError        an implementation under difftest broke the line protocol
 """
 
 from __future__ import annotations
@@ -106,6 +107,18 @@ class LinkStalledError(ProtocolError, RuntimeError):
     through); also a ``RuntimeError`` for callers that treat it as a run-time failure."""
 
 
+class TargetProtocolError(ProtocolError):
+    """An implementation under differential test broke the difftest line protocol
+    (``specs/difftest.md``): an unparsable response, no response, or it exited.
+
+    ``line`` is the offending response (``""`` when there was none).
+    """
+
+    def __init__(self, message: str, line: str) -> None:
+        super().__init__(f"{message}: {line[:80]!r}" if line else message)
+        self.line = line
+
+
 __all__ = [
     "CrcError",
     "CreditError",
@@ -118,6 +131,7 @@ __all__ = [
     "ReservedBitsError",
     "SequenceError",
     "TagError",
+    "TargetProtocolError",
     "TruncatedError",
     "UALinkError",
 ]
