@@ -62,6 +62,14 @@ def _cmd_vectors_verify(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
+def _cmd_vectors_export(args: argparse.Namespace) -> int:
+    from ualink_ref.difftest.export import export, model_documents
+
+    paths = export(Path(args.out), args.format, model_documents(args.layer or None))
+    print(f"wrote {len(paths)} {args.format} file(s) to {args.out}")
+    return 0
+
+
 def _register_vectors(sub: SubParsers) -> None:
     from ualink_ref.vectors import LAYER_MODULES
 
@@ -97,6 +105,16 @@ def _register_vectors(sub: SubParsers) -> None:
         "--max-report", type=int, default=50, metavar="N", help="print at most N mismatches"
     )
     ver.set_defaults(func=_cmd_vectors_verify)
+    exp = vsub.add_parser(
+        "export",
+        help="write the vectors as $readmemh (memh) or CSV files for an HDL testbench",
+        description="Stimulus, expected-response and index files per layer (specs/difftest.md).",
+    )
+    exp.add_argument("--format", required=True, choices=["memh", "csv"])
+    exp.add_argument("--out", required=True, metavar="DIR", help="directory to write into")
+    exp.add_argument("--layer", action="append", choices=list(LAYER_MODULES),
+                     help="only this layer (repeatable; default: all)")
+    exp.set_defaults(func=_cmd_vectors_export)
 
 
 def build_parser() -> argparse.ArgumentParser:
