@@ -50,6 +50,7 @@ def response_line(out: dict[str, int]) -> str:
 
 
 async def settle_and_read(dut: Any) -> dict[str, int]:
+    """Let the combinational logic settle, then read every output of the checker."""
     await Timer(1, "ns")
     return {name: int(getattr(dut, name).value)
             for name in ("crc_ok", "op_ok", "rsvd_ok", "op", "payload", "flit_seq",
