@@ -26,6 +26,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "ualink_ref.sim_cli",
     "ualink_ref.compare.cli",
     "ualink_ref.capture_cli",
+    "ualink_ref.wireshark_cli",
 )
 
 SubParsers = Any  # argparse's _SubParsersAction is private; keep the alias honest
