@@ -29,7 +29,7 @@ from ualink_ref.capture_run import CaptureLink, run_scenario
 from ualink_ref.dissect import DissectedFlit, dissect_records
 from ualink_ref.dl import formats as dlf
 from ualink_ref.dl.crc import crc32
-from ualink_ref.dl.flit import SEGMENT_OFFSETS
+from ualink_ref.dl.flit import SEGMENT_OFFSETS, DLFlit
 from ualink_ref.sim import random_workload
 from ualink_ref.tl.fields import FType
 from ualink_ref.wireshark import plugin_path
@@ -267,3 +267,46 @@ def test_other_user0_traffic_is_left_alone(tmp_path: Path) -> None:
         # Wireshark still lists "ualink" as the layer that passed the frame on.
         assert "user_dlt" in protocols.split(":")
         assert magic == ""
+
+
+EXPERT_WARN = 0x00600000  # Wireshark's PI_WARN (epan/proto.h)
+
+
+def test_dl_messages_agree_and_reserved_bits_warn(tmp_path: Path) -> None:
+    # The committed captures carry no DL message: craft flits that carry every type,
+    # an unknown class, a compressed word and a NoOp with reserved bits set.
+    words = [
+        dlf.TL_RATE_MESSAGE.pack(rate=7),
+        dlf.DEVICE_ID_MESSAGE.pack(response=1, device_id=0xBEEF),
+        dlf.PORT_NUMBER_MESSAGE.pack(response=1, port=3),
+        dlf.CHANNEL_NEGOTIATION_MESSAGE.pack(command=2),
+        dlf.UART_MESSAGE.pack(count=2, data=0x4142),
+        dlf.DL_MESSAGE.pack(mclass=0b0010, mtype=1, body=5),  # unknown class
+        dlf.DL_MESSAGE.pack(compressed=1, body=9),
+        dlf.DL_MESSAGE.pack(body=1 << 22),  # NoOp layout with a reserved bit set
+    ]
+    ints = [int.from_bytes(w, "big") for w in words]
+    flits = [
+        DLFlit(dlf.FlitOp.ACK, ack_req_seq=1, messages=tuple(ints[:5])),
+        DLFlit(dlf.FlitOp.EXPLICIT, flit_seq=1, tl=bytes(128),
+               messages=(ints[5], None, ints[6], ints[7], None)),
+    ]
+    records = [CaptureRecord(f.encode(), slot=i) for i, f in enumerate(flits)]
+    path = tmp_path / "messages.pcap"
+    write_capture(path, records)
+    _, compared, rejected = check_agreement(path)
+    assert rejected == 0 and compared > 40
+    frames = tshark_fields(path)
+    assert len(frames[1]["ualink.dl.msg.mclass"]) == 3
+    assert any(int(s, 0) == EXPERT_WARN for s in frames[1]["severity"])
+    assert not any(int(s, 0) == EXPERT_WARN for s in frames[0]["severity"])
+    assert TSHARK is not None
+    messages = subprocess.run(
+        [TSHARK, "-n", "-X", f"lua_script:{plugin_path()}", "-r", str(path), "-T", "fields",
+         "-E", "aggregator=|", "-e", "_ws.expert.message"],
+        capture_output=True, text=True, check=True, timeout=60).stdout.splitlines()
+    assert messages[0] == ""
+    assert sorted(messages[1].split("|")) == [
+        "dl_message.mclass = 2: not a known value",
+        f"dl_msg_noop.rsvd = {1 << 22}: reserved, must be zero",
+    ]
