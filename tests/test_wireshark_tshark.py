@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import random
 import shutil
 import subprocess
 import zlib
@@ -310,3 +311,41 @@ def test_dl_messages_agree_and_reserved_bits_warn(tmp_path: Path) -> None:
         "dl_message.mclass = 2: not a known value",
         f"dl_msg_noop.rsvd = {1 << 22}: reserved, must be zero",
     ]
+
+
+def _random_flits(rng: random.Random, count: int) -> list[CaptureRecord]:
+    """Records of random flit bytes, every other one with its CRC made good."""
+    out = []
+    for i in range(count):
+        body = bytearray(rng.randbytes(640))
+        if i % 2:
+            body[636:] = zlib.crc32(bytes(body[:636])).to_bytes(4, "big")
+        out.append(CaptureRecord(bytes(body), slot=i, direction=rng.choice(["a_to_b",
+                                                                           "b_to_a"])))
+    return out
+
+
+def test_random_flits_rejected_exactly_as_the_model(tmp_path: Path) -> None:
+    path = tmp_path / "random.pcap"
+    write_capture(path, _random_flits(random.Random(11), 300))
+    records, _, rejected = check_agreement(path)
+    assert records == 300 and rejected >= 150
+
+
+def test_random_records_never_raise_a_lua_error(tmp_path: Path) -> None:
+    from ualink_ref.capture import RawPacket, encode_pcap
+
+    rng = random.Random(12)
+    packets = []
+    for i in range(300):
+        header = bytearray(rng.randbytes(16))
+        header[0] = 0x55  # past the magic check, then anything
+        packets.append(RawPacket(i, bytes(header) + rng.randbytes(
+            rng.choice([0, 1, 100, 640, 680, 1360]))))
+    path = tmp_path / "garbage.pcap"
+    path.write_bytes(encode_pcap(packets))
+    assert TSHARK is not None
+    proc = subprocess.run([TSHARK, "-n", "-X", f"lua_script:{plugin_path()}", "-r", str(path),
+                           "-V"], capture_output=True, text=True, check=True, timeout=120)
+    assert "Lua Error" not in proc.stdout + proc.stderr
+    assert proc.stdout.count("UALink capture record") == 300
