@@ -17,6 +17,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "capture": ("capture", "run two endpoints over a link and write what crosses it as a pcap"),
     "dissect": ("dissect", "print a readable dissection of a capture (pcap / pcapng)"),
     "difftest": ("difftest", "differential fuzzing of your implementation against the model"),
+    "wireshark": ("wireshark", "install the Wireshark dissector for ualink_ref captures"),
 }
 #: The modules that contribute subcommands (``ualink_ref.cli.<name>``).
 COMMAND_MODULES: tuple[str, ...] = tuple(

@@ -75,6 +75,10 @@ class AtomicAETH(AETH):
         """An ATOMIC ACKNOWLEDGE's AETH is always followed by an AtomicAckETH."""
         return AtomicAckETH
 
+    def mysummary(self) -> str:
+        """``AETH syndrome=.. msn=..`` (Scapy's AETH has no summary of its own)."""
+        return self.sprintf("AETH syndrome=%syndrome% msn=%msn%")
+
 
 def _bind() -> None:
     op = {name: value for name, (value, _, _) in RC_OPCODES.items()}
