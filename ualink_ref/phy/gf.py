@@ -61,8 +61,8 @@ def alpha_pow(e: NDArray[np.integer] | int) -> U16:
     return exp[np.mod(e, ORDER)]
 
 
-def _mul_log(a: NDArray[np.integer], b: NDArray[np.integer]) -> U16:
-    """Elementwise product through the log/antilog tables."""
+def mul_log(a: NDArray[np.integer], b: NDArray[np.integer]) -> U16:
+    """Elementwise product through the log/antilog tables (no 2 MiB product table)."""
     exp, log = tables()
     a = np.asarray(a)
     b = np.asarray(b)
@@ -74,7 +74,7 @@ def _mul_log(a: NDArray[np.integer], b: NDArray[np.integer]) -> U16:
 def mul_table() -> U16:
     """The full 1024 x 1024 product table, flattened (2 MiB; one gather per product)."""
     everything = np.arange(Q, dtype=np.int64)
-    table = _mul_log(everything[:, None], everything[None, :]).ravel()
+    table = mul_log(everything[:, None], everything[None, :]).ravel()
     table.setflags(write=False)
     return table
 
@@ -107,6 +107,26 @@ def mul_scalar(a: int, b: int) -> int:
         if a & Q:
             a ^= PRIMITIVE_POLY
     return result
+
+
+#: ``log`` value given to 0 by :func:`int_tables`: any sum involving it indexes a zero.
+LOG_ZERO = 4 * ORDER
+
+
+@cache
+def int_tables() -> tuple[list[int], list[int]]:
+    """``(exp, log)`` as Python lists, for per-codeword work on plain ints.
+
+    ``log[0]`` is :data:`LOG_ZERO` and ``exp`` is zero from index ``2 * ORDER``
+    to ``2 * LOG_ZERO``, so ``exp[log[a] + log[b]]`` is the product of ``a`` and
+    ``b`` with no test for zero, and ``exp[log[a] - log[b] + ORDER]`` is ``a / b``
+    for non-zero ``b``.
+    """
+    exp_np, log_np = tables()
+    exp = [int(v) for v in exp_np] + [0] * (2 * LOG_ZERO + 1 - 2 * ORDER)
+    log = [int(v) for v in log_np]
+    log[0] = LOG_ZERO
+    return exp, log
 
 
 def symbols_to_bytes(symbols: NDArray[np.integer]) -> NDArray[np.uint8]:
