@@ -117,13 +117,15 @@ LOG_ZERO = 4 * ORDER
 def int_tables() -> tuple[list[int], list[int]]:
     """``(exp, log)`` as Python lists, for per-codeword work on plain ints.
 
-    ``log[0]`` is :data:`LOG_ZERO` and ``exp`` is zero from index ``2 * ORDER``
-    to ``2 * LOG_ZERO``, so ``exp[log[a] + log[b]]`` is the product of ``a`` and
-    ``b`` with no test for zero, and ``exp[log[a] - log[b] + ORDER]`` is ``a / b``
-    for non-zero ``b``.
+    ``exp`` repeats with period ORDER up to index ``LOG_ZERO - 1`` (so sums of up
+    to four logarithms need no modulo) and is zero from ``LOG_ZERO`` to
+    ``2 * LOG_ZERO``; ``log[0]`` is :data:`LOG_ZERO`. Hence ``exp[log[a] + log[b]]``
+    is the product of ``a`` and ``b`` with no test for zero, and
+    ``exp[log[a] - log[b] + ORDER]`` is ``a / b`` for non-zero ``b``.
     """
     exp_np, log_np = tables()
-    exp = [int(v) for v in exp_np] + [0] * (2 * LOG_ZERO + 1 - 2 * ORDER)
+    period = [int(v) for v in exp_np[:ORDER]]
+    exp = [period[i % ORDER] for i in range(LOG_ZERO)] + [0] * (LOG_ZERO + 1)
     log = [int(v) for v in log_np]
     log[0] = LOG_ZERO
     return exp, log

@@ -108,6 +108,12 @@ class CodeTables:
         return Gf2ByteTable(_linear_rows(chien_coef))
 
     @cached_property
+    def chien_powers(self) -> NDArray[np.intp]:
+        """``(t+1, n)``: X^-l = alpha^(-l (n-1-i)) for l <= t at every position i (numpy path)."""
+        ls = np.arange(self.t + 1, dtype=np.int64)
+        return gf.alpha_pow(-(ls[:, None] * self._degrees[None, :])).astype(np.intp)
+
+    @cached_property
     def lanes(self) -> NDArray[np.uint64]:
         """``(1024, 8)`` words: row c holds ``c * g_(j+1)`` in 16-bit lane j (compiled path).
 
