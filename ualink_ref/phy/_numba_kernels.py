@@ -230,8 +230,9 @@ def _correct_one(rem, n, t, exp, log, lam, prev, nxt, synd, omega, step, cur, po
             power = _mul(power, xinv, exp, log)
         if den == 0 or num == 0:
             return -1  # value 0 exactly when the numerator is 0 (X and 1/den non-zero)
-        val_out[f] = _mul(_mul(int(exp[e % _ORDER]), num, exp, log),
-                          int(exp[_ORDER - log[den]]), exp, log)
+        val_out[f] = _mul(
+            _mul(int(exp[e % _ORDER]), num, exp, log), int(exp[_ORDER - log[den]]), exp, log
+        )
     return found
 
 
@@ -260,9 +261,7 @@ def correct_symbols(words, table, exp, log, t, rows_out, pos_out, val_out, corre
     for r in range(rows):
         if not _remainder(words[r], table, two_t, regs, rem):
             continue
-        got = _correct_one(
-            rem, n, t, exp, log, lam, prev, nxt, synd, omega, step, cur, pos, val
-        )
+        got = _correct_one(rem, n, t, exp, log, lam, prev, nxt, synd, omega, step, cur, pos, val)
         if got < 0:
             flagged[r] = True
             continue
