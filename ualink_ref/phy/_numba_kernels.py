@@ -272,3 +272,125 @@ def correct_symbols(words, table, exp, log, t, rows_out, pos_out, val_out, corre
             val_out[count] = val[f]
             count += 1
     return count
+
+
+# -- whole flits: bytes in, bytes out, one kernel per call (no numpy bit shuffling) --
+
+
+@njit(cache=True)
+def _symbol_at(row, s):
+    """Symbol ``s`` of an LSB-first packed byte row (always within two bytes)."""
+    bit = 10 * s
+    b = bit >> 3
+    word = np.uint32(row[b]) | (np.uint32(row[b + 1]) << 8)
+    return (word >> (bit & 7)) & 1023
+
+
+@njit(cache=True)
+def _xor_symbol(row, s, value):
+    """XOR ``value`` into symbol ``s`` of a packed byte row."""
+    bit = 10 * s
+    b = bit >> 3
+    word = np.uint32(value) << (bit & 7)
+    row[b] ^= np.uint8(word & 0xFF)
+    row[b + 1] ^= np.uint8((word >> 8) & 0xFF)
+
+
+@njit(cache=True)
+def _lfsr_packed(row, count, table):
+    """:func:`_lfsr` over the first ``count`` symbols of a packed byte row."""
+    w0 = w1 = w2 = w3 = w4 = w5 = w6 = w7 = np.uint64(0)
+    s16 = np.uint64(16)
+    s48 = np.uint64(48)
+    low = np.uint64(0xFFFF)
+    for i in range(count):
+        fb = (np.uint64(_symbol_at(row, i)) ^ w0) & low
+        entry = table[fb]
+        w0 = ((w0 >> s16) | (w1 << s48)) ^ entry[0]
+        w1 = ((w1 >> s16) | (w2 << s48)) ^ entry[1]
+        w2 = ((w2 >> s16) | (w3 << s48)) ^ entry[2]
+        w3 = ((w3 >> s16) | (w4 << s48)) ^ entry[3]
+        w4 = ((w4 >> s16) | (w5 << s48)) ^ entry[4]
+        w5 = ((w5 >> s16) | (w6 << s48)) ^ entry[5]
+        w6 = ((w6 >> s16) | (w7 << s48)) ^ entry[6]
+        w7 = (w7 >> s16) ^ entry[7]
+    return w0, w1, w2, w3, w4, w5, w6, w7
+
+
+@njit(cache=True)
+def encode_wire(chunks, k, two_t, table, out):
+    """Codewords of flit chunks ``(N, chunk)`` into zeroed ``out`` ``(N, codeword bytes)``.
+
+    Message = the chunk's bits then zero spare bits up to 10 k; parity packed
+    from bit 10 k on, exactly as ``flits.encode_flits`` lays it out.
+    """
+    rows, chunk = chunks.shape
+    regs = np.zeros(_WORDS, dtype=np.uint64)
+    parity = np.zeros(two_t, dtype=np.uint16)
+    for r in range(rows):
+        row = out[r]
+        for i in range(chunk):
+            row[i] = chunks[r, i]
+        regs[0], regs[1], regs[2], regs[3], regs[4], regs[5], regs[6], regs[7] = _lfsr_packed(
+            row, k, table
+        )
+        _unpack_lanes(regs, two_t, parity)
+        for j in range(two_t):
+            _xor_symbol(row, k + j, parity[j])
+
+
+@njit(cache=True)
+def decode_wire(cw, k, two_t, chunk, table, exp, log, corrected, flagged):
+    """Correct packed codewords ``cw`` ``(N, codeword bytes)`` in place, as ``decode_flits``.
+
+    A codeword is flagged (and left exactly as received) when it is
+    uncorrectable or when its spare bits (chunk * 8 .. 10 k - 1) are non-zero
+    after correction; otherwise its corrections are applied and counted.
+    """
+    rows = cw.shape[0]
+    t = two_t // 2
+    n = k + two_t
+    regs = np.zeros(_WORDS, dtype=np.uint64)
+    rem = np.zeros(two_t, dtype=np.int64)
+    lam = np.zeros(two_t + 1, dtype=np.int64)
+    prev = np.zeros(two_t + 1, dtype=np.int64)
+    nxt = np.zeros(two_t + 1, dtype=np.int64)
+    synd = np.zeros(two_t, dtype=np.int64)
+    omega = np.zeros(t, dtype=np.int64)
+    step = np.zeros(t, dtype=np.int64)
+    cur = np.zeros(t, dtype=np.int64)
+    pos = np.zeros(t, dtype=np.int64)
+    val = np.zeros(t, dtype=np.int64)
+    spare_end = 10 * k  # first bit after the spare bits
+    for r in range(rows):
+        row = cw[r]
+        regs[0], regs[1], regs[2], regs[3], regs[4], regs[5], regs[6], regs[7] = _lfsr_packed(
+            row, k, table
+        )
+        _unpack_lanes(regs, two_t, rem)
+        nonzero = False
+        for j in range(two_t):
+            rem[j] ^= _symbol_at(row, k + j)
+            if rem[j] != 0:
+                nonzero = True
+        got = 0
+        if nonzero:
+            got = _correct_one(
+                rem, n, t, exp, log, lam, prev, nxt, synd, omega, step, cur, pos, val
+            )
+            if got < 0:
+                flagged[r] = True
+                continue
+            for f in range(got):
+                _xor_symbol(row, pos[f], val[f])
+        spare = False
+        for bit in range(chunk * 8, spare_end):
+            if (row[bit >> 3] >> (bit & 7)) & 1:
+                spare = True
+                break
+        if spare:
+            for f in range(got):  # undo: the codeword goes on exactly as received
+                _xor_symbol(row, pos[f], val[f])
+            flagged[r] = True
+            continue
+        corrected[r] = got

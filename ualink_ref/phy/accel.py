@@ -2,8 +2,8 @@
 
 The compiled path is used automatically when numba imports, unless the
 environment variable ``UALINK_REF_NO_NUMBA`` is set to a non-empty value other
-than ``0`` (read on every call, so it also works when set after import), or a
-caller turned it off with :func:`use_compiled`. Both engines give identical
+than ``0`` (read once, at the first FEC call of the process), or a caller
+turned it off with :func:`use_compiled`. Both engines give identical
 results; numpy is the always-available fallback.
 
 Nothing here imports numba at module import: the first FEC call does, and
@@ -36,13 +36,20 @@ def _load() -> ModuleType | None:
 
 
 def env_disabled() -> bool:
-    """True when ``UALINK_REF_NO_NUMBA`` asks for the numpy path."""
+    """True when ``UALINK_REF_NO_NUMBA`` asks for the numpy path (read now)."""
     return os.environ.get(ENV_VAR, "") not in ("", "0")
+
+
+_env_off: list[bool] = []
 
 
 def kernels() -> ModuleType | None:
     """The compiled kernel module, or None when the numpy path must run."""
-    if _override[0] is False or env_disabled():
+    if _override[0] is False:
+        return None
+    if not _env_off:
+        _env_off.append(env_disabled())  # once per process: this runs on every FEC call
+    if _env_off[0]:
         return None
     return _load()
 
