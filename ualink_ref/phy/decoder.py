@@ -108,22 +108,25 @@ def berlekamp_massey_ints(synd: list[int]) -> tuple[list[int], int]:
     # register length: terms beyond it are zero (tested against the batched form).
     for r in range(two_t):
         disc = 0
-        for i in range(min(r, length) + 1):
-            disc ^= exp[log[lam[i]] + log_s[r - i]]
+        for a, log_sv in zip(lam[: min(r, length) + 1], log_s[r::-1], strict=False):
+            disc ^= exp[log[a] + log_sv]
         if not disc:
-            shifted_b = [0, *shifted_b[:-1]]
+            shifted_b.insert(0, 0)  # x^m B: one more power of x
+            shifted_b.pop()
             continue
         swap = 2 * length <= r
         top = (r + 1 - length if swap else length) + 1
         log_coef = log[disc] - log_last + order
-        head = [a ^ exp[log_coef + log[b]] for a, b in zip(lam[:top], shifted_b[:top], strict=True)]
+        pairs = zip(lam[:top], shifted_b[:top], strict=True)
+        head = [a ^ exp[log_coef + log[b]] for a, b in pairs]
         if swap:
             shifted_b = [0, *lam[:-1]]
             length = r + 1 - length
             log_last = log[disc]
         else:
-            shifted_b = [0, *shifted_b[:-1]]
-        lam = head + lam[top:]
+            shifted_b.insert(0, 0)
+            shifted_b.pop()
+        lam[:top] = head
     return lam, length
 
 
@@ -142,15 +145,21 @@ def forney_ints(
         for j in range(m + 1):
             acc ^= exp[log[lam[j]] + log[synd[m - j]]]
         omega[m] = acc
-    deriv = [lam[d + 1] if d % 2 == 0 else 0 for d in range(t)]
+    # Lambda'(x) = sum of the odd terms lam[2i+1] x^(2i): a polynomial in x^2.
+    odd = lam[1 : t + 1 : 2]
+    top_num = max((d for d in range(t) if omega[d]), default=0)
+    rev_omega = omega[top_num::-1]
+    rev_odd = odd[::-1]
     values = []
     for pos in positions:
         log_x = n - 1 - pos
         log_xinv = (gf.ORDER - log_x) % gf.ORDER
+        log_xinv2 = 2 * log_xinv % gf.ORDER
         num = den = 0
-        for d in range(t - 1, -1, -1):  # Horner at X^-1
-            num = exp[log[num] + log_xinv] ^ omega[d]
-            den = exp[log[den] + log_xinv] ^ deriv[d]
+        for c in rev_omega:  # Horner at X^-1, highest degree first
+            num = exp[log[num] + log_xinv] ^ c
+        for c in rev_odd:  # Horner at X^-2
+            den = exp[log[den] + log_xinv2] ^ c
         if den == 0 or num == 0:
             return None
         values.append(exp[log_x + log[num] - log[den] + gf.ORDER])
@@ -170,8 +179,11 @@ def _evaluate(coefs: NDArray[np.uint16], log_x: NDArray[np.int64]) -> NDArray[np
 def _chien_roots_few(tables: CodeTables, lam: NDArray[np.uint16]) -> NDArray[np.bool_]:
     """:func:`_chien_roots` for a few rows: one product-table gather, no bit packing."""
     t = tables.t
-    index = (lam[:, : t + 1, None].astype(np.intp) << gf.M) | tables.chien_powers[None, :, :]
-    values = np.bitwise_xor.reduce(np.take(gf.mul_table(), index), axis=1)
+    # log(lam_l) + log(X^-l), through the 16 KB log/antilog pair (zero-safe), not the
+    # 2 MiB product table: a few thousand scattered reads stay in cache.
+    exp, log = gf.int_arrays()
+    index = np.take(log, lam[:, : t + 1])[:, :, None] + tables.chien_powers[None, :, :]
+    values = np.bitwise_xor.reduce(np.take(exp, index), axis=1)
     roots: NDArray[np.bool_] = values == 0
     return roots
 
@@ -198,11 +210,16 @@ def correct(tables: CodeTables, codewords: NDArray[np.uint8]) -> Corrections:
     if bad.size == 0:
         empty = np.zeros(0, dtype=np.intp)
         return Corrections(empty, empty, np.zeros(0, np.uint16), corrected, uncorrectable)
+    if bad.size <= SCALAR_LIMIT:
+        # Syndromes straight from the packed words as Python ints (10 bits each, LSB first).
+        rows = [
+            int.from_bytes(words.tobytes(), "little") for words in synd_words[bad].astype("<u8")
+        ]
+        synd_rows = [[(v >> (gf.M * j)) & gf.ORDER for j in range(2 * t)] for v in rows]
+        return _correct_few(tables, bad, synd_rows, corrected, uncorrectable)
     synd = gf.bytes_to_symbols(
         tables.syndrome.words_to_bytes(synd_words[bad], -(-2 * t * gf.M // 8)), 2 * t
     )
-    if bad.size <= SCALAR_LIMIT:
-        return _correct_few(tables, bad, synd, corrected, uncorrectable)
     lam, length = berlekamp_massey(synd)
     fail = length > t
     # Chien search: Lambda at X^-1 for every symbol position, as one linear map.
@@ -233,13 +250,12 @@ def correct(tables: CodeTables, codewords: NDArray[np.uint8]) -> Corrections:
 def _correct_few(
     tables: CodeTables,
     bad: NDArray[np.intp],
-    synd: NDArray[np.uint16],
+    synd_rows: list[list[int]],
     corrected: NDArray[np.int64],
     uncorrectable: NDArray[np.bool_],
 ) -> Corrections:
     """:func:`correct` for a few bad codewords: BM and Forney per codeword on Python ints."""
     n, t = tables.n, tables.t
-    synd_rows = synd.tolist()
     found = [berlekamp_massey_ints(row) for row in synd_rows]
     lam = np.array([lam for lam, _ in found], dtype=np.uint16)
     roots = _chien_roots_few(tables, lam)

@@ -131,6 +131,17 @@ def int_tables() -> tuple[list[int], list[int]]:
     return exp, log
 
 
+@cache
+def int_arrays() -> tuple[U16, NDArray[np.intp]]:
+    """:func:`int_tables` as numpy arrays (``exp`` uint16, ``log`` intp), for gathers."""
+    exp, log = int_tables()
+    exp_arr = np.array(exp, dtype=np.uint16)
+    log_arr = np.array(log, dtype=np.intp)
+    exp_arr.setflags(write=False)
+    log_arr.setflags(write=False)
+    return exp_arr, log_arr
+
+
 def symbols_to_bytes(symbols: NDArray[np.integer]) -> NDArray[np.uint8]:
     """Pack ``(..., m)`` symbols into ``(..., ceil(10 m / 8))`` bytes, LSB first.
 

@@ -109,9 +109,9 @@ class CodeTables:
 
     @cached_property
     def chien_powers(self) -> NDArray[np.intp]:
-        """``(t+1, n)``: X^-l = alpha^(-l (n-1-i)) for l <= t at every position i (numpy path)."""
+        """``(t+1, n)``: log X^-l = -l (n-1-i) mod 1023 for l <= t at every position i."""
         ls = np.arange(self.t + 1, dtype=np.int64)
-        return gf.alpha_pow(-(ls[:, None] * self._degrees[None, :])).astype(np.intp)
+        return np.mod(-(ls[:, None] * self._degrees[None, :]), gf.ORDER).astype(np.intp)
 
     @cached_property
     def lanes(self) -> NDArray[np.uint64]:
