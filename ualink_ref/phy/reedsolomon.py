@@ -111,7 +111,8 @@ class CodeTables:
     def chien_powers(self) -> NDArray[np.intp]:
         """``(t+1, n)``: log X^-l = -l (n-1-i) mod 1023 for l <= t at every position i."""
         ls = np.arange(self.t + 1, dtype=np.int64)
-        return np.mod(-(ls[:, None] * self._degrees[None, :]), gf.ORDER).astype(np.intp)
+        powers: NDArray[np.intp] = np.mod(-(ls[:, None] * self._degrees[None, :]), gf.ORDER)
+        return powers.astype(np.intp)
 
     @cached_property
     def lanes(self) -> NDArray[np.uint64]:
