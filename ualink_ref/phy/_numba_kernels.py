@@ -78,16 +78,66 @@ def _lfsr(word, count, table):
     low = np.uint64(0xFFFF)
     for i in range(count):
         fb = (np.uint64(word[i]) ^ w0) & low
-        row = table[fb]
-        w0 = ((w0 >> s16) | (w1 << s48)) ^ row[0]
-        w1 = ((w1 >> s16) | (w2 << s48)) ^ row[1]
-        w2 = ((w2 >> s16) | (w3 << s48)) ^ row[2]
-        w3 = ((w3 >> s16) | (w4 << s48)) ^ row[3]
-        w4 = ((w4 >> s16) | (w5 << s48)) ^ row[4]
-        w5 = ((w5 >> s16) | (w6 << s48)) ^ row[5]
-        w6 = ((w6 >> s16) | (w7 << s48)) ^ row[6]
-        w7 = (w7 >> s16) ^ row[7]
+        # Scalar 2-D indexing: no per-symbol array view of the table row.
+        w0 = ((w0 >> s16) | (w1 << s48)) ^ table[fb, 0]
+        w1 = ((w1 >> s16) | (w2 << s48)) ^ table[fb, 1]
+        w2 = ((w2 >> s16) | (w3 << s48)) ^ table[fb, 2]
+        w3 = ((w3 >> s16) | (w4 << s48)) ^ table[fb, 3]
+        w4 = ((w4 >> s16) | (w5 << s48)) ^ table[fb, 4]
+        w5 = ((w5 >> s16) | (w6 << s48)) ^ table[fb, 5]
+        w6 = ((w6 >> s16) | (w7 << s48)) ^ table[fb, 6]
+        w7 = (w7 >> s16) ^ table[fb, 7]
     return w0, w1, w2, w3, w4, w5, w6, w7
+
+
+@njit(cache=True)
+def _lfsr_pair(a, b, count, table):
+    """:func:`_lfsr` on two words at once (two dependency chains interleave)."""
+    w0 = w1 = w2 = w3 = w4 = w5 = w6 = w7 = np.uint64(0)
+    v0 = v1 = v2 = v3 = v4 = v5 = v6 = v7 = np.uint64(0)
+    s16 = np.uint64(16)
+    s48 = np.uint64(48)
+    low = np.uint64(0xFFFF)
+    for i in range(count):
+        f = (np.uint64(a[i]) ^ w0) & low
+        g = (np.uint64(b[i]) ^ v0) & low
+        w0 = ((w0 >> s16) | (w1 << s48)) ^ table[f, 0]
+        v0 = ((v0 >> s16) | (v1 << s48)) ^ table[g, 0]
+        w1 = ((w1 >> s16) | (w2 << s48)) ^ table[f, 1]
+        v1 = ((v1 >> s16) | (v2 << s48)) ^ table[g, 1]
+        w2 = ((w2 >> s16) | (w3 << s48)) ^ table[f, 2]
+        v2 = ((v2 >> s16) | (v3 << s48)) ^ table[g, 2]
+        w3 = ((w3 >> s16) | (w4 << s48)) ^ table[f, 3]
+        v3 = ((v3 >> s16) | (v4 << s48)) ^ table[g, 3]
+        w4 = ((w4 >> s16) | (w5 << s48)) ^ table[f, 4]
+        v4 = ((v4 >> s16) | (v5 << s48)) ^ table[g, 4]
+        w5 = ((w5 >> s16) | (w6 << s48)) ^ table[f, 5]
+        v5 = ((v5 >> s16) | (v6 << s48)) ^ table[g, 5]
+        w6 = ((w6 >> s16) | (w7 << s48)) ^ table[f, 6]
+        v6 = ((v6 >> s16) | (v7 << s48)) ^ table[g, 6]
+        w7 = (w7 >> s16) ^ table[f, 7]
+        v7 = (v7 >> s16) ^ table[g, 7]
+    return w0, w1, w2, w3, w4, w5, w6, w7, v0, v1, v2, v3, v4, v5, v6, v7
+
+
+@njit(cache=True)
+def _registers(words, count, table, regs):
+    """Shift-register state after the first ``count`` symbols of every row, into ``regs`` (N, 8)."""
+    rows = words.shape[0]
+    r = 0
+    while r + 1 < rows:  # two independent registers per loop: twice the work per latency
+        (
+            regs[r, 0], regs[r, 1], regs[r, 2], regs[r, 3],
+            regs[r, 4], regs[r, 5], regs[r, 6], regs[r, 7],
+            regs[r + 1, 0], regs[r + 1, 1], regs[r + 1, 2], regs[r + 1, 3],
+            regs[r + 1, 4], regs[r + 1, 5], regs[r + 1, 6], regs[r + 1, 7],
+        ) = _lfsr_pair(words[r], words[r + 1], count, table)  # fmt: skip
+        r += 2
+    if r < rows:
+        (
+            regs[r, 0], regs[r, 1], regs[r, 2], regs[r, 3],
+            regs[r, 4], regs[r, 5], regs[r, 6], regs[r, 7],
+        ) = _lfsr(words[r], count, table)  # fmt: skip
 
 
 @njit(cache=True)
@@ -104,27 +154,23 @@ def encode_into(msgs, table, two_t, out):
     The parity is m(x) x^(2t) mod g(x), computed by :func:`_lfsr`.
     """
     rows, k = msgs.shape
-    regs = np.zeros(_WORDS, dtype=np.uint64)
+    regs = np.empty((rows, _WORDS), dtype=np.uint64)
+    _registers(msgs, k, table, regs)
     for r in range(rows):
-        regs[0], regs[1], regs[2], regs[3], regs[4], regs[5], regs[6], regs[7] = _lfsr(
-            msgs[r], k, table
-        )
         for i in range(k):
             out[r, i] = msgs[r, i]
-        _unpack_lanes(regs, two_t, out[r, k:])
+        _unpack_lanes(regs[r], two_t, out[r, k:])
 
 
 @njit(cache=True)
-def _remainder(word, table, two_t, regs, rem):
+def _remainder(word, two_t, regs, rem):
     """r(x) mod g(x) of one received word into ``rem`` (2t, high degree first).
 
     r(x) = high(x) x^(2t) + low(x), so the remainder is the encoder's parity of
-    the first n - 2t symbols XOR the last 2t. Returns True if it is non-zero.
+    the first n - 2t symbols (``regs``, from :func:`_registers`) XOR the last 2t.
+    Returns True if it is non-zero.
     """
     n = word.shape[0]
-    regs[0], regs[1], regs[2], regs[3], regs[4], regs[5], regs[6], regs[7] = _lfsr(
-        word, n - two_t, table
-    )
     _unpack_lanes(regs, two_t, rem)
     nonzero = False
     for j in range(two_t):
@@ -246,7 +292,8 @@ def correct_symbols(words, table, exp, log, t, rows_out, pos_out, val_out, corre
     """
     rows, n = words.shape
     two_t = 2 * t
-    regs = np.zeros(_WORDS, dtype=np.uint64)
+    regs = np.empty((rows, _WORDS), dtype=np.uint64)
+    _registers(words, n - two_t, table, regs)
     rem = np.zeros(two_t, dtype=np.int64)
     step = np.zeros(t, dtype=np.int64)
     cur = np.zeros(t, dtype=np.int64)
@@ -259,7 +306,7 @@ def correct_symbols(words, table, exp, log, t, rows_out, pos_out, val_out, corre
     val = np.zeros(t, dtype=np.int64)
     count = 0
     for r in range(rows):
-        if not _remainder(words[r], table, two_t, regs, rem):
+        if not _remainder(words[r], two_t, regs[r], rem):
             continue
         got = _correct_one(rem, n, t, exp, log, lam, prev, nxt, synd, omega, step, cur, pos, val)
         if got < 0:
@@ -305,16 +352,65 @@ def _lfsr_packed(row, count, table):
     low = np.uint64(0xFFFF)
     for i in range(count):
         fb = (np.uint64(_symbol_at(row, i)) ^ w0) & low
-        entry = table[fb]
-        w0 = ((w0 >> s16) | (w1 << s48)) ^ entry[0]
-        w1 = ((w1 >> s16) | (w2 << s48)) ^ entry[1]
-        w2 = ((w2 >> s16) | (w3 << s48)) ^ entry[2]
-        w3 = ((w3 >> s16) | (w4 << s48)) ^ entry[3]
-        w4 = ((w4 >> s16) | (w5 << s48)) ^ entry[4]
-        w5 = ((w5 >> s16) | (w6 << s48)) ^ entry[5]
-        w6 = ((w6 >> s16) | (w7 << s48)) ^ entry[6]
-        w7 = (w7 >> s16) ^ entry[7]
+        w0 = ((w0 >> s16) | (w1 << s48)) ^ table[fb, 0]
+        w1 = ((w1 >> s16) | (w2 << s48)) ^ table[fb, 1]
+        w2 = ((w2 >> s16) | (w3 << s48)) ^ table[fb, 2]
+        w3 = ((w3 >> s16) | (w4 << s48)) ^ table[fb, 3]
+        w4 = ((w4 >> s16) | (w5 << s48)) ^ table[fb, 4]
+        w5 = ((w5 >> s16) | (w6 << s48)) ^ table[fb, 5]
+        w6 = ((w6 >> s16) | (w7 << s48)) ^ table[fb, 6]
+        w7 = (w7 >> s16) ^ table[fb, 7]
     return w0, w1, w2, w3, w4, w5, w6, w7
+
+
+@njit(cache=True)
+def _lfsr_pair_packed(a, b, count, table):
+    """:func:`_lfsr_pair` over packed byte rows."""
+    w0 = w1 = w2 = w3 = w4 = w5 = w6 = w7 = np.uint64(0)
+    v0 = v1 = v2 = v3 = v4 = v5 = v6 = v7 = np.uint64(0)
+    s16 = np.uint64(16)
+    s48 = np.uint64(48)
+    low = np.uint64(0xFFFF)
+    for i in range(count):
+        f = (np.uint64(_symbol_at(a, i)) ^ w0) & low
+        g = (np.uint64(_symbol_at(b, i)) ^ v0) & low
+        w0 = ((w0 >> s16) | (w1 << s48)) ^ table[f, 0]
+        v0 = ((v0 >> s16) | (v1 << s48)) ^ table[g, 0]
+        w1 = ((w1 >> s16) | (w2 << s48)) ^ table[f, 1]
+        v1 = ((v1 >> s16) | (v2 << s48)) ^ table[g, 1]
+        w2 = ((w2 >> s16) | (w3 << s48)) ^ table[f, 2]
+        v2 = ((v2 >> s16) | (v3 << s48)) ^ table[g, 2]
+        w3 = ((w3 >> s16) | (w4 << s48)) ^ table[f, 3]
+        v3 = ((v3 >> s16) | (v4 << s48)) ^ table[g, 3]
+        w4 = ((w4 >> s16) | (w5 << s48)) ^ table[f, 4]
+        v4 = ((v4 >> s16) | (v5 << s48)) ^ table[g, 4]
+        w5 = ((w5 >> s16) | (w6 << s48)) ^ table[f, 5]
+        v5 = ((v5 >> s16) | (v6 << s48)) ^ table[g, 5]
+        w6 = ((w6 >> s16) | (w7 << s48)) ^ table[f, 6]
+        v6 = ((v6 >> s16) | (v7 << s48)) ^ table[g, 6]
+        w7 = (w7 >> s16) ^ table[f, 7]
+        v7 = (v7 >> s16) ^ table[g, 7]
+    return w0, w1, w2, w3, w4, w5, w6, w7, v0, v1, v2, v3, v4, v5, v6, v7
+
+
+@njit(cache=True)
+def _registers_packed(words, count, table, regs):
+    """:func:`_registers` over packed byte rows."""
+    rows = words.shape[0]
+    r = 0
+    while r + 1 < rows:  # two independent registers per loop: twice the work per latency
+        (
+            regs[r, 0], regs[r, 1], regs[r, 2], regs[r, 3],
+            regs[r, 4], regs[r, 5], regs[r, 6], regs[r, 7],
+            regs[r + 1, 0], regs[r + 1, 1], regs[r + 1, 2], regs[r + 1, 3],
+            regs[r + 1, 4], regs[r + 1, 5], regs[r + 1, 6], regs[r + 1, 7],
+        ) = _lfsr_pair_packed(words[r], words[r + 1], count, table)  # fmt: skip
+        r += 2
+    if r < rows:
+        (
+            regs[r, 0], regs[r, 1], regs[r, 2], regs[r, 3],
+            regs[r, 4], regs[r, 5], regs[r, 6], regs[r, 7],
+        ) = _lfsr_packed(words[r], count, table)  # fmt: skip
 
 
 @njit(cache=True)
@@ -325,18 +421,16 @@ def encode_wire(chunks, k, two_t, table, out):
     from bit 10 k on, exactly as ``flits.encode_flits`` lays it out.
     """
     rows, chunk = chunks.shape
-    regs = np.zeros(_WORDS, dtype=np.uint64)
+    for r in range(rows):
+        for i in range(chunk):
+            out[r, i] = chunks[r, i]
+    regs = np.empty((rows, _WORDS), dtype=np.uint64)
+    _registers_packed(out, k, table, regs)
     parity = np.zeros(two_t, dtype=np.uint16)
     for r in range(rows):
-        row = out[r]
-        for i in range(chunk):
-            row[i] = chunks[r, i]
-        regs[0], regs[1], regs[2], regs[3], regs[4], regs[5], regs[6], regs[7] = _lfsr_packed(
-            row, k, table
-        )
-        _unpack_lanes(regs, two_t, parity)
+        _unpack_lanes(regs[r], two_t, parity)
         for j in range(two_t):
-            _xor_symbol(row, k + j, parity[j])
+            _xor_symbol(out[r], k + j, parity[j])
 
 
 @njit(cache=True)
@@ -350,7 +444,8 @@ def decode_wire(cw, k, two_t, chunk, table, exp, log, corrected, flagged):
     rows = cw.shape[0]
     t = two_t // 2
     n = k + two_t
-    regs = np.zeros(_WORDS, dtype=np.uint64)
+    regs = np.empty((rows, _WORDS), dtype=np.uint64)
+    _registers_packed(cw, k, table, regs)
     rem = np.zeros(two_t, dtype=np.int64)
     lam = np.zeros(two_t + 1, dtype=np.int64)
     prev = np.zeros(two_t + 1, dtype=np.int64)
@@ -364,10 +459,7 @@ def decode_wire(cw, k, two_t, chunk, table, exp, log, corrected, flagged):
     spare_end = 10 * k  # first bit after the spare bits
     for r in range(rows):
         row = cw[r]
-        regs[0], regs[1], regs[2], regs[3], regs[4], regs[5], regs[6], regs[7] = _lfsr_packed(
-            row, k, table
-        )
-        _unpack_lanes(regs, two_t, rem)
+        _unpack_lanes(regs[r], two_t, rem)
         nonzero = False
         for j in range(two_t):
             rem[j] ^= _symbol_at(row, k + j)
