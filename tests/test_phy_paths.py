@@ -100,7 +100,7 @@ def test_uncorrectable_verdicts_agree(code: ReedSolomonCode, name: str) -> None:
     rng = np.random.default_rng(77)
     counts = np.repeat(np.arange(code.t + 1, 2 * code.t + 3), 6)
     _, received = _corrupt(code, rng, counts)
-    garbage = rng.integers(0, 1024, (40, code.n)).astype(np.uint16)
+    garbage = rng.integers(0, 1024, (300, code.n)).astype(np.uint16)
     for words, note in ((received, "t+1.. errors"), (garbage, "random words")):
         result = _assert_engines_agree(code, words, note)
         assert result.uncorrectable.sum() >= len(words) - 1

@@ -195,15 +195,24 @@ def _correct_one(rem, n, t, exp, log, lam, prev, nxt, synd, omega, step, cur, po
     when the word is uncorrectable (the same rules as the numpy decoder).
     """
     two_t = 2 * t
-    # Syndromes S_j = R(alpha^j); rem[m] is the coefficient of x^(2t-1-m).
-    for j in range(two_t):  # Horner: multiply by alpha^j is one log step, no modulo
-        s = 0
-        for m in range(two_t):
-            if s != 0:
-                s = int(exp[log[s] + j])
-            s ^= int(rem[m])
-        synd[j] = s
+    # Syndromes S_j = R(alpha^j); rem[m] is the coefficient of x^(2t-1-m). Term by
+    # term, so the 2t sums are independent (no chain of dependent table reads).
+    for j in range(two_t):
+        synd[j] = 0
+    for m in range(two_t):
+        c = rem[m]
+        if c == 0:
+            continue
+        e = two_t - 1 - m  # log of alpha^(j e) grows by e per j
+        idx = int(log[c])
+        for j in range(two_t):
+            synd[j] ^= exp[idx]
+            idx += e
+            if idx >= _ORDER:
+                idx -= _ORDER
     # Berlekamp–Massey, step for step as decoder.berlekamp_massey (prev holds x^m B(x)).
+    # The discrepancy stops at the register length (deg Lambda <= L, Massey 1969; as
+    # berlekamp_massey_ints, tested against the batched form on arbitrary syndromes).
     for i in range(two_t + 1):
         lam[i] = 0
         prev[i] = 0
@@ -213,17 +222,21 @@ def _correct_one(rem, n, t, exp, log, lam, prev, nxt, synd, omega, step, cur, po
     last_d = 1
     for r in range(two_t):
         disc = 0
-        for i in range(r + 1):
+        for i in range(min(r, length) + 1):
             disc ^= _mul(lam[i], synd[r - i], exp, log)
         swap = disc != 0 and 2 * length <= r
+        # At step r: deg Lambda <= r, deg x^m B <= r + 1, so the new x^m B has degree
+        # <= r + 2 (dropped past x^2t, like the batched form).
+        top = r + 2  # coefficients of Lambda that can change
+        shift = r + 2 if r + 2 < two_t else two_t
         nxt[0] = 0
-        for i in range(two_t):
+        for i in range(shift):
             nxt[i + 1] = lam[i] if swap else prev[i]
         if disc != 0:
             coef = int(exp[log[disc] + _ORDER - log[last_d]])
-            for i in range(two_t + 1):
+            for i in range(top):
                 lam[i] ^= _mul(coef, prev[i], exp, log)
-        for i in range(two_t + 1):
+        for i in range(shift + 1):
             prev[i] = nxt[i]
         if swap:
             length = r + 1 - length
