@@ -142,43 +142,59 @@ def int_arrays() -> tuple[U16, NDArray[np.intp]]:
     return exp_arr, log_arr
 
 
+@cache
+def _pack_plan(m: int) -> tuple[NDArray[np.intp], NDArray[np.intp], U16, U16]:
+    """For m symbols: per output byte, its low symbol, that symbol + 1, and the two shifts."""
+    nbytes = -(-m * M // 8)
+    first_bit = 8 * np.arange(nbytes, dtype=np.intp)
+    low = first_bit // M
+    right = (first_bit - M * low).astype(np.uint16)  # 0, 2, 4, 6 or 8
+    return low, low + 1, right, (M - right).astype(np.uint16)
+
+
+@cache
+def _unpack_plan(m: int) -> tuple[NDArray[np.intp], U16, int]:
+    """For m symbols: the byte pair holding each symbol (interleaved), its shift, bytes needed."""
+    first_bit = M * np.arange(m, dtype=np.intp)
+    byte = first_bit >> 3
+    pairs = np.stack([byte, byte + 1], axis=-1).ravel()
+    return pairs, (first_bit & 7).astype(np.uint16), -(-m * M // 8)
+
+
 def symbols_to_bytes(symbols: NDArray[np.integer]) -> NDArray[np.uint8]:
     """Pack ``(..., m)`` symbols into ``(..., ceil(10 m / 8))`` bytes, LSB first.
 
-    Four symbols make exactly five bytes, so groups of four are assembled in a
-    64-bit word and its low five bytes taken: no per-bit work.
+    Each output byte takes its bits from at most two consecutive symbols (a
+    byte is 8 bits, a symbol 10), so it is one gather of each plus shifts, with
+    the shifts and indices precomputed per m.
     """
-    sym = np.asarray(symbols, dtype=np.uint64)
-    lead = sym.shape[:-1]
+    sym = np.asarray(symbols)
     m = sym.shape[-1]
-    groups = -(-m // 4)
-    padded = np.zeros((*lead, groups * 4), dtype=np.uint64)
+    low, high, right, left = _pack_plan(m)
+    padded = np.zeros((*sym.shape[:-1], m + 1), dtype=np.uint16)  # symbol m reads as 0
     padded[..., :m] = sym
-    quad = padded.reshape(*lead, groups, 4)
-    words = quad[..., 0] | (quad[..., 1] << 10) | (quad[..., 2] << 20) | (quad[..., 3] << 30)
-    raw = words.astype("<u8").view(np.uint8).reshape(*lead, groups, 8)[..., :5]
-    return np.ascontiguousarray(raw.reshape(*lead, groups * 5)[..., : -(-m * M // 8)])
+    # uint16 arithmetic wraps above bit 15; only the low 8 bits are kept anyway.
+    out = (padded[..., low] >> right) | (padded[..., high] << left)
+    return out.astype(np.uint8)
 
 
 def bytes_to_symbols(data: NDArray[np.uint8], m: int) -> U16:
     """Unpack ``(..., nbytes)`` LSB-first bytes into ``(..., m)`` 10-bit symbols.
 
-    Bits past ``10 m`` are ignored; missing bytes read as zero.
+    Bits past ``10 m`` are ignored; missing bytes read as zero. A symbol starts
+    at an even bit of a byte and so lies within two bytes: one gather of the
+    byte pairs, viewed as little-endian 16-bit words, one shift and one mask.
     """
     raw = np.asarray(data, dtype=np.uint8)
-    lead = raw.shape[:-1]
-    groups = -(-m // 4)
-    take = min(raw.shape[-1], groups * 5)
-    padded = np.zeros((*lead, groups * 5), dtype=np.uint8)
-    padded[..., :take] = raw[..., :take]
-    buf = np.zeros((*lead, groups, 8), dtype=np.uint8)
-    buf[..., :5] = padded.reshape(*lead, groups, 5)
-    words = buf.view("<u8")[..., 0]
-    mask = np.uint64(ORDER)
-    out = np.stack([(words >> np.uint64(s)) & mask for s in (0, 10, 20, 30)], axis=-1).reshape(
-        *lead, groups * 4
-    )
-    return np.ascontiguousarray(out[..., :m].astype(np.uint16))
+    pairs, shift, need = _unpack_plan(m)
+    if raw.shape[-1] < need + 1:  # the last pair may reach one byte past the data
+        padded = np.zeros((*raw.shape[:-1], need + 1), dtype=np.uint8)
+        take = min(raw.shape[-1], need)
+        padded[..., :take] = raw[..., :take]
+        raw = padded
+    words = np.ascontiguousarray(raw[..., pairs]).view("<u2")
+    out: U16 = (words >> shift) & np.uint16(ORDER)
+    return out.astype(np.uint16, copy=False)
 
 
 def symbol_bits(symbols: NDArray[np.integer]) -> NDArray[np.uint8]:
