@@ -82,7 +82,7 @@ def reedsolo_job(op: str, errors: int, d: Data) -> Callable[[], Any]:
     return lambda: [RS.decode(w) for w in words]
 
 
-def per_call(job: Callable[[], Any], min_seconds: float = 0.002) -> float:
+def per_call(job: Callable[[], Any], min_seconds: float = 0.005) -> float:
     """Seconds per call of ``job``, from a loop long enough for the timer (one round)."""
     reps = 1
     while True:
@@ -95,10 +95,17 @@ def per_call(job: Callable[[], Any], min_seconds: float = 0.002) -> float:
         reps *= 4
 
 
-def interleaved(jobs: dict[str, Callable[[], float]], rounds: int) -> dict[str, float]:
-    """Median over ``rounds`` of each timing function, rounds interleaved across jobs."""
+def interleaved(
+    jobs: dict[str, Callable[[], float]], rounds: int, stat: str = "median"
+) -> dict[str, float]:
+    """``stat`` ("median" or "min") over ``rounds`` of each timing, rounds interleaved across jobs.
+
+    The minimum is the less load-sensitive figure on a shared machine (each side's
+    least-disturbed round); the median is the default.
+    """
     samples: dict[str, list[float]] = {name: [] for name in jobs}
     for _ in range(rounds):
         for name, timing in jobs.items():
             samples[name].append(timing())
-    return {name: statistics.median(values) for name, values in samples.items()}
+    pick = min if stat == "min" else statistics.median
+    return {name: pick(values) for name, values in samples.items()}

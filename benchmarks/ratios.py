@@ -36,6 +36,9 @@ from fec_cases import (
 
 from ualink_ref.phy import KP4, decode_flits, encode_flits
 
+#: The statistic over rounds ("median" or "min"), set from the command line.
+STAT = ["median"]
+
 
 def _warm(d: Data) -> None:
     for enter in paths().values():
@@ -61,7 +64,7 @@ def codec_ratios(d: Data, rounds: int) -> dict[tuple[str, str, int], float]:
                         return per_call(job) / batch
 
                 jobs[f"{name}:{batch}"] = timing
-        med = interleaved(jobs, rounds)
+        med = interleaved(jobs, rounds, STAT[0])
         base = med.pop("reedsolo")
         print(f"KP4 {case:<9} reedsolo {base * 1e6:9.1f} us/cw")
         for key, ours in med.items():
@@ -84,7 +87,9 @@ def one_bad_in_eight(d: Data, rounds: int) -> dict[str, float]:
             with enter():
                 return per_call(lambda: KP4.decode(words))
 
-        med = interleaved({"clean": lambda: run(clean), "mixed": lambda: run(mixed)}, rounds)
+        med = interleaved(
+            {"clean": lambda: run(clean), "mixed": lambda: run(mixed)}, rounds, STAT[0]
+        )
         out[name] = med["mixed"] / med["clean"]
         print(
             f"batch 8, one codeword with 15 errors, {name:<5}: {med['mixed'] * 1e6:8.1f} us "
@@ -116,7 +121,7 @@ def flit_calls(rounds: int) -> None:
 
             jobs[f"encode_flits {count}"] = enc
             jobs[f"decode_flits {count}"] = dec
-        med = interleaved(jobs, rounds)
+        med = interleaved(jobs, rounds, STAT[0])
         for op in ("encode_flits", "decode_flits"):
             one, many = med[f"{op} 1"], med[f"{op} 1000"]
             print(
@@ -128,10 +133,18 @@ def flit_calls(rounds: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=7, help="interleaved rounds per case")
+    parser.add_argument(
+        "--stat",
+        choices=("median", "min"),
+        default="median",
+        help="statistic over the rounds (min is less sensitive to other processes' load)",
+    )
     args = parser.parse_args()
+    STAT[0] = args.stat
     load = os.getloadavg()
     print(f"load average at start: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} "
-          f"on {os.cpu_count()} CPUs; paths: {', '.join(paths())}")
+          f"on {os.cpu_count()} CPUs; paths: {', '.join(paths())}; statistic: {args.stat} "
+          f"of {args.rounds} rounds")
     d = make_data()
     _warm(d)
     ratios = codec_ratios(d, args.rounds)
