@@ -86,8 +86,10 @@ def berlekamp_massey(
 
 
 #: Bad codewords per call up to which Berlekamp–Massey and Forney run per codeword on
-#: Python ints; above it the batched numpy engine is cheaper (measured crossover on the
-#: 2-core dev machine: about 25-40 bad KP4 codewords; project choice, see specs/phy.md).
+#: Python ints; above it the batched numpy engine is cheaper. Per bad KP4 codeword the
+#: int path took ~50 us (1 error) to ~250 us (15 errors) on the 2-core dev machine, the
+#: batched one ~2-3 ms per call: they cross between ~10 and ~50 bad codewords depending
+#: on the error count (project choice, see specs/phy.md).
 SCALAR_LIMIT = 16
 
 
