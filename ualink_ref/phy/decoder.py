@@ -7,7 +7,7 @@ the whole batch) and differ in Berlekamp–Massey and Forney:
   numpy arrays, one row per codeword); the only Python loops run over the 2t
   Berlekamp–Massey iterations and the t coefficients of Omega, never over
   codewords or symbol positions. About 2-3 ms per call, whatever the count.
-* per codeword on plain ints (log/antilog lists): about 60-100 us per bad
+* per codeword on plain ints (log/antilog lists): about 50-250 us per bad
   codeword, no fixed cost. Used when a call has at most :data:`SCALAR_LIMIT`
   bad codewords, which is the common case (a clean link, a single flit).
 
