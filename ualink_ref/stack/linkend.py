@@ -251,6 +251,11 @@ class LinkEnd:
     # -- state -------------------------------------------------------------------------
 
     @property
+    def replays(self) -> int:
+        """Go-back-N replays this end has started."""
+        return self._replays
+
+    @property
     def busy(self) -> bool:
         """True while the upper layer has work or the DL holds unsent or unacknowledged data."""
         return self.upper.busy or not self.dl.idle
