@@ -18,10 +18,11 @@ F4. Each accelerator keeps at most ``max_outstanding`` ops in flight and issues
 F5. Endpoints run with ``compress=False`` (switch rule S3).
 F6. ``flow_control="pfc"``: the switch pauses an ingress peer at ``xoff``
     buffers and resumes it at ``xon`` (switch rule S8); the thresholds default
-    to the buffer minus a headroom covering what can still arrive after the
-    pause is sent (:func:`pfc_for`). Endpoints then grant the switch four times
-    the default credits so the switch's egress never waits on credit returns
-    that a pause holds back (which could otherwise close a cycle).
+    to the physical buffer (the CBFC grant) minus a headroom covering what can
+    still arrive after the pause is sent (:func:`pfc_for`). Credits are then
+    granted generously both ways (:data:`PFC_CREDITS`) so they never bind: the
+    pause is the flow control, and the switch's egress never waits on credit
+    returns that a pause holds back (which could otherwise close a cycle).
 F7. After the last op completes the pod drains: owed credit returns are sent,
     and every link's books must balance (:meth:`Fabric.leaks`).
 """
@@ -47,8 +48,12 @@ from ualink_ref.tl.credits import NUM_VCS, POOL
 
 FlowControlMode = Literal["cbfc", "pfc"]
 FLOW_CONTROLS: tuple[FlowControlMode, ...] = ("cbfc", "pfc")
-#: Credits an endpoint grants the switch under PFC (rule F6).
-PFC_ENDPOINT_CREDITS = CreditConfig(per_vc=(16, 16, 32, 32), pool=(1024, 1024, 2048, 2048))
+#: Credits granted over a link under PFC, both ways (rule F6): never the binding limit.
+PFC_CREDITS = CreditConfig(per_vc=(16, 16, 32, 32), pool=(1024, 1024, 2048, 2048))
+#: A switch ingress buffer (project choice): 416 buffers of which 144 hold request data and
+#: 144 response data — a little more than the credit loop of a 3 m link needs at full rate,
+#: so the buffer, not the loop, bounds queueing under congestion.
+SWITCH_BUFFER = CreditConfig(per_vc=(4, 4, 8, 8), pool=(32, 32, 128, 128))
 
 
 @dataclass(frozen=True)
@@ -105,7 +110,8 @@ def pfc_for(config: FabricConfig, buffer: CreditConfig) -> PfcConfig:
     xoff = total - headroom
     if xoff <= headroom:
         raise ValueError(f"buffer of {total} too small for a PFC headroom of {headroom}")
-    return PfcConfig(xoff=xoff, xon=xoff - headroom, delay=config.link_slots + config.batch)
+    return PfcConfig(xoff=xoff, xon=xoff - headroom, delay=config.link_slots + config.batch,
+                     limit=total)
 
 
 class Fabric:
@@ -117,12 +123,12 @@ class Fabric:
         self.memories = [Memory() for _ in range(n)]
         self.network = Network(batch=config.batch)
         timeout = replay_timeout_for(config.link_slots, config.batch)
-        buffer = config.buffer or CreditConfig()
+        buffer = config.buffer or SWITCH_BUFFER
         pfc = None
         ep_credits = None
         if config.flow_control == "pfc":
             pfc = config.pfc or pfc_for(config, buffer)
-            ep_credits = PFC_ENDPOINT_CREDITS
+            buffer = ep_credits = PFC_CREDITS
         self.switches: list[Switch] = []
         self.endpoints: list[list[Endpoint]] = []  # [plane][acc]
         self.port_of: dict[str, tuple[int, int]] = {}  # endpoint port name -> (plane, acc)
@@ -289,7 +295,8 @@ def build_fabric(**options: Any) -> Fabric:
 
 __all__ = [
     "FLOW_CONTROLS",
-    "PFC_ENDPOINT_CREDITS",
+    "PFC_CREDITS",
+    "SWITCH_BUFFER",
     "Fabric",
     "FabricConfig",
     "FabricRun",

@@ -15,7 +15,8 @@ R2. Latency in ns = slots x ``SLOT_NS``. Its *static* part is the zero-load
 R3. Throughput of a port: TL data half-flits the switch sends to (egress) or
     receives from (ingress) that accelerator, x 32 bytes, over the run's
     slots, as a fraction of one link's data rate (``DL_PAYLOAD_BYTES`` per
-    slot) and in Gb/s.
+    slot) and in Gb/s; ``to_acc_active_fraction`` is the same over the slots
+    from the first to the last data the switch sent that port (per plane).
 R4. Jitter = p99 - p50 of the total latency (ns), and its standard deviation.
 """
 
@@ -42,6 +43,7 @@ class PortThroughput:
     from_acc_fraction: float
     to_acc_gbps: float
     from_acc_gbps: float
+    to_acc_active_fraction: float
 
 
 @dataclass(frozen=True)
@@ -81,6 +83,7 @@ class FabricReport:
     pauses: int
     pause_ns: float
     peak_buffers: int
+    headroom_exceeded: int
 
     @property
     def ok(self) -> bool:
@@ -97,7 +100,8 @@ class FabricReport:
     def format(self) -> str:
         """Human-readable rendering (what ``ualink-ref fabric`` prints)."""
         ports = sorted(self.ports, key=lambda p: p.to_acc_fraction, reverse=True)
-        top = ", ".join(f"{p.acc}:{p.to_acc_fraction:.0%}" for p in ports[:4])
+        top = ", ".join(f"{p.acc}:{p.to_acc_fraction:.0%} (active {p.to_acc_active_fraction:.0%})"
+                        for p in ports[:3])
         src = [p.from_acc_fraction for p in self.ports if p.from_acc_fraction > 0]
         lines = [
             f"pod: {self.accelerators} accelerators, {self.planes} plane(s), {self.pattern} "
@@ -117,7 +121,7 @@ class FabricReport:
             f"  sources: min {min(src, default=0):.0%} max {max(src, default=0):.0%} of link",
             f"credit stalls: endpoints {self.endpoint_credit_stalls}, switch egress "
             f"{self.switch_credit_stalls}; pauses {self.pauses} ({self.pause_ns:.0f} ns); "
-            f"peak buffers {self.peak_buffers}",
+            f"peak buffers {self.peak_buffers}  PFC headroom exceeded {self.headroom_exceeded}",
         ]
         return "\n".join(lines)
 
@@ -189,7 +193,7 @@ def make_report(fabric: Fabric, run: FabricRun, *, pattern: str = "custom",
     n = cfg.accelerators
     to_acc = [0] * n
     from_acc = [0] * n
-    switch_stalls = pauses = peak = 0
+    switch_stalls = pauses = peak = overrun = 0
     pause_slots = 0.0
     for sw in fabric.switches:
         for acc, st in enumerate(sw.stats):
@@ -198,11 +202,20 @@ def make_report(fabric: Fabric, run: FabricRun, *, pattern: str = "custom",
             switch_stalls += st.egress_credit_stalls
             pauses += st.pauses
             pause_slots += st.pause_slots
+            overrun += st.headroom_exceeded
             peak = max(peak, st.peak_data_buffers + st.peak_cmd_buffers)
     capacity = slots * DL_PAYLOAD_BYTES
     gbps = 8 / (slots * SLOT_NS)
+    active = [0.0] * n  # slots from the first to the last data sent to each accelerator
+    for sw in fabric.switches:
+        for acc, st in enumerate(sw.stats):
+            if st.first_data_out >= 0:
+                active[acc] = max(active[acc], st.last_data_out - st.first_data_out + 1)
     ports = [PortThroughput(a, 32 * to_acc[a] / capacity, 32 * from_acc[a] / capacity,
-                            32 * to_acc[a] * gbps, 32 * from_acc[a] * gbps) for a in range(n)]
+                            32 * to_acc[a] * gbps, 32 * from_acc[a] * gbps,
+                            32 * to_acc[a] / (active[a] * DL_PAYLOAD_BYTES * cfg.planes)
+                            if active[a] else 0.0)
+             for a in range(n)]
     status = Counter(r.status.name for r in run.results if r is not None)
     replays = sum(ep.replays for eps in fabric.endpoints for ep in eps)
     replays += sum(port.replays for sw in fabric.switches for port in sw.ports)
@@ -225,7 +238,7 @@ def make_report(fabric: Fabric, run: FabricRun, *, pattern: str = "custom",
         endpoint_credit_stalls=sum(ep.counters.credit_stalls
                                    for eps in fabric.endpoints for ep in eps),
         switch_credit_stalls=switch_stalls, pauses=pauses, pause_ns=pause_slots * SLOT_NS,
-        peak_buffers=peak,
+        peak_buffers=peak, headroom_exceeded=overrun,
     )
 
 

@@ -30,10 +30,11 @@ S6. Arbitration per egress port: credit returns owed urgently first, then
     not yet ready is skipped for that turn (its credit stall is counted).
 S7. Port-to-port latency: a field becomes eligible for egress ``latency``
     slots after it was received.
-S8. Priority flow control (``pfc``): instead of relying on the credits alone,
-    an ingress port whose occupied data buffers for a VC reach ``xoff`` pauses
-    its peer's TL (from ``now + pause_delay``) and resumes it at ``xon`` or
-    below; the grant is the whole buffer, so ``xoff`` + headroom fits in it.
+S8. Priority flow control (``pfc``): an ingress port whose occupied buffers
+    (command + data) reach ``xoff`` pauses its peer's TL (from ``now + delay``)
+    and resumes it at ``xon`` or below. The credits it grants are then large
+    enough never to bind (the pause is the flow control); the physical buffer
+    is ``limit`` and overruns of it are counted, never dropped.
 """
 
 from __future__ import annotations
@@ -84,15 +85,18 @@ class PfcConfig:
 
     ``xoff``: pause the peer when this many data buffers are occupied;
     ``xon``: resume at or below this; ``delay``: slots until the peer obeys
-    (the link's one-way latency plus the pause frame's own time).
+    (the link's one-way latency plus the pause frame's own time); ``limit``:
+    the physical buffer — a field that finds more occupied is counted in
+    ``SwitchPortStats.headroom_exceeded`` (where Ethernet would drop it).
     """
 
     xoff: int
     xon: int
     delay: int = 1
+    limit: int = 1 << 30
 
     def __post_init__(self) -> None:
-        if not 0 <= self.xon < self.xoff or self.delay < 0:
+        if not 0 <= self.xon < self.xoff <= self.limit or self.delay < 0:
             raise ValueError(f"PFC needs 0 <= xon < xoff and delay >= 0, got {self}")
 
 
@@ -115,6 +119,8 @@ class SwitchPortStats:
     fields_out: int = 0
     data_halves_out: int = 0
     data_halves_in: int = 0
+    first_data_out: float = -1.0
+    last_data_out: float = -1.0
     tl_flits_out: int = 0
     egress_credit_stalls: int = 0
     peak_data_buffers: int = 0
@@ -122,6 +128,7 @@ class SwitchPortStats:
     pause_slots: float = 0.0
     pauses: int = 0
     unroutable: int = 0
+    headroom_exceeded: int = 0
 
 
 @dataclass
@@ -233,8 +240,11 @@ class _Agent:
         if cmd > stats.peak_cmd_buffers:
             stats.peak_cmd_buffers = cmd
         pfc = self.switch.pfc
-        if pfc is not None and self._paused_at[0] is None and data + cmd >= pfc.xoff:
-            self._pause(True)
+        if pfc is not None:
+            if data + cmd > pfc.limit:
+                stats.headroom_exceeded += 1
+            if self._paused_at[0] is None and data + cmd >= pfc.xoff:
+                self._pause(True)
 
     def _release(self, source: int, cls: int, credits: int, vc: int) -> None:
         cmd_cls, data_cls = _CLASSES[cls]
@@ -333,8 +343,13 @@ class _Agent:
                 parts.append(pack_field(value))
                 room -= size
                 self._tx_data.extend(packet.halves)
-                self.stats.fields_out += 1
-                self.stats.data_halves_out += len(packet.halves)
+                stats = self.stats
+                stats.fields_out += 1
+                if packet.halves:
+                    stats.data_halves_out += len(packet.halves)
+                    if stats.first_data_out < 0:
+                        stats.first_data_out = now
+                    stats.last_data_out = now
                 if packet.source >= 0:
                     self.switch.agents[packet.ingress]._release(
                         packet.source, cls, packet.data_credits, vc)

@@ -17,7 +17,9 @@ W3. Addresses: op of source s lies in ``[base + s * span, base + (s + 1) * span)
 W4. Offered load ``load`` (fraction of one link's data rate, per source):
     each source's ops arrive as a Poisson process whose mean gap is the op's
     link time on its busier direction divided by ``load``; ``None`` issues
-    everything at slot 0 (a closed loop bounded by ``max_outstanding``).
+    everything at slot 0 (a closed loop bounded by ``max_outstanding``). For
+    ``incast`` the load is that offered to the destination's link in all, split
+    evenly over the sources (so 1.0 saturates it exactly).
 """
 
 from __future__ import annotations
@@ -110,6 +112,8 @@ def fabric_workload(
         at = 0.0
         if load is not None:
             gap = op_link_bytes(op) / DL_PAYLOAD_BYTES / load
+            if pattern == "incast":  # the load is the destination link's (rule W4)
+                gap *= len(others)
             clock[src] += rng.expovariate(1.0) * gap
             at = clock[src]
         ops.append(FabricOp(src, dst, op, at))
