@@ -16,6 +16,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "capture": ("capture", "run two endpoints over a link and write what crosses it as a pcap"),
     "dissect": ("dissect", "print a readable dissection of a capture (pcap / pcapng)"),
+    "fabric": ("fabric", "run a pod of accelerators through UALink switches (CBFC or PFC)"),
+    "sweep": ("sweep", "run a grid of fabric runs locally or on a Dask cluster"),
 }
 #: The modules that contribute subcommands (``ualink_ref.cli.<name>``).
 COMMAND_MODULES: tuple[str, ...] = tuple(

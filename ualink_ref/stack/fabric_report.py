@@ -25,9 +25,11 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import asdict, dataclass, replace
+from fractions import Fraction
 from typing import Any
 
-from ualink_ref.sizes import DL_PAYLOAD_BYTES, SLOT_NS
+from ualink_ref.sizes import DL_PAYLOAD_BYTES, SLOT_NS, WIRE_BYTES_PER_FLIT
+from ualink_ref.stack import latency as L
 from ualink_ref.stack.fabric import Fabric, FabricConfig, FabricRun
 from ualink_ref.stack.sim import Op, _memory_mismatches, _model_step
 from ualink_ref.stack.workloads import FabricOp
@@ -251,5 +253,51 @@ def run_fabric(config: FabricConfig, workload: tuple[FabricOp, ...], *, pattern:
     return make_report(fabric, run, pattern=pattern, load=load)
 
 
-__all__ = ["FabricReport", "PortThroughput", "check", "make_report", "run_fabric",
-           "static_slots"]
+
+
+@dataclass(frozen=True)
+class ZeroLoad:
+    """Zero-load latency of one 64-byte Load through one switch (ns)."""
+
+    simulated_ns: float
+    model: dict[str, float]
+    lanes: int
+    cable_m: float
+    switch_ns: float
+    budget_ns: float
+    roce_reported_ns: float
+
+    def format(self) -> str:
+        """One block of text: the figure, its decomposition, the two references."""
+        m = self.model
+        parts = "  ".join(f"{k} {v:.1f}" for k, v in m.items() if k != "total" and v)
+        return "\n".join([
+            f"zero-load 64 B Load via 1 switch, {self.cable_m:g} m cables, x{self.lanes} link, "
+            f"switch {self.switch_ns:g} ns:",
+            f"  simulated round trip: {self.simulated_ns:.1f} ns",
+            f"  static model: {m['total']:.1f} ns = {parts}",
+            f"  model pipeline (TL/DL packing, slot quantization): "
+            f"{self.simulated_ns - m['total']:.1f} ns",
+            f"  budget: < {self.budget_ns:.0f} ns (scale-up reviews); RoCEv2 reported "
+            f"> {self.roce_reported_ns:.0f} ns",
+        ])
+
+
+def zero_load_load64(config: FabricConfig | None = None) -> ZeroLoad:
+    """Simulate one 64-byte Load alone on the pod ``config`` (default: 3 m, 200 ns switch)
+    and decompose it with the static model of :mod:`ualink_ref.stack.latency` (one 680-byte
+    wire flit each way, a one-lane link: the simulator's slot)."""
+    cfg = config or FabricConfig()
+    sim_ns = static_slots(cfg, Op("a", "read", 0, length=64)) * SLOT_NS
+    link = L.Link(lanes=1, codeword_bits=L.LL_CODEWORD_BITS if cfg.fec == "ll"
+                  else L.KP4_CODEWORD_BITS, fec_decode_ns=Fraction(cfg.fec_decode_ns),
+                  cable_m=Fraction(cfg.cable_m))
+    proto = L.Protocol("ualink", Fraction(cfg.switch_ns))
+    wire = WIRE_BYTES_PER_FLIT[cfg.fec]
+    bd = L.round_trip(wire, wire, link, proto, hops=1)
+    return ZeroLoad(sim_ns, bd.as_dict(), 1, cfg.cable_m, cfg.switch_ns,
+                    L.SCALE_UP_BUDGET_NS, L.ROCE_REPORTED_NS)
+
+
+__all__ = ["FabricReport", "PortThroughput", "ZeroLoad", "check", "make_report", "run_fabric",
+           "static_slots", "zero_load_load64"]
