@@ -198,11 +198,14 @@ def dissect_records(records: Iterable[CaptureRecord]) -> list[DissectedFlit]:
     not fed to the DL state a second time.
     """
     records = list(records)
-    decoded = {r.direction for r in records if r.kind == "dl_flit"}
-    state = {"a_to_b": _Direction(), "b_to_a": _Direction()}
+    decoded = {(r.direction, r.port) for r in records if r.kind == "dl_flit"}
+    # One receiver state per direction and pseudo-header port: a switched capture holds
+    # every link of the pod, each port its own DL stream.
+    state: dict[tuple[str, int], _Direction] = {}
     out: list[DissectedFlit] = []
     for index, rec in enumerate(records):
-        fec_only = rec.kind == "fec_codewords" and rec.direction in decoded
+        key = (rec.direction, rec.port)
+        fec_only = rec.kind == "fec_codewords" and key in decoded
         for raw, corrected, uncorrectable, error in _flit_bytes(rec):
             ctx = _Ctx(index, rec, raw, corrected, uncorrectable)
             if error:
@@ -210,7 +213,10 @@ def dissect_records(records: Iterable[CaptureRecord]) -> list[DissectedFlit]:
             elif fec_only:
                 out.append(ctx.result(flit=None, fec_only=True))
             else:
-                out.append(_dissect_flit(state[rec.direction], ctx))
+                st = state.get(key)
+                if st is None:
+                    st = state[key] = _Direction()
+                out.append(_dissect_flit(st, ctx))
     return out
 
 
@@ -370,7 +376,10 @@ HEADING = "  rec    slot dir DL flit [flags] | TL content"
 def render(f: DissectedFlit, *, verbose: bool = False) -> str:
     """One line per flit (``verbose``: followed by every field, indented)."""
     rec = f.record
-    parts = [f"{f.index:5d} {rec.slot:7d} {_ARROW[rec.direction]} {_dl_line(f)}"]
+    # A switched capture names the link: the port, unless it is a two-endpoint link's own.
+    plain = (rec.direction, rec.port) in (("a_to_b", 0), ("b_to_a", 1))
+    arrow = _ARROW[rec.direction] + ("" if plain else f"{rec.port}")
+    parts = [f"{f.index:5d} {rec.slot:7d} {arrow} {_dl_line(f)}"]
     flags = []
     if f.status and f.status != "accepted":
         flags.append(f.status)

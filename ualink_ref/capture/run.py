@@ -43,9 +43,18 @@ _DIRECTION = {"a": ("a_to_b", 0), "b": ("b_to_a", 1)}
 
 
 class Recorder:
-    """A harness tap writing capture records of what ports ``a`` and ``b`` receive."""
+    """A harness tap writing capture records of what the network's ports receive.
 
-    def __init__(self, fec: FecMode, interleave: int = 1, raw_codewords: bool = False) -> None:
+    ``directions`` maps each sending port's name to the record's direction and
+    pseudo-header port (default: a two-endpoint link, ports ``a`` and ``b``);
+    a switched fabric maps every accelerator and switch port
+    (:func:`ualink_ref.capture.run.fabric_directions`). Chunks from ports not in
+    the map are not recorded.
+    """
+
+    def __init__(self, fec: FecMode, interleave: int = 1, raw_codewords: bool = False,
+                 directions: dict[str, tuple[str, int]] | None = None) -> None:
+        self.directions = _DIRECTION if directions is None else directions
         self.fec = fec
         self.interleave = interleave
         self.raw_codewords = raw_codewords
@@ -55,9 +64,9 @@ class Recorder:
 
     def __call__(self, chunk: WireChunk) -> None:
         """Record one received chunk (a lost one leaves no record)."""
-        if chunk.received is None:
+        if chunk.received is None or chunk.src not in self.directions:
             return
-        direction, port = _DIRECTION[chunk.src]
+        direction, port = self.directions[chunk.src]
         slot = int(chunk.received_at)
         if self.raw_codewords:
             self.records.append(CaptureRecord(
@@ -67,7 +76,7 @@ class Recorder:
             if type(event) is FecDecoded:
                 self._flits(event, direction, port, slot)
             elif type(event) is TLFlitDelivered:
-                self.delivered[direction].append(event.data)
+                self.delivered.setdefault(direction, []).append(event.data)
 
     def _flits(self, decoded: FecDecoded, direction: str, port: int, slot: int) -> None:
         for k, (corrected, bad) in enumerate(zip(decoded.corrected, decoded.uncorrectable,
@@ -76,6 +85,20 @@ class Recorder:
                 decoded.flits[DL_FLIT_BYTES * k:DL_FLIT_BYTES * (k + 1)], "dl_flit", direction,
                 self.fec, port, interleave=self.interleave, symbols_corrected=corrected,
                 uncorrectable=bad, slot=slot + k, timestamp_ns=round((slot + k) * SLOT_NS)))
+
+
+def fabric_directions(accelerators: int, planes: int = 1) -> dict[str, tuple[str, int]]:
+    """Recorder directions for a pod (:mod:`ualink_ref.stack.fabric`): what accelerator i
+    of plane p sends is ``a_to_b`` and what switch port i sends back ``b_to_a``, both with
+    pseudo-header port ``p * accelerators + i`` (which must fit its 8 bits)."""
+    if planes * accelerators > 256:
+        raise ValueError(f"{planes * accelerators} links do not fit the 8-bit port field")
+    out = {}
+    for p in range(planes):
+        for i in range(accelerators):
+            out[f"p{p}.acc{i}"] = ("a_to_b", p * accelerators + i)
+            out[f"p{p}.sw{i}"] = ("b_to_a", p * accelerators + i)
+    return out
 
 
 @dataclass
@@ -298,4 +321,4 @@ def capture_simulation(
 
 
 __all__ = ["SCENARIOS", "SLOT_NS", "CaptureIncomplete", "CaptureLink", "CaptureResult",
-           "Recorder", "Scenario", "capture_simulation", "run_scenario"]
+           "Recorder", "Scenario", "capture_simulation", "fabric_directions", "run_scenario"]

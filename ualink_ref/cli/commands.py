@@ -18,6 +18,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "dissect": ("dissect", "print a readable dissection of a capture (pcap / pcapng)"),
     "difftest": ("difftest", "differential fuzzing of your implementation against the model"),
     "wireshark": ("wireshark", "install the Wireshark dissector for ualink_ref captures"),
+    "fabric": ("fabric", "run a pod of accelerators through UALink switches (CBFC or PFC)"),
+    "sweep": ("sweep", "run a grid of fabric runs locally or on a Dask cluster"),
 }
 #: The modules that contribute subcommands (``ualink_ref.cli.<name>``).
 COMMAND_MODULES: tuple[str, ...] = tuple(

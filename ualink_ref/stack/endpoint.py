@@ -36,51 +36,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ualink_ref.dl import (
-    CrcErrorDetected,
-    DataLink,
-    DLEvent,
-    MalformedFlit,
-    ReplayStarted,
-    RetrainNeeded,
-    SequenceGap,
-    TLFlitDelivered,
-)
-from ualink_ref.errors import TruncatedError
-from ualink_ref.phy import MODES, decode_flits, encode_flits
-from ualink_ref.sizes import DL_FLIT_BYTES, WIRE_BYTES_PER_FLIT, FecMode, check_fec
+from ualink_ref.dl import DLEvent
+from ualink_ref.sizes import FecMode
+from ualink_ref.stack.linkend import FecDecoded, LinkEnd, decode_wire
 from ualink_ref.tl import AtomicOp, CreditConfig, Memory, TransactionLayer
 from ualink_ref.tl.transaction import Completion
-
-
-@dataclass(frozen=True)
-class FecDecoded:
-    """The PHY's verdict on one received chunk: its DL flits after FEC decoding.
-
-    ``flits`` holds the decoded bytes (640 per flit); ``corrected`` the symbols
-    corrected in each flit and ``uncorrectable`` whether any of its codewords
-    was beyond repair (with ``fec="none"``: zeros and ``False``).
-    """
-
-    flits: bytes
-    corrected: tuple[int, ...]
-    uncorrectable: tuple[bool, ...]
-    codewords_corrected: int = 0
-    codewords_uncorrectable: int = 0
-
-
-def decode_wire(data: bytes, fec: FecMode, interleave: int = 1) -> FecDecoded:
-    """The PHY's receive side as the endpoint runs it: whole flits' worth of ``data``
-    FEC-decoded (with ``fec="none"`` the bytes are the flits)."""
-    if fec == "none":
-        count = len(data) // DL_FLIT_BYTES
-        return FecDecoded(bytes(data), (0,) * count, (False,) * count)
-    result = decode_flits(data, fec, interleave)
-    return FecDecoded(result.flits, tuple(result.corrected.tolist()),
-                      tuple(result.uncorrectable.tolist()),
-                      int((result.codeword_corrected > 0).sum()),
-                      int(result.codeword_uncorrectable.sum()))
-
 
 #: What :meth:`Endpoint.receive` returns: the chunk's FEC verdict, DL events, completions.
 EndpointEvent = FecDecoded | DLEvent | Completion
@@ -111,8 +71,12 @@ class EndpointCounters:
     tag_stalls: int
 
 
-class Endpoint:
-    """Accelerator ``acc_id``: TL + DL + PHY, sans-IO (see the module docstring)."""
+class Endpoint(LinkEnd):
+    """Accelerator ``acc_id``: TL + DL + PHY, sans-IO (see the module docstring).
+
+    The PHY and DL side is the shared :class:`~ualink_ref.stack.linkend.LinkEnd`;
+    ``tl`` is the TransactionLayer on top of it.
+    """
 
     def __init__(
         self,
@@ -126,37 +90,9 @@ class Endpoint:
         tl_backlog: int = 20,
         **dl_options: Any,
     ) -> None:
-        self.fec: FecMode = check_fec(fec)
-        self.wire_bytes_per_flit = WIRE_BYTES_PER_FLIT[fec]
-        per_flit = MODES[fec].codewords_per_flit
-        if interleave < 1 or per_flit % interleave:
-            # Each poll encodes whole flits, so an interleave group must fit in one flit.
-            raise ValueError(
-                f"interleave {interleave} needs groups of {interleave} codewords; a {fec} flit "
-                f"has {per_flit} (use 1, or 2 with ll)"
-            )
-        self.interleave = interleave
         self.tl = TransactionLayer(acc_id, memory, credits=credits, compress=compress)
-        self.dl = DataLink(**dl_options)
-        self.tl_backlog = tl_backlog
-        #: Set to a list to record ``("tl" | "dl" | "wire", bytes)`` for every TL flit
-        #: handed to the DL, DL flit polled and wire chunk sent (vectors, debugging).
-        self.trace: list[tuple[str, bytes]] | None = None
-        self._wire_sent = 0
-        self._wire_received = 0
-        self._flits_sent = 0
-        self._flits_received = 0
-        self._corrected_symbols = 0
-        self._corrected_flits = 0
-        self._corrected_codewords = 0
-        self._uncorrectable = 0
-        self._uncorrectable_codewords = 0
-        self._crc_errors = 0
-        self._malformed = 0
-        self._gaps = 0
-        self._replays = 0
-        self._replayed_flits = 0
-        self._retrains = 0
+        super().__init__(self.tl, fec=fec, interleave=interleave, tl_backlog=tl_backlog,
+                         **dl_options)
 
     # -- UPLI side (delegated to the TL) -------------------------------------------
 
@@ -193,119 +129,6 @@ class Endpoint:
     ) -> int:
         """Queue an atomic (see :meth:`TransactionLayer.atomic`); return its tag."""
         return self.tl.atomic(dst, addr, op, operand, compare, size, fetch, **options)
-
-    # -- wire side -------------------------------------------------------------------
-
-    def _run_timer(self, now: float) -> None:
-        deadline = self.dl.next_timer()
-        if deadline is not None and now >= deadline:
-            self._dl_events(self.dl.handle_timer(now), [])
-
-    def _feed(self) -> None:
-        dl = self.dl
-        tl = self.tl
-        limit = self.tl_backlog
-        if dl.tx_backlog >= limit:
-            return
-        batch = []
-        for _ in range(limit - dl.tx_backlog):
-            flit = tl.poll()
-            if flit is None:
-                break
-            batch.append(flit)
-        if batch:
-            dl.send(batch)
-            if self.trace is not None:
-                self.trace.extend(("tl", f) for f in batch)
-
-    def _next_dl_flit(self, now: float) -> bytes | None:
-        self._run_timer(now)
-        self._feed()
-        flit = self.dl.poll(now)
-        if flit is not None and self.trace is not None:
-            self.trace.append(("dl", flit))
-        return flit
-
-    def poll(self, now: float) -> bytes | None:
-        """Wire bytes of the DL flit to send in slot ``now``, or ``None``."""
-        flit = self._next_dl_flit(now)
-        if flit is None:
-            return None
-        return self._encode(flit, 1)
-
-    def poll_many(self, now: float, max_flits: int) -> tuple[bytes, int]:
-        """Up to ``max_flits`` DL flits for slots ``now``, ``now + 1``, ... in one encode.
-
-        Stops at the first idle slot. Returns ``(wire bytes, flit count)``.
-        """
-        flits = []
-        for i in range(max_flits):
-            flit = self._next_dl_flit(now + i)
-            if flit is None:
-                break
-            flits.append(flit)
-        if not flits:
-            return b"", 0
-        return self._encode(b"".join(flits), len(flits)), len(flits)
-
-    def _encode(self, flits: bytes, count: int) -> bytes:
-        wire = flits if self.fec == "none" else encode_flits(flits, self.fec, self.interleave)
-        self._flits_sent += count
-        self._wire_sent += len(wire)
-        if self.trace is not None:
-            self.trace.append(("wire", wire))
-        return wire
-
-    def receive(self, data: bytes, now: float) -> list[EndpointEvent]:
-        """Take wire bytes of one or more whole DL flits received in slot ``now``;
-        return the events they produced (see the module docstring)."""
-        per = self.wire_bytes_per_flit
-        if not isinstance(data, bytes | bytearray | memoryview) or not data or len(data) % per:
-            size = len(data) if isinstance(data, bytes | bytearray | memoryview) else -1
-            raise TruncatedError("wire data", f"a whole number of {per}-byte flits", size)
-        count = len(data) // per
-        self._wire_received += len(data)
-        self._flits_received += count
-        decoded = decode_wire(data, self.fec, self.interleave)
-        flits = decoded.flits
-        if decoded.codewords_corrected:
-            self._corrected_symbols += sum(decoded.corrected)
-            self._corrected_flits += sum(1 for c in decoded.corrected if c)
-            self._corrected_codewords += decoded.codewords_corrected
-        if decoded.codewords_uncorrectable:
-            self._uncorrectable += sum(decoded.uncorrectable)
-            self._uncorrectable_codewords += decoded.codewords_uncorrectable
-        events: list[EndpointEvent] = [decoded]
-        self._run_timer(now)
-        dl = self.dl
-        for i in range(0, count * DL_FLIT_BYTES, DL_FLIT_BYTES):
-            self._dl_events(dl.receive(flits[i : i + DL_FLIT_BYTES], now), events)
-        return events
-
-    def _dl_events(self, dl_events: list[DLEvent], out: list[EndpointEvent]) -> None:
-        receive = self.tl.receive
-        for event in dl_events:
-            out.append(event)
-            if type(event) is TLFlitDelivered:
-                out.extend(receive(event.data))
-            elif isinstance(event, CrcErrorDetected):
-                self._crc_errors += 1
-            elif isinstance(event, MalformedFlit):
-                self._malformed += 1
-            elif isinstance(event, SequenceGap):
-                self._gaps += 1
-            elif isinstance(event, ReplayStarted):
-                self._replays += 1
-                self._replayed_flits += event.flits
-            elif isinstance(event, RetrainNeeded):
-                self._retrains += 1
-
-    # -- state -------------------------------------------------------------------------
-
-    @property
-    def busy(self) -> bool:
-        """True while the TL has work or the DL holds unsent or unacknowledged data."""
-        return self.tl.busy or not self.dl.idle
 
     @property
     def counters(self) -> EndpointCounters:

@@ -1,0 +1,169 @@
+"""``ualink-ref sweep``: a grid of fabric runs on local processes or a Dask cluster.
+
+Each grid point (pattern x load x flow control x accelerators x seed) is one
+:func:`run_point` call — a pure function of its arguments, so the same seeds
+give the same rows wherever they run. By default the points run on local
+processes (:class:`concurrent.futures.ProcessPoolExecutor`); with
+``--scheduler ADDRESS`` they go to a Dask distributed cluster (the optional
+``dask`` extra, imported only here, only then). Output: CSV and JSON rows, and
+a plot of p99 latency (and its jitter) against load per pattern and flow
+control when matplotlib is installed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import itertools
+import json
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from ualink_ref.cli.commands import add_command
+from ualink_ref.cli.fabric import add_pod_options
+from ualink_ref.stack.fabric import FabricConfig
+from ualink_ref.stack.fabric_report import run_fabric
+from ualink_ref.stack.workloads import PATTERNS, fabric_workload
+
+DESCRIPTION = (
+    "Run a grid of fabric runs (pattern x load x flow control x accelerators x seed) on local "
+    "processes, or on a Dask distributed cluster with --scheduler; write CSV, JSON and a plot "
+    "of p99 latency against load."
+)
+#: Columns of a sweep row, in CSV order.
+COLUMNS = ("pattern", "load", "flow_control", "accelerators", "seed", "ops", "ok",
+           "latency_p50_ns", "latency_p99_ns", "latency_p999_ns", "latency_max_ns", "jitter_ns",
+           "latency_std_ns", "dynamic_p99_ns", "throughput_total_gbps", "pauses", "pause_ns",
+           "endpoint_credit_stalls", "peak_buffers")
+
+
+def run_point(point: dict[str, Any]) -> dict[str, Any]:
+    """One grid point: build the pod, run its workload, return the row (pure in ``point``)."""
+    pod = dict(point["pod"])
+    n = point["accelerators"]
+    cfg = FabricConfig(accelerators=n, flow_control=point["flow_control"], seed=point["seed"],
+                       **pod)
+    size = point.get("size")
+    kinds = ("read", "writefull") if size else ("read", "write", "writefull", "atomic")
+    work = fabric_workload(point["pattern"], point["ops"], n, point["seed"],
+                           load=point["load"], size=size, kinds=kinds)
+    report = run_fabric(cfg, work, pattern=point["pattern"], load=point["load"]).as_dict()
+    row = {k: report.get(k) for k in COLUMNS}
+    row.update(accelerators=n, seed=point["seed"], ops=point["ops"])
+    return row
+
+
+def grid(patterns: list[str], loads: list[float], flow_controls: list[str],
+         accelerators: list[int], seeds: list[int], ops: int, pod: dict[str, Any],
+         size: int | None = None) -> list[dict[str, Any]]:
+    """Every grid point, in a fixed order."""
+    return [dict(pattern=p, load=ld, flow_control=fc, accelerators=n, seed=s, ops=ops,
+                 pod=pod, size=size)
+            for p, ld, fc, n, s in itertools.product(patterns, loads, flow_controls,
+                                                     accelerators, seeds)]
+
+
+def run_local(points: list[dict[str, Any]], workers: int | None = None) -> list[dict[str, Any]]:
+    """Run ``points`` on local processes; rows in point order."""
+    if workers == 1:
+        return [run_point(p) for p in points]
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(run_point, points))
+
+
+def run_dask(points: list[dict[str, Any]], scheduler: Any) -> list[dict[str, Any]]:
+    """Run ``points`` on a Dask distributed cluster (``scheduler``: an address or a
+    ``Client``); rows in point order."""
+    from dask import distributed  # optional extra: only a Dask sweep needs it
+
+    Client: Any = distributed.Client  # untyped library
+    client: Any = scheduler if isinstance(scheduler, Client) else Client(scheduler)
+    try:
+        futures = client.map(run_point, points, pure=False)
+        return list(client.gather(futures))
+    finally:
+        if client is not scheduler:
+            client.close()
+
+
+def write_outputs(rows: list[dict[str, Any]], out: Path) -> list[Path]:
+    """``sweep.csv``, ``sweep.json`` and (with matplotlib) ``sweep.png`` under ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
+    paths = [out / "sweep.csv", out / "sweep.json"]
+    with paths[0].open("w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=COLUMNS)
+        writer.writeheader()
+        writer.writerows(rows)
+    paths[1].write_text(json.dumps(rows, indent=1, sort_keys=True))
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:  # the plot is optional
+        return paths
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    keys = sorted({(r["pattern"], r["flow_control"], r["accelerators"]) for r in rows})
+    for pattern, fc, n in keys:
+        sel = sorted((r for r in rows if (r["pattern"], r["flow_control"], r["accelerators"])
+                      == (pattern, fc, n) and r["load"] is not None), key=lambda r: r["load"])
+        loads = [r["load"] for r in sel]
+        ax.plot(loads, [r["latency_p99_ns"] for r in sel], marker="o",
+                label=f"{pattern} {fc} N={n} p99")
+        ax.plot(loads, [r["jitter_ns"] for r in sel], linestyle="--",
+                label=f"{pattern} {fc} N={n} jitter (p99-p50)")
+    ax.set_xlabel("offered load (fraction of link data rate)")
+    ax.set_ylabel("ns")
+    ax.set_title("fabric latency against load")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out / "sweep.png", dpi=120)
+    plt.close(fig)
+    return [*paths, out / "sweep.png"]
+
+
+def _floats(text: str) -> list[float]:
+    return [float(x) for x in text.split(",") if x]
+
+
+def _ints(text: str) -> list[int]:
+    return [int(x) for x in text.split(",") if x]
+
+
+def _cmd_sweep(args: argparse.Namespace) -> int:
+    pod = dict(planes=args.planes, fec=args.fec, ber=args.ber, cable_m=args.cable_m,
+               switch_ns=args.switch_ns, batch=args.batch, max_outstanding=args.max_outstanding)
+    points = grid(args.patterns.split(","), _floats(args.loads), args.flow_controls.split(","),
+                  _ints(args.accelerators), _ints(args.seeds), args.ops, pod, args.size)
+    run = run_dask if args.scheduler else run_local
+    rows = run(points, args.scheduler or args.workers)
+    for path in write_outputs(rows, Path(args.out)):
+        print(f"wrote {path}")
+    for r in rows:
+        print(f"{r['pattern']:>11} load {r['load']:<5} {r['flow_control']} N={r['accelerators']}"
+              f" seed {r['seed']}: p99 {r['latency_p99_ns']:.0f} ns jitter "
+              f"{r['jitter_ns']:.0f} ns pauses {r['pauses']} ok {r['ok']}")
+    return 0 if all(r["ok"] for r in rows) else 1
+
+
+def register(sub: Any) -> None:
+    """Add the ``sweep`` subcommand."""
+    p = add_command(sub, "sweep", DESCRIPTION)
+    p.add_argument("--patterns", default="incast,uniform",
+                   help=f"comma-separated, from {','.join(PATTERNS)}")
+    p.add_argument("--loads", default="0.2,0.5,0.8,0.95", help="comma-separated loads")
+    p.add_argument("--flow-controls", default="cbfc,pfc", help="comma-separated: cbfc,pfc")
+    p.add_argument("--accelerators", default="16", help="comma-separated pod sizes")
+    p.add_argument("--seeds", default="0", help="comma-separated seeds")
+    p.add_argument("--ops", type=int, default=2000, help="operations per run")
+    p.add_argument("--size", type=int, default=None, help="fixed op size (reads/WriteFulls)")
+    add_pod_options(p)
+    p.add_argument("--workers", type=int, default=None, help="local processes (default: cores)")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address")
+    p.add_argument("--out", default="sweep-out", help="output directory")
+    p.set_defaults(func=_cmd_sweep)
+
+
+__all__ = ["COLUMNS", "grid", "register", "run_dask", "run_local", "run_point",
+           "write_outputs"]
