@@ -17,6 +17,7 @@ from __future__ import annotations
 from enum import Enum
 
 from ualink_ref.dl.flit import DLFlit
+from ualink_ref.errors import SequenceError
 from ualink_ref.sizes import MAX_WINDOW, SEQ_MAX, TL_FLIT_BYTES
 
 
@@ -26,6 +27,11 @@ class Verdict(Enum):
     ACCEPT = "accepted"
     DUPLICATE = "duplicate"
     GAP = "gap"
+
+
+def _check(seq: int) -> None:
+    if not 1 <= seq <= SEQ_MAX:
+        raise SequenceError(f"sequence number must be 1..{SEQ_MAX}, got {seq}")
 
 
 def next_seq(seq: int) -> int:
@@ -38,8 +44,10 @@ def classify(flit: DLFlit, expected: int) -> tuple[Verdict, int | None]:
     expecting wire number ``expected`` next (rules 2 and 4).
 
     For an implicit-sequence flit the number is ``expected`` when accepted and
-    unknown (``None``) on a gap; for an explicit one it is the header's.
+    unknown (``None``) on a gap; for an explicit one it is the header's. An
+    ``expected`` outside 1..511 is a :class:`~ualink_ref.errors.SequenceError`.
     """
+    _check(expected)
     if flit.op.is_command:
         if flit.flit_seq_lo != expected & 7:
             return Verdict.GAP, None
@@ -55,6 +63,9 @@ def classify(flit: DLFlit, expected: int) -> tuple[Verdict, int | None]:
 def implicit_seq(expected: int, low_bits: int) -> int:
     """The number an implicit flit with ``low_bits`` names: the first from ``expected`` on
     with those low 3 bits (a sender goes implicit only within 7 of the acked point)."""
+    _check(expected)
+    if not 0 <= low_bits <= 7:
+        raise SequenceError(f"implicit sequence bits must be 0..7, got {low_bits}")
     seq = expected
     while seq & 7 != low_bits:
         seq = next_seq(seq)
