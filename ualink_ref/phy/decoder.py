@@ -25,15 +25,12 @@ where Omega = S(x) Lambda(x) mod x^(2t).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
 
 from ualink_ref.phy import gf
-
-if TYPE_CHECKING:
-    from ualink_ref.phy.reedsolomon import CodeTables
+from ualink_ref.phy.tables import CodeTables
 
 
 @dataclass(frozen=True)
