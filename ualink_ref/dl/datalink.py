@@ -236,6 +236,17 @@ class DataLink:
         return self._next_fresh - self._acked
 
     @property
+    def acked(self) -> int:
+        """Data flits acknowledged by the peer so far (an unbounded count, never wire
+        values): it grows exactly when an ack or replay request advances (rule 3)."""
+        return self._acked
+
+    @property
+    def accepted(self) -> int:
+        """Data flits accepted in order from the peer so far (an unbounded count)."""
+        return self._expected
+
+    @property
     def next_seq(self) -> int:
         """Wire sequence number (1..511) the next new data flit will carry."""
         return seq_of(self._next_fresh)
