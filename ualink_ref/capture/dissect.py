@@ -32,7 +32,7 @@ from ualink_ref.dl.crc import CRC_COVERAGE, crc32
 from ualink_ref.dl.flit import SEGMENT_OFFSETS, SEQ_MAX, TL_FLIT_BYTES, DLFlit
 from ualink_ref.dl.formats import COMMAND_HEADER, EXPLICIT_HEADER, SEGMENT_HEADER, FlitOp
 from ualink_ref.dl.messages import UnknownMessage, decode_message
-from ualink_ref.errors import CrcError, DecodeError
+from ualink_ref.errors import CaptureFormatError, CrcError, DecodeError
 from ualink_ref.phy import decode_flits
 from ualink_ref.sizes import MAX_WINDOW
 from ualink_ref.tl.fields import COMMANDS, STATUS_NAMES, FType
@@ -190,9 +190,20 @@ def dissect_records(records: Iterable[CaptureRecord]) -> list[DissectedFlit]:
 
     When a direction has ``dl_flit`` records, its ``fec_codewords`` records are the
     same flits before decoding: they are FEC-decoded and reported (``fec_only``) but
-    not fed to the DL state a second time.
+    not fed to the DL state a second time. Anything but capture records raises
+    :class:`~ualink_ref.errors.CaptureFormatError`.
     """
-    records = list(records)
+    if isinstance(records, bytes | bytearray | memoryview | str):
+        raise CaptureFormatError("dissect_records takes capture records, not bytes (decode first)")
+    try:
+        records = list(records)
+    except TypeError:
+        raise CaptureFormatError(f"dissect_records takes capture records, got {records!r:.40}"
+                                 ) from None
+    for index, rec in enumerate(records):
+        if not isinstance(rec, CaptureRecord):
+            raise CaptureFormatError(f"record {index} is a {type(rec).__name__}, not a "
+                                     "CaptureRecord")
     decoded = {r.direction for r in records if r.kind == "dl_flit"}
     state = {"a_to_b": _Direction(), "b_to_a": _Direction()}
     out: list[DissectedFlit] = []
