@@ -244,8 +244,7 @@ def explore(*, window: int, flits: int, budget: int, capacity: int = 2, warmup: 
     start = World(DataLink(window=window, replay_timeout=replay_timeout, **options),  # type: ignore[arg-type]
                   DataLink(window=window, replay_timeout=replay_timeout, **options))  # type: ignore[arg-type]
     if warmup:
-        for start in settle(start, warmup, capacity, bound + 4 * warmup):
-            pass
+        *_, start = settle(start, warmup, capacity, bound + 4 * warmup)
         start.trace = []
     flits += warmup
     seen = {key(start)}

@@ -27,7 +27,7 @@ def _wire_flit(pair: LinkPair, seq: int, op: FlitOp) -> bytes:
         number = f.flit_seq_lo if op is FlitOp.ACK else f.flit_seq
         if direction == "ab" and f.payload and f.op is op and number == seq:
             return flit
-    raise AssertionError(f"no {op.name} data flit with low bits {seq_lo} on the wire")
+    raise AssertionError(f"no {op.name} data flit numbered {seq} on the wire")
 
 
 def test_late_redelivery_of_an_implicit_flit_is_accepted_as_new() -> None:
