@@ -95,8 +95,9 @@ class Op:
 
 @dataclass(frozen=True)
 class Burst:
-    """Error bursts on top of random bit errors: ``length_bits`` long, starting at
-    each bit with probability ``rate`` (see :class:`~ualink_ref.phy.BurstChannel`)."""
+    """Error bursts on top of random bit errors: ``length_bits`` long (any length: a
+    burst carries over from one batch to the next), starting at each bit with
+    probability ``rate`` (see :class:`~ualink_ref.stack.channels.ErrorBursts`)."""
 
     length_bits: int = 20
     rate: float = 1e-5
