@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import atheris
-from _harness import main, only_decode_errors
+from _harness import fix_record, main, only_decode_errors
 
 with atheris.instrument_imports():
     from ualink_ref.capture.format import CaptureRecord
@@ -11,7 +11,9 @@ with atheris.instrument_imports():
 DECODE = CaptureRecord.decode
 #: Valid inputs: a starting corpus, and a check that the harness targets the right decoder.
 SEEDS = [CaptureRecord(bytes(640)).encode()]
-TestOneInput = only_decode_errors(DECODE)
+#: Structured mode: magic, version, lengths and the flit's CRC repaired.
+FIXUP = fix_record
+TestOneInput = only_decode_errors(DECODE, FIXUP)
 
 if __name__ == "__main__":
     main(TestOneInput)

@@ -4,7 +4,7 @@ the container; the dissector itself must never raise)."""
 from __future__ import annotations
 
 import atheris
-from _harness import main, only_decode_errors
+from _harness import fix_capture, main, only_decode_errors
 
 with atheris.instrument_imports():
     from ualink_ref.capture.dissect import dissect_records, render, summarize
@@ -18,7 +18,9 @@ def DECODE(data: bytes) -> str:
 
 
 SEEDS = [encode_capture([CaptureRecord(bytes(640)), CaptureRecord(bytes(680), "fec_codewords")])]
-TestOneInput = only_decode_errors(DECODE)
+#: Structured mode: a valid container around repaired records (see _harness.fix_capture).
+FIXUP = fix_capture
+TestOneInput = only_decode_errors(DECODE, FIXUP)
 
 if __name__ == "__main__":
     main(TestOneInput)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import atheris
-from _harness import main, only_decode_errors
+from _harness import flits_with_crc, main, only_decode_errors
 
 with atheris.instrument_imports():
     from ualink_ref.dl import DLFlit
@@ -15,7 +15,9 @@ SEEDS = [
     DLFlit(FlitOp.EXPLICIT, flit_seq=1, tl=bytes(range(256)) * 2).encode(),
     DLFlit(FlitOp.ACK, ack_req_seq=3).encode(),
 ]
-TestOneInput = only_decode_errors(DECODE)
+#: Structured mode: the CRC is recomputed, so mutations reach the header and segment parsers.
+FIXUP = flits_with_crc
+TestOneInput = only_decode_errors(DECODE, FIXUP)
 
 if __name__ == "__main__":
     main(TestOneInput)

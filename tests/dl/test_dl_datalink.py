@@ -160,7 +160,8 @@ class _WrapLossChannel:
         self.seqs = seqs
         self.silent = silent
 
-    def transmit(self, flit: bytes, first_flit: int, flits: int) -> bytes | None:
+    def transmit(self, flit: bytes, first_flit: int, flits: int,
+                 now: float = 0) -> bytes | None:
         fresh = self.sender.counters.data_flits_sent
         if fresh == self.fresh_seen:
             return flit  # not a new data flit

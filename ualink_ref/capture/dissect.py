@@ -39,7 +39,7 @@ from ualink_ref.dl.formats import (
 )
 from ualink_ref.dl.messages import UnknownMessage, decode_message
 from ualink_ref.dl.verdict import Verdict, classify, implicit_seq, next_seq, phase_matches
-from ualink_ref.errors import CrcError, DecodeError
+from ualink_ref.errors import CaptureFormatError, CrcError, DecodeError
 from ualink_ref.sizes import DL_FLIT_BYTES, MAX_WINDOW, check_fec
 from ualink_ref.stack.endpoint import decode_wire
 from ualink_ref.tl.codec import ADDR_LO_BITS
@@ -195,9 +195,20 @@ def dissect_records(records: Iterable[CaptureRecord]) -> list[DissectedFlit]:
 
     When a direction has ``dl_flit`` records, its ``fec_codewords`` records are the
     same flits before decoding: they are FEC-decoded and reported (``fec_only``) but
-    not fed to the DL state a second time.
+    not fed to the DL state a second time. Anything but capture records raises
+    :class:`~ualink_ref.errors.CaptureFormatError`.
     """
-    records = list(records)
+    if isinstance(records, bytes | bytearray | memoryview | str):
+        raise CaptureFormatError("dissect_records takes capture records, not bytes (decode first)")
+    try:
+        records = list(records)
+    except TypeError:
+        raise CaptureFormatError(f"dissect_records takes capture records, got {records!r:.40}"
+                                 ) from None
+    for index, rec in enumerate(records):
+        if not isinstance(rec, CaptureRecord):
+            raise CaptureFormatError(f"record {index} is a {type(rec).__name__}, not a "
+                                     "CaptureRecord")
     decoded = {(r.direction, r.port) for r in records if r.kind == "dl_flit"}
     # One receiver state per direction and pseudo-header port: a switched capture holds
     # every link of the pod, each port its own DL stream.

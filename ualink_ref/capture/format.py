@@ -16,10 +16,12 @@ is sliced or allocated from them.
 
 from __future__ import annotations
 
+import io
 import struct
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from ualink_ref.bitfields import BitFormat, Field
 from ualink_ref.errors import (
@@ -41,6 +43,10 @@ CAPTURE_MAGIC = 0x55
 #: Largest record (and pcap snap length) this module writes or accepts: a bound
 #: checked before any length field is trusted (project choice: 64 flits of wire bytes).
 MAX_RECORD_BYTES = 64 * 1024
+#: Most packets a reader accepts from one capture by default (project choice: a
+#: bound on what a hostile file can make a reader build; 100 x the largest
+#: committed scenario; pass ``max_records`` to read more).
+MAX_RECORDS = 1_000_000
 
 RECORD_KINDS = {0: "dl_flit", 1: "fec_codewords"}
 DIRECTIONS = {0: "a_to_b", 1: "b_to_a"}
@@ -255,21 +261,88 @@ def _check_writable(pkt: RawPacket, linktype: int) -> None:
         raise EncodeError(f"timestamp {pkt.timestamp_ns} out of range")
 
 
-def decode_capture_file(data: bytes) -> list[RawPacket]:
+class _Reader:
+    """A binary stream read in exact pieces, counting its offset (streaming decode)."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self.stream = stream
+        self.offset = 0
+
+    def read(self, n: int, what: str, *, allow_eof: bool = False) -> bytes:
+        """Exactly ``n`` bytes (``b""`` at a clean end of file if ``allow_eof``)."""
+        try:
+            data = self.stream.read(n)
+        except OSError as exc:
+            raise CaptureFormatError(f"cannot read the capture: {exc}") from None
+        if not isinstance(data, bytes):
+            raise CaptureFormatError("capture stream must give bytes")
+        self.offset += len(data)
+        if allow_eof and not data:
+            return data
+        if len(data) != n:
+            raise TruncatedError(what, n, len(data))
+        return data
+
+
+def _check_limits(max_records: int, max_record_bytes: int) -> None:
+    for name, value in (("max_records", max_records), ("max_record_bytes", max_record_bytes)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise EncodeError(f"{name} must be an integer >= 0, got {value!r:.40}", name)
+    if max_record_bytes > MAX_RECORD_BYTES:
+        raise EncodeError(f"max_record_bytes above the format's bound {MAX_RECORD_BYTES}")
+
+
+def iter_capture_file(
+    source: bytes | bytearray | memoryview | BinaryIO,
+    *,
+    max_records: int = MAX_RECORDS,
+    max_record_bytes: int = MAX_RECORD_BYTES,
+) -> Iterator[RawPacket]:
+    """Stream the packets of a pcap or pcapng file (bytes, or a binary file object).
+
+    Reads one record at a time: memory stays bounded by ``max_record_bytes`` (at
+    most :data:`MAX_RECORD_BYTES`) whatever the file's size, and more than
+    ``max_records`` packets is a :class:`CaptureFormatError` (rule C1 in
+    ``specs/capture.md``). Raises only :class:`DecodeError` subclasses.
+    """
+    _check_limits(max_records, max_record_bytes)
+    if isinstance(source, bytes | bytearray | memoryview):
+        stream: BinaryIO = io.BytesIO(bytes(source))
+    elif hasattr(source, "read") and not isinstance(source, str | Path | type):
+        stream = source
+    else:
+        raise CaptureFormatError(f"capture data must be bytes or a binary file, got "
+                                 f"{type(source).__name__}")
+    reader = _Reader(stream)
+    head = reader.read(4, "capture file header", allow_eof=True)
+    if len(head) < 4:
+        raise TruncatedError("capture file header", 24, len(head))
+    if struct.unpack("<I", head)[0] == PCAPNG_SHB:
+        packets = _pcapng_packets(reader, head, max_record_bytes)
+    else:
+        packets = _pcap_packets(reader, head, max_record_bytes)
+    count = 0
+    try:
+        for pkt in packets:
+            count += 1
+            if count > max_records:
+                raise CaptureFormatError(f"capture holds more than max_records = {max_records} "
+                                         "packets")
+            yield pkt
+    except DecodeError as exc:  # say where in the file
+        exc.add_note(f"packet {count}, file offset {reader.offset}")
+        raise
+
+
+def decode_capture_file(data: bytes, *, max_records: int = MAX_RECORDS) -> list[RawPacket]:
     """Parse a pcap or pcapng file (either byte order); raises only DecodeError."""
     if not isinstance(data, bytes | bytearray | memoryview):
         raise CaptureFormatError("capture data must be bytes")
-    data = bytes(data)
-    if len(data) < 4:
-        raise TruncatedError("capture file header", 24, len(data))
-    if struct.unpack_from("<I", data)[0] == PCAPNG_SHB:
-        return _decode_pcapng(data)
-    return _decode_pcap(data)
+    return list(iter_capture_file(data, max_records=max_records))
 
 
-def _decode_pcap(data: bytes) -> list[RawPacket]:
-    if len(data) < 24:
-        raise TruncatedError("pcap file header", 24, len(data))
+def _pcap_packets(reader: _Reader, head: bytes, limit: int) -> Iterator[RawPacket]:
+    data = head + reader.read(20, "pcap file header")
     for endian in "<>":
         magic = struct.unpack_from(endian + "I", data)[0]
         if magic in (PCAP_MAGIC_US, PCAP_MAGIC_NS):
@@ -281,77 +354,63 @@ def _decode_pcap(data: bytes) -> list[RawPacket]:
     if major != 2:
         raise CaptureFormatError(f"pcap major version {major} is not 2")
     linktype &= 0x0FFFFFFF  # the top bits carry FCS information, not the link type
-    packets = []
-    pos = 24
-    try:
-        while pos < len(data):
-            if len(data) - pos < 16:
-                raise TruncatedError("pcap record header", 16, len(data) - pos)
-            sec, frac, incl, orig = struct.unpack_from(endian + "IIII", data, pos)
-            pos += 16
-            if incl > MAX_RECORD_BYTES:
-                raise CaptureFormatError(f"pcap record length {incl} exceeds {MAX_RECORD_BYTES}")
-            if len(data) - pos < incl:
-                raise TruncatedError("pcap record", incl, len(data) - pos)
-            if frac >= 1_000_000_000 // scale:
-                raise CaptureFormatError(f"pcap timestamp fraction {frac} out of range")
-            stamp = sec * 1_000_000_000 + frac * scale
-            packets.append(RawPacket(stamp, data[pos : pos + incl], linktype, orig))
-            pos += incl
-    except DecodeError as exc:  # say where in the file
-        exc.add_note(f"packet {len(packets)}, file offset {pos}")
-        raise
-    return packets
+    while True:
+        header = reader.read(16, "pcap record header", allow_eof=True)
+        if not header:
+            return
+        sec, frac, incl, orig = struct.unpack(endian + "IIII", header)
+        if incl > limit:
+            raise CaptureFormatError(f"pcap record length {incl} exceeds {limit}")
+        if frac >= 1_000_000_000 // scale:
+            raise CaptureFormatError(f"pcap timestamp fraction {frac} out of range")
+        body = reader.read(incl, "pcap record")
+        yield RawPacket(sec * 1_000_000_000 + frac * scale, body, linktype, orig)
 
 
-def _decode_pcapng(data: bytes) -> list[RawPacket]:
+def _pcapng_packets(reader: _Reader, head: bytes, limit: int) -> Iterator[RawPacket]:
     endian = "<"
     interfaces: list[tuple[int, int, int]] = []  # (linktype, if_tsresol, snaplen)
-    packets = []
-    pos = 0
-    try:
-        while pos < len(data):
-            if len(data) - pos < 12:
-                raise TruncatedError("pcapng block header", 12, len(data) - pos)
-            block_type = struct.unpack_from("<I", data, pos)[0]
-            if block_type == PCAPNG_SHB:
-                if len(data) - pos < 28:
-                    raise TruncatedError("pcapng section header", 28, len(data) - pos)
-                bom = data[pos + 8 : pos + 12]
-                if bom == struct.pack("<I", PCAPNG_BOM):
-                    endian = "<"
-                elif bom == struct.pack(">I", PCAPNG_BOM):
-                    endian = ">"
-                else:
-                    raise CaptureFormatError(f"pcapng byte-order magic {bom.hex()} not recognised")
-                interfaces = []  # interface ids are per section
-            elif pos == 0:
-                raise CaptureFormatError("pcapng file does not start with a section header")
-            block_type, total = struct.unpack_from(endian + "II", data, pos)
-            if total < 12 or total % 4 or total > _MAX_BLOCK:
-                raise CaptureFormatError(f"pcapng block length {total} invalid")
-            if len(data) - pos < total:
-                raise TruncatedError("pcapng block", total, len(data) - pos)
-            if struct.unpack_from(endian + "I", data, pos + total - 4)[0] != total:
-                raise CaptureFormatError("pcapng block trailing length does not match")
-            body = data[pos + 8 : pos + total - 4]
-            if block_type == _PCAPNG_IDB:
-                interfaces.append(_parse_idb(body, endian))
-            elif block_type == _PCAPNG_EPB:
-                packets.append(_parse_epb(body, endian, interfaces))
-            elif block_type == _PCAPNG_SPB:
-                if not interfaces:
-                    raise CaptureFormatError("pcapng simple packet block before any interface")
-                if len(body) < 4:
-                    raise TruncatedError("pcapng simple packet block", 4, len(body))
-                orig = struct.unpack_from(endian + "I", body)[0]
-                incl = min(orig, len(body) - 4, interfaces[0][2])
-                packets.append(RawPacket(0, body[4 : 4 + incl], interfaces[0][0], orig))
-            pos += total  # other block types (name resolution, statistics, ...) are skipped
-    except DecodeError as exc:  # say where in the file
-        exc.add_note(f"packet {len(packets)}, file offset {pos}")
-        raise
-    return packets
+    first = True
+    while True:
+        start = head if first else reader.read(4, "pcapng block header", allow_eof=True)
+        if not start:
+            return
+        rest = reader.read(8, "pcapng block header")
+        block_type = struct.unpack("<I", start)[0]
+        if block_type == PCAPNG_SHB:
+            bom = rest[4:8]
+            if bom == struct.pack("<I", PCAPNG_BOM):
+                endian = "<"
+            elif bom == struct.pack(">I", PCAPNG_BOM):
+                endian = ">"
+            else:
+                raise CaptureFormatError(f"pcapng byte-order magic {bom.hex()} not recognised")
+            interfaces = []  # interface ids are per section
+        elif first:
+            raise CaptureFormatError("pcapng file does not start with a section header")
+        first = False
+        block_type, total = struct.unpack(endian + "II", start + rest[:4])
+        if total < 12 or total % 4 or total > min(_MAX_BLOCK, limit + 4096):
+            raise CaptureFormatError(f"pcapng block length {total} invalid")
+        if block_type == PCAPNG_SHB and total < 28:
+            raise TruncatedError("pcapng section header", 28, total)
+        block = start + rest + reader.read(total - 12, "pcapng block")
+        if struct.unpack_from(endian + "I", block, total - 4)[0] != total:
+            raise CaptureFormatError("pcapng block trailing length does not match")
+        body = block[8 : total - 4]
+        if block_type == _PCAPNG_IDB:
+            interfaces.append(_parse_idb(body, endian))
+        elif block_type == _PCAPNG_EPB:
+            yield _parse_epb(body, endian, interfaces)
+        elif block_type == _PCAPNG_SPB:
+            if not interfaces:
+                raise CaptureFormatError("pcapng simple packet block before any interface")
+            if len(body) < 4:
+                raise TruncatedError("pcapng simple packet block", 4, len(body))
+            orig = struct.unpack_from(endian + "I", body)[0]
+            incl = min(orig, len(body) - 4, interfaces[0][2])
+            yield RawPacket(0, body[4 : 4 + incl], interfaces[0][0], orig)
+        # other block types (name resolution, statistics, ...) are skipped
 
 
 def _parse_idb(body: bytes, endian: str) -> tuple[int, int, int]:
@@ -415,22 +474,35 @@ def encode_capture(records: Iterable[CaptureRecord], *, fmt: str = "pcap") -> by
     raise EncodeError(f"unknown capture format {fmt!r} (pcap or pcapng)")
 
 
-def decode_capture(data: bytes) -> list[CaptureRecord]:
-    """Every record of a pcap / pcapng capture; raises only DecodeError.
-
-    Packets of another link type are rejected: a ualink_ref capture holds
-    only LINKTYPE_USER0 records.
+def iter_capture(
+    source: bytes | bytearray | memoryview | BinaryIO,
+    *,
+    max_records: int = MAX_RECORDS,
+    max_record_bytes: int = MAX_RECORD_BYTES,
+) -> Iterator[CaptureRecord]:
+    """Stream the records of a pcap / pcapng capture (bytes or a binary file object),
+    one at a time, within the limits of :func:`iter_capture_file`; raises only
+    DecodeError. Packets of another link type are rejected: a ualink_ref capture
+    holds only LINKTYPE_USER0 records.
     """
-    records = []
-    for index, pkt in enumerate(decode_capture_file(data)):
+    packets = iter_capture_file(source, max_records=max_records,
+                                max_record_bytes=max_record_bytes)
+    for index, pkt in enumerate(packets):
         if pkt.linktype != LINKTYPE_USER0:
             raise CaptureFormatError(f"packet {index}: link type {pkt.linktype}, not 147")
         try:
-            records.append(CaptureRecord.decode(pkt.data, pkt.timestamp_ns))
+            yield CaptureRecord.decode(pkt.data, pkt.timestamp_ns)
         except DecodeError as exc:  # say which record
             exc.add_note(f"packet {index}")
             raise
-    return records
+
+
+def decode_capture(data: bytes, *, max_records: int = MAX_RECORDS) -> list[CaptureRecord]:
+    """Every record of a pcap / pcapng capture; raises only DecodeError (see
+    :func:`iter_capture`)."""
+    if not isinstance(data, bytes | bytearray | memoryview):
+        raise CaptureFormatError("capture data must be bytes")
+    return list(iter_capture(data, max_records=max_records))
 
 
 def write_capture(path: str | Path, records: Iterable[CaptureRecord]) -> int:
@@ -441,9 +513,19 @@ def write_capture(path: str | Path, records: Iterable[CaptureRecord]) -> int:
     return len(data)
 
 
-def read_capture(path: str | Path) -> list[CaptureRecord]:
-    """Read every record of the pcap / pcapng file at ``path``."""
-    return decode_capture(Path(path).read_bytes())
+def read_capture(path: str | Path, *, max_records: int = MAX_RECORDS) -> list[CaptureRecord]:
+    """Read every record of the pcap / pcapng file at ``path``, streaming (a device
+    or endless file fails at its first bad record or at ``max_records``, it is never
+    read whole); an unreadable path is a :class:`CaptureFormatError`."""
+    if not isinstance(path, str | Path):
+        raise CaptureFormatError(f"capture path must be a str or Path, got {type(path).__name__}")
+    try:
+        with open(path, "rb") as stream:
+            return list(iter_capture(stream, max_records=max_records))
+    except (OSError, ValueError) as exc:  # ValueError: e.g. a NUL in the path
+        if isinstance(exc, DecodeError):
+            raise
+        raise CaptureFormatError(f"cannot read capture {str(path)!r:.80}: {exc}") from None
 
 
 __all__ = [
@@ -452,6 +534,7 @@ __all__ = [
     "DL_FLIT_BYTES",
     "INTERLEAVES",
     "LINKTYPE_USER0",
+    "MAX_RECORDS",
     "MAX_RECORD_BYTES",
     "PSEUDO_HEADER",
     "PSEUDO_HEADER_BYTES",
@@ -463,6 +546,8 @@ __all__ = [
     "encode_capture",
     "encode_pcap",
     "encode_pcapng",
+    "iter_capture",
+    "iter_capture_file",
     "read_capture",
     "write_capture",
 ]

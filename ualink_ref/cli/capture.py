@@ -13,6 +13,7 @@ from ualink_ref.capture.run import (
     CaptureLink,
     capture_simulation,
 )
+from ualink_ref.cli import faults
 from ualink_ref.cli.commands import add_command
 from ualink_ref.errors import CaptureIncomplete
 from ualink_ref.stack.sim import Burst, random_workload
@@ -52,7 +53,7 @@ def _cmd_capture(args: argparse.Namespace) -> int:
             records, report = capture_simulation(
                 workload, fec=args.fec, ber=args.ber, burst=burst, seed=args.seed,
                 raw_codewords=args.raw_codewords, latency=args.latency, batch=args.batch,
-                max_outstanding=args.max_outstanding)
+                max_outstanding=args.max_outstanding, **faults.simulation_options(args))
         except CaptureIncomplete as exc:  # still write what the link carried: worth reading
             records, summary, status = exc.records, f"INCOMPLETE: {exc}", 1
         else:
@@ -90,6 +91,7 @@ def register(sub: Any) -> None:
     c.add_argument("--batch", type=int, default=8, help="flit slots simulated per step")
     c.add_argument("--max-outstanding", type=int, default=64,
                    help="ops in flight per side (default 64)")
+    faults.add_arguments(c)
     c.add_argument("--raw-codewords", action="store_true",
                    help="also record the wire bytes before FEC decoding (fec_codewords)")
     c.set_defaults(func=_cmd_capture)

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ualink_ref.capture.dissect import HEADING, Filter, dissect_records, render, summarize
-from ualink_ref.capture.format import DIRECTIONS, read_capture
+from ualink_ref.capture.format import DIRECTIONS, iter_capture
 from ualink_ref.cli.commands import add_command
 from ualink_ref.tl.fields import COMMANDS
 
@@ -20,12 +20,14 @@ DESCRIPTION = (
 
 
 def _cmd_dissect(args: argparse.Namespace) -> int:
-    try:
-        records = read_capture(Path(args.file))
+    try:  # opened here so that "cannot read" (2) stays apart from "not a capture" (1)
+        stream = open(Path(args.file), "rb")  # noqa: SIM115 - closed just below
     except OSError as exc:
         print(f"ualink-ref dissect: cannot read {args.file}: {exc.strerror or exc}",
               file=sys.stderr)
         return 2
+    with stream:
+        records = list(iter_capture(stream))  # streaming, within the reader's limits
     flt = Filter(direction=args.direction, seq=args.seq, command=args.command)
     flits = dissect_records(records)
     shown = [f for f in flits if flt.matches(f)]

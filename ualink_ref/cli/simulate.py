@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable
 from typing import Any, TextIO
 
+from ualink_ref.cli import faults
 from ualink_ref.cli.commands import add_command
 from ualink_ref.stack.sim import Burst, random_workload, simulate
 
@@ -15,7 +16,8 @@ from ualink_ref.stack.sim import Burst, random_workload, simulate
 DESCRIPTION = (
     "Run a seeded random workload (reads, writes, atomics from both ends) between "
     "two full-stack endpoints over a channel with random bit errors and optional "
-    "bursts; print the report. Exit status 1 if any op failed or returned wrong data."
+    "bursts, outages or a dead direction; print the report. Exit status 1 if any op "
+    "failed or returned wrong data, or the link stalled (no progress for K slots)."
 )
 
 
@@ -87,6 +89,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
             batch=args.batch,
             max_outstanding=args.max_outstanding,
             progress=bar.update if bar is not None else None,
+            **faults.simulation_options(args),
         )
     finally:
         if bar is not None:
@@ -117,6 +120,7 @@ def register(sub: Any) -> None:
                    help="flit slots simulated per step")
     p.add_argument("--max-outstanding", type=_int_at_least(1), default=64,
                    help="ops in flight per side (default 64)")
+    faults.add_arguments(p)
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_simulate)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ualink_ref.cli.commands import add_command
+from ualink_ref.errors import VectorFormatError
 from ualink_ref.testing import vectors
 from ualink_ref.testing.export import export, model_documents
 
@@ -25,7 +26,13 @@ def _cmd_vectors_generate(args: argparse.Namespace) -> int:
 
 
 def _cmd_vectors_verify(args: argparse.Namespace) -> int:
-    report = vectors.verify_dir(Path(args.dir))
+    try:
+        report = vectors.verify_dir(Path(args.dir))
+    except VectorFormatError as exc:  # not a readable directory: invalid input
+        print(f"ualink-ref: error: {exc}", file=sys.stderr)
+        return 2
+    for error in report.errors:
+        print(f"invalid: {error}", file=sys.stderr)
     for mismatch in report.mismatches[: args.max_report]:
         print(mismatch)
     extra = len(report.mismatches) - args.max_report
@@ -34,11 +41,11 @@ def _cmd_vectors_verify(args: argparse.Namespace) -> int:
     print(
         f"checked {report.cases} case(s) in {len(report.files)} file(s): "
         f"{len(report.mismatches)} mismatch(es)"
+        + (f", {len(report.errors)} invalid file(s)" if report.errors else "")
     )
-    if report.cases == 0:
+    if report.cases == 0 and not report.errors:
         print(f"no vector files found in {args.dir}", file=sys.stderr)
-        return 2
-    return 0 if report.ok else 1
+    return report.exit_status
 
 
 def _cmd_vectors_export(args: argparse.Namespace) -> int:
@@ -70,7 +77,9 @@ def register(sub: Any) -> None:
         help="check a directory of vectors against the model",
         description=(
             "Re-compute every case of every vector file in DIR with the model and report "
-            "each field that differs. Exit status 0: all match; 1: mismatches; 2: nothing found."
+            "each field that differs. Exit status 0: all match; 1: mismatches; 2: invalid "
+            "input (a file or artifact unreadable or over a limit, specs/vectors.md) or "
+            "nothing found."
         ),
     )
     ver.add_argument("dir", metavar="DIR", help="directory holding <layer>.json files")

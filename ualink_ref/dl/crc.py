@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import cache
 
+from ualink_ref.errors import EncodeError
+
 #: Bytes of the flit covered by the CRC (0..635).
 CRC_COVERAGE = 636
 #: Width of the CRC field in bytes (636..639).
@@ -29,7 +31,10 @@ def _crc_fun() -> Callable[[bytes], int]:
 
 
 def crc32(data: bytes | bytearray | memoryview) -> int:
-    """IEEE 802.3 CRC-32 of ``data`` (equal to ``zlib.crc32(data)``)."""
+    """IEEE 802.3 CRC-32 of ``data`` (equal to ``zlib.crc32(data)``); bytes-like only."""
+    if not isinstance(data, bytes | bytearray | memoryview):
+        # bytes(5) would be five zero bytes and bytes(None) a TypeError: refuse both
+        raise EncodeError(f"CRC-32 input must be bytes, got {type(data).__name__}")
     return _crc_fun()(bytes(data))
 
 

@@ -73,6 +73,7 @@ Rules (the same text, with provenance, is in ``specs/dl.md``):
 
 from __future__ import annotations
 
+import numbers
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
@@ -103,6 +104,13 @@ from ualink_ref.sizes import MAX_WINDOW
 #: A fresh flit may use the implicit-sequence header only this close to the acked point.
 IMPLICIT_REACH = 7
 _NO_MESSAGES: tuple[None, ...] = (None,) * SEGMENTS
+
+
+def check_time(now: object) -> float:
+    """``now`` if it is a real number (time is passed in, rule 6); else :class:`EncodeError`."""
+    if isinstance(now, bool) or not isinstance(now, numbers.Real) or now != now:
+        raise EncodeError(f"now must be a number (flit slots), got {now!r:.40}")
+    return now  # type: ignore[return-value]
 
 
 def seq_of(abs_seq: int) -> int:
@@ -237,6 +245,17 @@ class DataLink:
         return self._next_fresh - self._acked
 
     @property
+    def acked(self) -> int:
+        """Data flits acknowledged by the peer so far (an unbounded count, never wire
+        values): it grows exactly when an ack or replay request advances (rule 3)."""
+        return self._acked
+
+    @property
+    def accepted(self) -> int:
+        """Data flits accepted in order from the peer so far (an unbounded count)."""
+        return self._expected
+
+    @property
     def next_seq(self) -> int:
         """Wire sequence number (1..511) the next new data flit will carry."""
         return seq_of(self._next_fresh)
@@ -254,7 +273,12 @@ class DataLink:
 
     def send(self, tl_flits: Iterable[bytes]) -> None:
         """Queue 64-byte TL flits for transmission, in order (all or none on a bad one)."""
-        batch = list(tl_flits)
+        if isinstance(tl_flits, bytes | bytearray | memoryview | str):
+            raise EncodeError("send takes an iterable of 64-byte TL flits, not one bytes object")
+        try:
+            batch = list(tl_flits)
+        except TypeError:
+            raise EncodeError(f"send takes an iterable of TL flits, got {tl_flits!r:.40}") from None
         for tl in batch:
             if not isinstance(tl, bytes | bytearray | memoryview) or len(tl) != TL_FLIT_BYTES:
                 raise EncodeError(f"TL flits are {TL_FLIT_BYTES} bytes, got {tl!r:.40}")
@@ -271,6 +295,7 @@ class DataLink:
 
     def handle_timer(self, now: float) -> list[DLEvent]:
         """Run the replay timer: if it has expired, replay everything unacknowledged."""
+        check_time(now)
         if self._deadline is None or now < self._deadline:
             return []
         events: list[DLEvent] = []
@@ -283,6 +308,7 @@ class DataLink:
 
     def poll(self, now: float) -> bytes | None:
         """The DL flit to transmit in this slot (640 bytes), or ``None`` (rule 7)."""
+        check_time(now)
         if self._rr_owed:
             return self._command(FlitOp.REPLAY_REQUEST, seq_of(self._expected), now)
         fresh = bool(self._txq) and self.in_flight < self.window and self._replay_at is None
@@ -299,6 +325,7 @@ class DataLink:
 
     def receive(self, flit: bytes, now: float) -> list[DLEvent]:
         """Process one received flit; return what happened (rules 3-5)."""
+        check_time(now)
         self._counters.flits_received += 1
         events: list[DLEvent] = []
         try:
@@ -526,4 +553,4 @@ class DataLink:
         self._rx_partial = bytearray(buf[whole:])
 
 
-__all__ = ["IMPLICIT_REACH", "MAX_WINDOW", "DLCounters", "DataLink", "seq_of"]
+__all__ = ["IMPLICIT_REACH", "MAX_WINDOW", "DLCounters", "DataLink", "check_time", "seq_of"]

@@ -143,6 +143,9 @@ DLMessage = (
     | UnknownMessage
 )
 
+_MESSAGE_TYPES = (NoOp, TLRateNotification, DeviceId, PortNumber, ChannelNegotiation, UartData,
+                  UnknownMessage)
+
 _KNOWN: dict[tuple[int, int], BitFormat] = {
     (fmt.field("mclass").default, fmt.field("mtype").default): fmt
     for fmt in (NOOP_MESSAGE, TL_RATE_MESSAGE, DEVICE_ID_MESSAGE, PORT_NUMBER_MESSAGE,
@@ -152,6 +155,8 @@ _KNOWN: dict[tuple[int, int], BitFormat] = {
 
 def encode_message(message: DLMessage) -> bytes:
     """The 4 big-endian bytes of ``message``."""
+    if not isinstance(message, _MESSAGE_TYPES):
+        raise EncodeError(f"not a DL message: {message!r:.40}")
     return message.encode().to_bytes(4, "big")
 
 
@@ -168,7 +173,11 @@ def decode_message(word: int | bytes | bytearray | memoryview) -> DLMessage:
         # numpy integers are words too; bools, floats, strings and None are not
         raise DecodeError(f"dl_message: expected a 32-bit word or 4 bytes, got {word!r:.40}")
     else:
-        value = operator.index(word)
+        try:
+            value = operator.index(word)
+        except (TypeError, ValueError):  # e.g. a numpy array: has __index__, is no word
+            raise DecodeError(
+                f"dl_message: expected a 32-bit word or 4 bytes, got {word!r:.40}") from None
     common = DL_MESSAGE.from_int(value)  # FieldRangeError if it does not fit 32 bits
     fmt = _KNOWN.get((common["mclass"], common["mtype"]))
     if fmt is None or common["compressed"]:

@@ -18,6 +18,7 @@ no FEC, when any of its 5120 bits is wrong (the DL CRC then rejects it).
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 
 from ualink_ref.errors import EncodeError
@@ -29,16 +30,20 @@ from ualink_ref.phy.reedsolomon import ReedSolomonCode
 DEFAULT_LANE_GBPS = 212.5
 
 
-def _mode(mode: str) -> FecMode:
-    if mode not in MODES:
+def _mode(mode: object) -> FecMode:
+    if not isinstance(mode, str) or mode not in MODES:
         raise EncodeError(f"unknown FEC mode {mode!r} (choose from {', '.join(MODES)})")
     return MODES[mode]
 
 
-def _check_ber(ber: float) -> float:
-    if not 0.0 <= ber <= 1.0:
+def _check_ber(ber: object) -> float:
+    # Only real numbers (numpy's too); None, strings and bools are refused, not compared.
+    if isinstance(ber, bool) or not isinstance(ber, numbers.Real):
+        raise EncodeError(f"BER must be a number in [0, 1], got {ber!r:.40}")
+    value = float(ber)
+    if not 0.0 <= value <= 1.0:
         raise EncodeError(f"BER must be in [0, 1], got {ber}")
-    return float(ber)
+    return value
 
 
 def symbol_error_probability(ber: float) -> float:

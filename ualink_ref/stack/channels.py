@@ -1,8 +1,10 @@
 """Channels for the harness's links: what one direction does to the bytes crossing it.
 
 Each implements :class:`ualink_ref.stack.harness.Channel`
-(``transmit(wire, first_flit, flits) -> bytes | None``) and counts what it
-did. The bit-level error models themselves live in the PHY
+(``transmit(wire, first_flit, flits, now) -> bytes | None``) and counts what it
+did. Every channel keeps its state from chunk to chunk (a random stream, a
+burst in progress, an outage window in slots), so how the harness batches
+slots never changes what a fault can be. The bit-level error models themselves live in the PHY
 (:mod:`ualink_ref.phy.channel`); these adapters only apply them to chunks.
 """
 
@@ -12,8 +14,12 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+from numpy.typing import NDArray
+
 from ualink_ref.dl.formats import header_payload
-from ualink_ref.phy import BitErrorChannel, BurstChannel, apply_bit_errors
+from ualink_ref.errors import EncodeError
+from ualink_ref.phy import BitErrorChannel, apply_bit_errors
 
 
 @dataclass
@@ -27,8 +33,8 @@ class RandomBitErrors:
     def __post_init__(self) -> None:
         self._channel = BitErrorChannel(self.ber, self.seed)
 
-    def transmit(self, wire: bytes, first_flit: int, flits: int) -> bytes:
-        """``wire`` with random bit errors."""
+    def transmit(self, wire: bytes, first_flit: int, flits: int, now: float = 0) -> bytes:
+        """``wire`` with random bit errors (the stream continues across chunks)."""
         before = self._channel.errors
         out = self._channel.apply(wire)
         self.errors += self._channel.errors - before
@@ -37,24 +43,115 @@ class RandomBitErrors:
 
 @dataclass
 class ErrorBursts:
-    """Bursts of ``length_bits`` starting at each bit with probability ``rate`` (the PHY's
-    :class:`BurstChannel`), seeded. Bursts do not span chunks."""
+    """Bursts of ``length_bits`` starting at each wire bit with probability ``rate``, seeded.
+
+    The direction's wire is one continuous bit stream (chunk after chunk), so a
+    burst may start anywhere and run on into later chunks for as long as it
+    lasts: a burst longer than a chunk — or than many flits, an outage — is
+    carried over, chunk after chunk, never refused (Faults rule F1 in
+    ``specs/README.md``). As in the PHY's :class:`~ualink_ref.phy.BurstChannel`,
+    the first and last bit of a burst are flipped and each bit between them with
+    probability ``density``; overlapping bursts merge (a bit is flipped once).
+    Memory stays bounded by the chunk size whatever the burst length: only
+    ``(start, length)`` of each burst in progress is kept.
+    """
 
     length_bits: int
     rate: float
     seed: int
     density: float = 0.5
     errors: int = 0
+    bursts: int = 0
 
     def __post_init__(self) -> None:
-        self._channel = BurstChannel(self.length_bits, self.seed, density=self.density,
-                                     rate=self.rate)
+        if isinstance(self.length_bits, bool) or not isinstance(self.length_bits, int) \
+                or self.length_bits < 1:
+            raise EncodeError(f"burst length must be an integer >= 1 bit, got {self.length_bits!r}")
+        if not 0.0 <= self.rate <= 1.0 or not 0.0 <= self.density <= 1.0:
+            raise EncodeError(
+                f"burst rate and density must be in [0, 1], got {self.rate}, {self.density}")
+        self._rng = np.random.default_rng(self.seed)
+        # Bursts still in progress: start bit relative to the next chunk's first bit
+        # (<= 0) and full length; carried from chunk to chunk (rule F1).
+        self._active: list[tuple[int, int]] = []
 
-    def transmit(self, wire: bytes, first_flit: int, flits: int) -> bytes:
-        """``wire`` with error bursts."""
-        positions = self._channel.positions(len(wire) * 8)
-        self.errors += len(positions)
-        return apply_bit_errors(wire, positions.tolist())
+    @property
+    def in_progress(self) -> int:
+        """Bursts that began in an earlier chunk and have not ended yet."""
+        return len(self._active)
+
+    def transmit(self, wire: bytes, first_flit: int, flits: int, now: float = 0) -> bytes:
+        """``wire`` with the bursts that start in it and the ones carried over applied."""
+        nbits = len(wire) * 8
+        count = int(self._rng.binomial(nbits, self.rate)) if nbits else 0
+        starts = np.sort(self._rng.integers(0, nbits, size=count)).tolist() if count else []
+        self.bursts += count
+        bursts = self._active + [(int(s), self.length_bits) for s in starts]
+        parts: list[NDArray[np.int64]] = []
+        carried: list[tuple[int, int]] = []
+        for start, length in bursts:
+            lo, hi = max(start, 0), min(start + length, nbits)
+            # Bits lo..hi-1 of the burst fall in this chunk: draw them, force the ends.
+            hit = self._rng.random(hi - lo) < self.density
+            if start >= 0:
+                hit[0] = True
+            if start + length <= nbits:
+                hit[-1] = True
+            else:
+                carried.append((start - nbits, length))
+            parts.append(lo + np.flatnonzero(hit).astype(np.int64))
+        self._active = carried
+        if not parts:
+            return wire
+        positions = np.unique(np.concatenate(parts))
+        self.errors += int(positions.size)
+        return apply_bit_errors(wire, positions)
+
+
+@dataclass
+class Outage:
+    """The direction is down from slot ``start`` up to (not including) slot ``end``
+    (``None``: for good — a dead direction).
+
+    Every flit sent in a slot while the link is down arrives as noise: its wire
+    bytes are replaced by seeded random bytes (Faults rule F2 in
+    ``specs/README.md``). The receiver's FEC finds it uncorrectable (or, without
+    FEC, the DL's CRC rejects it), which is what a receiver of a failed lane
+    sees; flits sent before or after the outage in the same chunk pass
+    unchanged. A chunk's ``k``-th flit is the one for slot ``now + k`` (the
+    harness's convention).
+    """
+
+    start: float
+    end: float | None = None
+    seed: int = 0
+    garbled: int = 0
+
+    def __post_init__(self) -> None:
+        if self.end is not None and self.end < self.start:
+            raise EncodeError(f"outage ends (slot {self.end}) before it starts ({self.start})")
+        self._rng = random.Random(self.seed)
+
+    def down(self, slot: float) -> bool:
+        """True if the direction is down in ``slot``."""
+        return self.start <= slot and (self.end is None or slot < self.end)
+
+    def transmit(self, wire: bytes, first_flit: int, flits: int, now: float = 0) -> bytes:
+        """``wire`` with the flits sent while down replaced by noise."""
+        if flits < 1 or not any(self.down(now + k) for k in range(flits)):
+            return wire
+        per = len(wire) // flits
+        out = bytearray(wire)
+        for k in range(flits):
+            if self.down(now + k):
+                out[k * per:(k + 1) * per] = self._rng.randbytes(per)
+                self.garbled += 1
+        return bytes(out)
+
+
+def dead(start: float = 0, seed: int = 0) -> Outage:
+    """A direction that goes down at slot ``start`` and never comes back."""
+    return Outage(start, None, seed)
 
 
 @dataclass
@@ -66,7 +163,7 @@ class ScriptedFlips:
     flit_wire_bytes: int
     flipped: int = 0
 
-    def transmit(self, wire: bytes, first_flit: int, flits: int) -> bytes:
+    def transmit(self, wire: bytes, first_flit: int, flits: int, now: float = 0) -> bytes:
         """``wire`` with the scripted flips of its flits applied."""
         positions: list[int] = []
         for n in range(first_flit, first_flit + flits):
@@ -121,7 +218,8 @@ class FaultyChannel:
         """Turn random faults off (scripted ones at future indices still apply)."""
         self.drop = self.corrupt = self.drop_commands = 0.0
 
-    def transmit(self, wire: bytes, first_flit: int, flits: int) -> bytes | None:
+    def transmit(self, wire: bytes, first_flit: int, flits: int,
+                 now: float = 0) -> bytes | None:
         """The flit as received (``None`` if lost)."""
         action = self.script.get(first_flit)
         if action is None:
@@ -161,8 +259,10 @@ __all__ = [
     "FAULTS",
     "ErrorBursts",
     "FaultyChannel",
-        "RandomBitErrors",
+    "Outage",
+    "RandomBitErrors",
     "ScriptedFlips",
     "carries_payload",
+    "dead",
     "flip_bits",
 ]

@@ -68,9 +68,9 @@ class Port(Protocol):
 class Channel(Protocol):
     """What one direction of a link does to the bytes crossing it."""
 
-    def transmit(self, wire: bytes, first_flit: int, flits: int) -> bytes | None:
-        """``wire`` (``flits`` flits, the first one the direction's ``first_flit``-th)
-        as received, or ``None`` if it is lost."""
+    def transmit(self, wire: bytes, first_flit: int, flits: int, now: float) -> bytes | None:
+        """``wire`` (``flits`` flits, the first one the direction's ``first_flit``-th,
+        sent in slots ``now, now + 1, ...``) as received, or ``None`` if it is lost."""
         ...
 
 
@@ -203,7 +203,8 @@ class Network:
             wire, count = d.src.poll_many(now, self.batch)
             if not count:
                 continue
-            received = wire if d.channel is None else d.channel.transmit(wire, d.flits_sent, count)
+            received = (wire if d.channel is None
+                        else d.channel.transmit(wire, d.flits_sent, count, now))
             d.in_flight.append((edge + d.latency, now, d.flits_sent, count, wire, received))
             d.flits_sent += count
         out: list[tuple[str, Any]] = []
@@ -271,13 +272,14 @@ class ChannelChain:
 
     channels: Sequence[Channel]
 
-    def transmit(self, wire: bytes, first_flit: int, flits: int) -> bytes | None:
+    def transmit(self, wire: bytes, first_flit: int, flits: int,
+                 now: float = 0) -> bytes | None:
         """Pass ``wire`` through every channel in turn."""
         out: bytes | None = wire
         for channel in self.channels:
             if out is None:
                 return None
-            out = channel.transmit(out, first_flit, flits)
+            out = channel.transmit(out, first_flit, flits, now)
         return out
 
 

@@ -37,7 +37,8 @@ from ualink_ref.dl import (
     SequenceGap,
     TLFlitDelivered,
 )
-from ualink_ref.errors import TruncatedError
+from ualink_ref.dl.datalink import check_time
+from ualink_ref.errors import EncodeError, TruncatedError
 from ualink_ref.phy import MODES, decode_flits, encode_flits
 from ualink_ref.sizes import DL_FLIT_BYTES, WIRE_BYTES_PER_FLIT, FecMode, check_fec
 
@@ -186,6 +187,9 @@ class LinkEnd:
 
         Stops at the first idle slot. Returns ``(wire bytes, flit count)``.
         """
+        check_time(now)
+        if isinstance(max_flits, bool) or not isinstance(max_flits, int) or max_flits < 0:
+            raise EncodeError(f"max_flits must be an integer >= 0, got {max_flits!r:.40}")
         flits = []
         for i in range(max_flits):
             flit = self._next_dl_flit(now + i)
@@ -207,6 +211,7 @@ class LinkEnd:
     def receive(self, data: bytes, now: float) -> list[Any]:
         """Take wire bytes of one or more whole DL flits received in slot ``now``;
         return the events they produced (see the module docstring)."""
+        check_time(now)
         per = self.wire_bytes_per_flit
         if not isinstance(data, bytes | bytearray | memoryview) or not data or len(data) % per:
             size = len(data) if isinstance(data, bytes | bytearray | memoryview) else -1

@@ -95,8 +95,9 @@ class Op:
 
 @dataclass(frozen=True)
 class Burst:
-    """Error bursts on top of random bit errors: ``length_bits`` long, starting at
-    each bit with probability ``rate`` (see :class:`~ualink_ref.phy.BurstChannel`)."""
+    """Error bursts on top of random bit errors: ``length_bits`` long (any length: a
+    burst carries over from one batch to the next), starting at each bit with
+    probability ``rate`` (see :class:`~ualink_ref.stack.channels.ErrorBursts`)."""
 
     length_bits: int = 20
     rate: float = 1e-5
@@ -161,6 +162,22 @@ def uniform_workload(n: int, kind: str, length: int = 64, *, side: str = "a") ->
 
 #: The DL's own default replay timeout, in flit slots (128).
 _DL_REPLAY_TIMEOUT = DataLink().replay_timeout
+
+
+#: Default stall watchdog, in replay timeouts: a run with no progress for this many
+#: timeouts (16 replays, 4 retrain requests at the default ``max_replays``) is stalled.
+STALL_TIMEOUTS = 16
+
+
+def stall_slots_for(replay_timeout: float) -> int:
+    """The watchdog's default ``stall_slots`` K: ``STALL_TIMEOUTS`` replay timeouts.
+
+    Progress is a completion or a DL advance (an acknowledgement or an accepted
+    data flit, either direction); a link that recovers from an error at all does
+    so with a replay within one or two timeouts, so 16 without any advance means
+    nothing gets through (rule S2 in ``specs/README.md``, "Faults").
+    """
+    return int(STALL_TIMEOUTS * replay_timeout)
 
 
 def replay_timeout_for(latency: int, batch: int) -> int:
@@ -255,7 +272,14 @@ class Simulation:
     it to observe the wire. ``acc_ids`` and ``edge`` exist for the slot-accurate
     scripted captures (:mod:`ualink_ref.capture.run`); simulations keep the
     defaults. ``channels`` replaces the ``ber`` / ``burst`` channels of a
-    direction (``"ab"`` or ``"ba"``).
+    direction (``"ab"`` or ``"ba"``); ``faults`` adds channels after them
+    (e.g. :class:`~ualink_ref.stack.channels.Outage`), per direction.
+
+    The run stops with :class:`~ualink_ref.errors.LinkStalledError` when
+    ``stall_slots`` (K; default :func:`stall_slots_for` the replay timeout)
+    slots pass with no progress — no op completed and no DL advance (neither
+    DL's acknowledged nor accepted count moved). ``max_slots``, if given, is an
+    absolute bound on the run as well.
     """
 
     def __init__(
@@ -276,6 +300,8 @@ class Simulation:
         acc_ids: tuple[int, int] = (1, 2),
         edge: Edge = "boundary",
         channels: dict[str, Channel | None] | None = None,
+        faults: dict[str, Sequence[Channel]] | None = None,
+        stall_slots: int | None = None,
         **dl_options: Any,
     ) -> None:
         if batch < 1 or latency < 0 or max_outstanding < 1:
@@ -297,14 +323,25 @@ class Simulation:
                           compress=compress, **dl_options)
         self.results: list[Completion | None] = [None] * len(self.workload)
         self.latencies: list[int] = []
-        self.max_slots = max_slots if max_slots is not None else 2000 + 400 * len(self.workload)
+        self.max_slots = max_slots
+        self.stall_slots = (stall_slots if stall_slots is not None
+                            else stall_slots_for(dl_options["replay_timeout"]))
+        if self.stall_slots < 1:
+            raise ValueError(f"stall_slots must be >= 1, got {self.stall_slots}")
+        #: Stall-free stretches survived: the longest time, in slots, without progress.
+        self.longest_quiet = 0
         self._sides = {
             s: _Side(ep, dst, [i for i, op in enumerate(self.workload) if op.side == s])
             for s, ep, dst in (("a", self.a, id_b), ("b", self.b, id_a))
         }
         self._error_channels: list[RandomBitErrors | ErrorBursts] = []
         given = channels or {}
-        chans = {d: given[d] if d in given else self._channel(seed * 4 + k)
+        extra = faults or {}
+        unknown = (set(given) | set(extra)) - {"ab", "ba"}
+        if unknown:
+            raise ValueError(f"channel directions are 'ab' and 'ba', got {sorted(unknown)}")
+        chans = {d: chain([given[d] if d in given else self._channel(seed * 4 + k),
+                           *extra.get(d, ())])
                  for k, d in enumerate(("ab", "ba"))}
         self.network = Network(batch=batch, edge=edge)
         self.network.add_port("a", self.a)
@@ -370,16 +407,36 @@ class Simulation:
         With ``verify`` the report's ``data_mismatches`` is computed (:meth:`check`).
         """
         total = len(self.workload)
+        mark = self._progress_mark()
+        since = self.now
         while self._done < total:
-            if self.now > self.max_slots:
+            if self.max_slots is not None and self.now > self.max_slots:
                 raise LinkStalledError(
-                    self.now, f"simulation stuck (fec {self.fec}, ber {self.ber})",
+                    self.now, f"simulation ran past max_slots {self.max_slots} "
+                    f"(fec {self.fec}, ber {self.ber})",
                     completed=self._done, total=total, seed=self.seed)
             before = self._done
             self.step()
             if progress is not None and self._done != before:
                 progress(self._done - before)
+            now_mark = self._progress_mark()
+            if now_mark != mark:
+                mark, since = now_mark, self.now
+                continue
+            quiet = self.now - since
+            self.longest_quiet = max(self.longest_quiet, quiet)
+            if quiet >= self.stall_slots:
+                raise LinkStalledError(
+                    self.now, f"no progress for {quiet} slots (no op completed, no DL "
+                    f"ack or accepted flit; stall_slots {self.stall_slots}; fec {self.fec}, "
+                    f"ber {self.ber})",
+                    completed=self._done, total=total, seed=self.seed)
         return self.report(verify)
+
+    def _progress_mark(self) -> tuple[int, int, int, int, int]:
+        """What moves when the run makes progress (the watchdog compares it, rule S2)."""
+        a, b = self.a.dl, self.b.dl
+        return (self._done, a.acked, a.accepted, b.acked, b.accepted)
 
     def drain(self, max_slots: int = 100_000) -> None:
         """Keep stepping until both endpoints are idle and nothing is on the wire."""
@@ -509,7 +566,8 @@ def simulate(
     """Run ``workload`` between two endpoints over a faulty channel; return the report.
 
     ``options`` go to :class:`Simulation` (``latency``, ``batch``,
-    ``max_outstanding``, ``credits``, ``compress``, ``max_slots``, DL options).
+    ``max_outstanding``, ``credits``, ``compress``, ``faults``, ``stall_slots``,
+    ``max_slots``, DL options).
     With ``verify`` the report counts data mismatches against a sequential model.
     """
     sim = Simulation(workload, fec=fec, ber=ber, burst=burst, seed=seed, **options)
@@ -518,6 +576,7 @@ def simulate(
 
 __all__ = [
     "OP_KINDS",
+    "STALL_TIMEOUTS",
     "WORKLOAD_KINDS",
     "Burst",
     "Op",
@@ -526,5 +585,6 @@ __all__ = [
     "random_workload",
     "replay_timeout_for",
     "simulate",
+    "stall_slots_for",
     "uniform_workload",
 ]

@@ -24,11 +24,20 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Protocol, cast
+
+from ualink_ref.errors import VectorFormatError
+from ualink_ref.testing.vectors.limits import (
+    MAX_ARTIFACT_BYTES,
+    MAX_CASES,
+    load_vector_json,
+    read_bounded,
+)
 
 #: Value of the ``format`` key of every vector file.
 VECTOR_FORMAT = "ualink_ref-vectors"
@@ -88,16 +97,27 @@ class VectorSource(Protocol):
 
 @dataclass
 class VerifyReport:
-    """Outcome of :func:`verify_dir`: cases checked and every mismatch found."""
+    """Outcome of :func:`verify_dir`: cases checked, every mismatch found, and every
+    file that could not be read as vectors (``errors``: one line each)."""
 
     files: list[str] = field(default_factory=list)
     cases: int = 0
     mismatches: list[Mismatch] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
-        """True when at least one case was checked and nothing differed."""
-        return self.cases > 0 and not self.mismatches
+        """True when at least one case was checked and nothing differed or failed."""
+        return self.cases > 0 and not self.mismatches and not self.errors
+
+    @property
+    def exit_status(self) -> int:
+        """0: all match; 1: mismatches (and every file was valid); 2: invalid input (an
+        unreadable or over-limit file or artifact) or nothing found — the check is
+        incomplete, whatever else was found."""
+        if self.errors or self.cases == 0:
+            return 2
+        return 1 if self.mismatches else 0
 
 
 def hexstr(data: bytes) -> str:
@@ -170,18 +190,37 @@ def generate(out_dir: Path, layers: Iterable[str] | None = None) -> list[Path]:
 
 
 def verify_dir(directory: Path) -> VerifyReport:
-    """Check every vector file (and known artifact) in ``directory`` against the model."""
+    """Check every vector file (and known artifact) in ``directory`` against the model.
+
+    Files are read within the limits of :mod:`ualink_ref.testing.vectors.limits`;
+    a file that cannot be read is recorded in ``errors`` (one line) and the others
+    are still checked. A ``directory`` that is not a readable directory raises
+    :class:`~ualink_ref.errors.VectorFormatError`.
+    """
+    if not isinstance(directory, str | Path):
+        raise VectorFormatError(f"vectors directory must be a path, got "
+                                f"{type(directory).__name__}")
+    directory = Path(directory)
+    try:
+        names = sorted(p.name for p in directory.glob("*.json"))
+        if not directory.is_dir():
+            raise NotADirectoryError(f"not a directory: {str(directory)!r:.80}")
+    except (OSError, ValueError) as exc:
+        raise VectorFormatError(f"cannot read vectors directory: {exc}") from None
     report = VerifyReport()
-    for path in sorted(directory.glob("*.json")):
+    for name in names:
         try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            report.mismatches.append(Mismatch(path.name, "-", "<file>", "valid JSON", str(exc)))
+            doc = load_vector_json(directory, name)
+            if not isinstance(doc, dict) or doc.get("format") != VECTOR_FORMAT:
+                continue  # not a vector file: ignore other JSON a user keeps there
+            cases = doc.get("cases")
+            if isinstance(cases, list) and len(cases) > MAX_CASES:
+                raise VectorFormatError(f"{len(cases)} cases (limit {MAX_CASES})", name)
+        except VectorFormatError as exc:
+            report.errors.append(str(exc))
             continue
-        if not isinstance(doc, dict) or doc.get("format") != VECTOR_FORMAT:
-            continue  # not a vector file: ignore other JSON a user keeps there
-        report.files.append(path.name)
-        _verify_document(path.name, doc, directory, report)
+        report.files.append(name)
+        _verify_document(name, doc, directory, report)
     return report
 
 
@@ -207,13 +246,15 @@ def _verify_document(name: str, doc: dict[str, Any], directory: Path, report: Ve
     if artifacts is not None:
         for art_name, data in sorted(artifacts().items()):
             report.cases += 1
-            target = directory / art_name
-            try:
-                file_bytes = target.read_bytes()
-            except OSError as exc:  # the layer's JSON names its artifacts: one missing is a finding
+            if not os.path.lexists(directory / art_name):
+                # the layer's JSON names its artifacts: one missing is a finding
                 report.mismatches.append(
-                    Mismatch(art_name, "-", "<file>", f"missing ({exc.strerror})", "present")
-                )
+                    Mismatch(art_name, "-", "<file>", "missing", "present"))
+                continue
+            try:
+                file_bytes = read_bounded(directory, art_name, MAX_ARTIFACT_BYTES)
+            except VectorFormatError as exc:  # a device, a directory, outside, too big
+                report.errors.append(str(exc))
                 continue
             if file_bytes != data:
                 report.mismatches.extend(_artifact_mismatches(source, art_name, file_bytes, data))
