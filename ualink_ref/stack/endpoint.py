@@ -28,6 +28,14 @@ Rules:
 * ``poll_many`` / ``receive`` with several flits batch the FEC work (numpy),
   which is how :class:`~ualink_ref.stack.harness.Network` drives it: an
   endpoint is one harness port.
+* A peer's bad TL field never stops the others: the TL drops it on its own
+  and reports a :class:`~ualink_ref.tl.events.FieldRejected` event, which
+  ``receive`` passes up in order; the TL flits after it in the same DL flit
+  are processed as usual (the DL has acknowledged them, so they could never
+  be replayed). When the TL cannot follow the peer's stream any more it
+  reports :class:`~ualink_ref.tl.events.LinkFailed`, completes everything
+  outstanding with an error, and the endpoint's :attr:`Endpoint.failed` says
+  why (``specs/tl.md``, rules E1-E7).
 * ``now`` counts flit slots (the DL's replay timeout is in the same unit).
 """
 
@@ -50,7 +58,8 @@ from ualink_ref.errors import TruncatedError
 from ualink_ref.phy import MODES, decode_flits, encode_flits
 from ualink_ref.sizes import DL_FLIT_BYTES, WIRE_BYTES_PER_FLIT, FecMode, check_fec
 from ualink_ref.tl import AtomicOp, CreditConfig, Memory, TransactionLayer
-from ualink_ref.tl.transaction import Completion
+from ualink_ref.tl.events import Completion, FieldRejected, LinkFailed
+from ualink_ref.tl.limits import TLLimits
 
 
 @dataclass(frozen=True)
@@ -83,7 +92,7 @@ def decode_wire(data: bytes, fec: FecMode, interleave: int = 1) -> FecDecoded:
 
 
 #: What :meth:`Endpoint.receive` returns: the chunk's FEC verdict, DL events, completions.
-EndpointEvent = FecDecoded | DLEvent | Completion
+EndpointEvent = FecDecoded | DLEvent | Completion | FieldRejected | LinkFailed
 
 
 @dataclass(frozen=True)
@@ -109,6 +118,7 @@ class EndpointCounters:
     retrains_needed: int
     credit_stalls: int
     tag_stalls: int
+    tl_fields_rejected: int = 0
 
 
 class Endpoint:
@@ -124,6 +134,7 @@ class Endpoint:
         credits: CreditConfig | None = None,
         compress: bool = True,
         tl_backlog: int = 20,
+        tl_limits: TLLimits | None = None,
         **dl_options: Any,
     ) -> None:
         self.fec: FecMode = check_fec(fec)
@@ -136,7 +147,8 @@ class Endpoint:
                 f"has {per_flit} (use 1, or 2 with ll)"
             )
         self.interleave = interleave
-        self.tl = TransactionLayer(acc_id, memory, credits=credits, compress=compress)
+        self.tl = TransactionLayer(acc_id, memory, credits=credits, compress=compress,
+                                   limits=tl_limits)
         self.dl = DataLink(**dl_options)
         self.tl_backlog = tl_backlog
         #: Set to a list to record ``("tl" | "dl" | "wire", bytes)`` for every TL flit
@@ -260,9 +272,10 @@ class Endpoint:
         """Take wire bytes of one or more whole DL flits received in slot ``now``;
         return the events they produced (see the module docstring)."""
         per = self.wire_bytes_per_flit
-        if not isinstance(data, bytes | bytearray | memoryview) or not data or len(data) % per:
-            size = len(data) if isinstance(data, bytes | bytearray | memoryview) else -1
-            raise TruncatedError("wire data", f"a whole number of {per}-byte flits", size)
+        if type(data) is not bytes:
+            data = _byte_string(data, per)
+        if not data or len(data) % per:
+            raise TruncatedError("wire data", f"a whole number of {per}-byte flits", len(data))
         count = len(data) // per
         self._wire_received += len(data)
         self._flits_received += count
@@ -303,6 +316,11 @@ class Endpoint:
     # -- state -------------------------------------------------------------------------
 
     @property
+    def failed(self) -> str | None:
+        """Why the link failed (the TL could not follow the peer), or ``None``."""
+        return self.tl.failed
+
+    @property
     def busy(self) -> bool:
         """True while the TL has work or the DL holds unsent or unacknowledged data."""
         return self.tl.busy or not self.dl.idle
@@ -331,7 +349,20 @@ class Endpoint:
             retrains_needed=self._retrains,
             credit_stalls=tl.credit_stalls,
             tag_stalls=tl.tag_stalls,
+            tl_fields_rejected=tl.fields_rejected,
         )
+
+
+def _byte_string(data: object, per: int) -> bytes:
+    """``data`` as bytes when it is a buffer of single bytes; else ``TruncatedError``
+    (every public entry point raises only ``UALinkError``, whatever it is given)."""
+    try:
+        view = memoryview(data)  # type: ignore[arg-type]
+    except TypeError:
+        raise TruncatedError("wire data", f"a whole number of {per}-byte flits", -1) from None
+    if view.itemsize != 1:
+        raise TruncatedError("wire data (bytes)", f"a whole number of {per}-byte flits", -1)
+    return view.tobytes()
 
 
 __all__ = ["Completion", "Endpoint", "EndpointCounters", "EndpointEvent", "FecDecoded",
