@@ -653,8 +653,9 @@ class TransactionLayer:
             self.rx_credits.free(rx.source, RSP_CMD, RSP_DATA, rx.beats)
         tag = rx.tag
         op = self._outstanding.pop(tag, None)
-        if op is None:  # rule E5: no operation to end
-            self._reject(rx.value, TagError(f"response for tag {tag}, which is not outstanding"))
+        if op is None:  # rule E5: no operation to end (the field's own fault named first)
+            self._reject(rx.value, rx.problem or TagError(
+                f"response for tag {tag}, which is not outstanding"))
             return
         self._free_tags.append(tag)
         problem = rx.problem or _mismatch(rx, op)
