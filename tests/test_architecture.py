@@ -27,8 +27,9 @@ RANKS: dict[str, int] = {
 #: Third-party packages that are optional extras: the only function-level imports allowed.
 OPTIONAL = ("scapy", "matplotlib", "tqdm", "numba", "dask", "distributed", "cocotb", "atheris",
             "hypothesis")
-#: Our modules that import an optional extra themselves (Scapy; Hypothesis for strategies).
-NEEDS_EXTRAS = ("ualink_ref.scapy", "ualink_ref.strategies", "ualink_ref.testing.strategies")
+#: Our modules that import an optional extra themselves (Scapy; Hypothesis; numba).
+NEEDS_EXTRAS = ("ualink_ref.scapy", "ualink_ref.strategies", "ualink_ref.testing.strategies",
+                "ualink_ref.phy._numba_kernels")
 
 
 def _module_name(path: Path) -> str:

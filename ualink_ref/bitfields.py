@@ -104,8 +104,14 @@ class BitFormat:
     """
 
     __slots__ = (
+        "_bit_length",
         "_by_name",
+        "_byte_length",
+        "_field_names",
+        "_plan",
         "_positions",
+        "_reserved_mask",
+        "_strict",
         "check_reserved",
         "description",
         "fields",
@@ -142,6 +148,23 @@ class BitFormat:
         self._by_name: Mapping[str, FieldPosition] = MappingProxyType(
             {p.field.name: p for p in positions}
         )
+        # Precomputed once (a format is immutable): the unpack plan (name, shift,
+        # mask) per field, the reserved bits as one mask, and the strict-enum
+        # fields, so from_int does one shift-and-mask per field and no lookups.
+        self._bit_length = total
+        self._byte_length = None if total % 8 else total // 8
+        self._field_names = tuple(names)
+        self._plan: tuple[tuple[str, int, int], ...] = tuple(
+            (p.field.name, p.shift, p.field.max_value) for p in positions
+        )
+        self._reserved_mask = sum(
+            p.field.max_value << p.shift for p in positions if p.field.reserved
+        )
+        self._strict: tuple[tuple[str, int, int, Mapping[int, str]], ...] = tuple(
+            (p.field.name, p.shift, p.field.max_value, p.field.enum)
+            for p in positions
+            if p.field.strict_enum and p.field.enum is not None
+        )
 
     def __repr__(self) -> str:
         return f"BitFormat({self.name!r}, {self.bit_length} bits, {len(self.fields)} fields)"
@@ -159,15 +182,14 @@ class BitFormat:
     @property
     def bit_length(self) -> int:
         """Total width of the format in bits."""
-        return sum(f.width for f in self.fields)
+        return self._bit_length
 
     @property
     def byte_length(self) -> int:
         """Width in bytes; only defined when the format is a whole number of bytes."""
-        bits = self.bit_length
-        if bits % 8:
-            raise ValueError(f"format {self.name!r} is {bits} bits, not whole bytes")
-        return bits // 8
+        if self._byte_length is None:
+            raise ValueError(f"format {self.name!r} is {self._bit_length} bits, not whole bytes")
+        return self._byte_length
 
     @property
     def positions(self) -> tuple[FieldPosition, ...]:
@@ -177,7 +199,7 @@ class BitFormat:
     @property
     def field_names(self) -> tuple[str, ...]:
         """Field names in declaration (MSB-first) order."""
-        return tuple(f.name for f in self.fields)
+        return self._field_names
 
     def position(self, name: str) -> FieldPosition:
         """The position of field ``name`` (``KeyError`` if the format has none)."""
@@ -204,6 +226,9 @@ class BitFormat:
         for pos in self._positions:
             f = pos.field
             value = merged.get(f.name, f.default)
+            if type(value) is int and 0 <= value <= f.max_value and not (f.reserved and value):
+                word |= value << pos.shift  # the common case: a plain int that fits
+                continue
             if isinstance(value, bool) or not isinstance(value, int):
                 try:
                     value = int(value.__index__())  # numpy integers and IntEnums
@@ -233,9 +258,12 @@ class BitFormat:
             raise DecodeError(
                 f"{self.name}: expected an integer, got {type(word).__name__}"
             ) from None
-        if word < 0 or word >> self.bit_length:
-            raise FieldRangeError(self.name, word, f"does not fit in {self.bit_length} bits")
-        values: dict[str, int] = {}
+        if word < 0 or word >> self._bit_length:
+            raise FieldRangeError(self.name, word, f"does not fit in {self._bit_length} bits")
+        return self.unpack_int(word)
+
+    def _raise_first_violation(self, word: int) -> None:
+        """Raise the error for the first field (MSB first) that breaks a decode rule."""
         for pos in self._positions:
             f = pos.field
             value = (word >> pos.shift) & f.max_value
@@ -243,8 +271,6 @@ class BitFormat:
                 raise ReservedBitsError(f"{self.name}.{f.name}", value)
             if f.strict_enum and f.enum is not None and value not in f.enum:
                 raise FieldRangeError(f"{self.name}.{f.name}", value, "unknown value")
-            values[f.name] = value
-        return values
 
     # -- byte codec ------------------------------------------------------------
 
@@ -252,13 +278,27 @@ class BitFormat:
         """Pack field values into ``byte_length`` big-endian bytes."""
         return self.to_int(values, **kwargs).to_bytes(self.byte_length, "big")
 
+    def unpack_int(self, word: int) -> dict[str, int]:
+        """:meth:`from_int` for callers that already hold a checked integer.
+
+        Internal fast path: no type or range check; reserved bits and strict enums
+        are still enforced.
+        """
+        values = {name: (word >> shift) & mask for name, shift, mask in self._plan}
+        if (self.check_reserved and word & self._reserved_mask) or (
+            self._strict
+            and any((word >> shift) & mask not in enum for _, shift, mask, enum in self._strict)
+        ):
+            self._raise_first_violation(word)
+        return values
+
     def unpack(self, data: bytes | bytearray | memoryview) -> dict[str, int]:
         """Unpack exactly ``byte_length`` bytes into a ``{field: value}`` dict."""
         if not isinstance(data, bytes | bytearray | memoryview):
             raise TruncatedError(self.name, self.byte_length, -1)
         if len(data) != self.byte_length:
             raise TruncatedError(self.name, self.byte_length, len(data))
-        return self.from_int(int.from_bytes(data, "big"))
+        return self.unpack_int(int.from_bytes(data, "big"))
 
     def unpack_from(self, data: bytes | bytearray | memoryview, offset: int = 0) -> dict[str, int]:
         """Unpack the format from ``data`` starting at byte ``offset``."""
@@ -269,7 +309,7 @@ class BitFormat:
         end = offset + self.byte_length
         if offset < 0 or end > len(data):
             raise TruncatedError(self.name, self.byte_length, max(0, len(data) - offset))
-        return self.from_int(int.from_bytes(data[offset:end], "big"))
+        return self.unpack_int(int.from_bytes(data[offset:end], "big"))
 
     # -- description -----------------------------------------------------------
 

@@ -42,3 +42,14 @@ def test_bits_lsb_first() -> None:
     # symbol 0 = 0x3ff fills byte 0 and the two low bits of byte 1
     assert gf.symbols_to_bytes(np.array([[1023, 0]])).tobytes() == b"\xff\x03\x00"
     assert to_symbols(bits_of(b"\x01\x04\x00\x00\x00")) == [1, 1, 0, 0]
+
+
+@given(st.binary(max_size=90), st.integers(0, 70), st.integers(1, 3))
+def test_unpacking_short_or_long_rows_matches_bit_lists(data: bytes, m: int, rows: int) -> None:
+    # Missing bytes read as zero, bits past 10 m are ignored; every row alike.
+    bits = (bits_of(data) + [0] * (10 * m))[: 10 * m]
+    block = np.frombuffer(data * rows, dtype=np.uint8).reshape(rows, len(data))
+    got = gf.bytes_to_symbols(block, m)
+    assert got.shape == (rows, m) and got.dtype == np.uint16
+    for row in got:
+        assert row.tolist() == (to_symbols(bits) if m else [])

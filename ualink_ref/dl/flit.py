@@ -62,8 +62,6 @@ NO_MESSAGES: tuple[int | None, ...] = (None,) * SEGMENTS
 # Segment-header field positions, read from the declaration once.
 _SH_STARTS, _SH_MSG, _SH_OFFSET = (SEGMENT_HEADER.position(n).shift
                                    for n in ("tl_starts", "msg", "tl_offset"))
-#: The largest op value (computed once, not per flit).
-_MAX_OP = max(FlitOp)
 
 
 @dataclass(frozen=True)
@@ -204,6 +202,35 @@ class DLFlit:
         if problem:
             raise EncodeError(f"DLFlit: {problem}")
 
+    @classmethod
+    def trusted(
+        cls,
+        op: FlitOp,
+        flit_seq: int = 0,
+        ack_req_seq: int = 0,
+        flit_seq_lo: int = 0,
+        tl: bytes = b"",
+        first_tl_start: int = 0,
+        messages: tuple[int | None, ...] = NO_MESSAGES,
+    ) -> DLFlit:
+        """Build a flit from values the caller has already validated, skipping ``__post_init__``.
+
+        For internal paths only (the decoder, a data link assembling a flit from
+        its own checked state): ``op`` must be a :class:`FlitOp`, ``tl`` ``bytes``,
+        ``messages`` a 5-tuple, and the combination one the constructor accepts.
+        The public constructor stays the checked way in.
+        """
+        flit = object.__new__(cls)
+        setter = object.__setattr__
+        setter(flit, "op", op)
+        setter(flit, "flit_seq", flit_seq)
+        setter(flit, "ack_req_seq", ack_req_seq)
+        setter(flit, "flit_seq_lo", flit_seq_lo)
+        setter(flit, "tl", tl)
+        setter(flit, "first_tl_start", first_tl_start)
+        setter(flit, "messages", messages)
+        return flit
+
     @property
     def payload(self) -> bool:
         """True when the flit carries TL bytes (and so consumes a sequence number)."""
@@ -269,12 +296,16 @@ class DLFlit:
         return _parse(data)
 
 
+#: FlitOp by header value, so the hot path does a dict lookup instead of an enum call.
+_OPS: dict[int, FlitOp] = {op.value: op for op in FlitOp}
+
+
 def _parse(data: bytes) -> DLFlit:
     """Parse a flit whose CRC is already known to be good."""
     op_value = header_op(data)
-    if op_value > _MAX_OP:
+    op = _OPS.get(op_value)
+    if op is None:
         raise FieldRangeError("dl_header.op", op_value, "unknown op")
-    op = FlitOp(op_value)
     fmt = COMMAND_HEADER if op.is_command else EXPLICIT_HEADER
     fields = fmt.unpack(data[:HEADER_BYTES])
     segments = walk_segments(data, strict=True)
@@ -301,13 +332,8 @@ def _parse(data: bytes) -> DLFlit:
     if problem:
         raise FieldRangeError("dl_header", int.from_bytes(data[:HEADER_BYTES], "big"), problem)
     # Every check __post_init__ makes has been made above: build without repeating them.
-    flit = object.__new__(DLFlit)
-    for name, value in (("op", op), ("flit_seq", fields.get("flit_seq", 0)),
-                        ("ack_req_seq", fields.get("ack_req_seq", 0)),
-                        ("flit_seq_lo", fields.get("flit_seq_lo", 0)), ("tl", tl),
-                        ("first_tl_start", first), ("messages", msgs)):
-        object.__setattr__(flit, name, value)
-    return flit
+    return DLFlit.trusted(op, fields.get("flit_seq", 0), fields.get("ack_req_seq", 0),
+                          fields.get("flit_seq_lo", 0), tl, first, msgs)
 
 
 __all__ = [

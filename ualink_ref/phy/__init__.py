@@ -7,7 +7,10 @@
   1/2/4-way symbol interleave;
 * :class:`BitErrorChannel`, :class:`BurstChannel`, :func:`apply_bit_errors`:
   seeded error channels on wire bytes;
-* :mod:`ualink_ref.phy.ber`: the analytic error-rate model.
+* :mod:`ualink_ref.phy.ber`: the analytic error-rate model;
+* :mod:`ualink_ref.phy.accel`: which FEC engine runs: compiled numba kernels
+  when the ``fast`` extra is installed (off with ``UALINK_REF_NO_NUMBA=1``),
+  numpy otherwise; results are identical.
 
 See specs/phy.md for every parameter and its provenance.
 """

@@ -1,9 +1,18 @@
 """Batched Reed–Solomon error correction: Berlekamp–Massey, Chien, Forney.
 
-Every step works on all erroneous codewords of a batch at once (2-D numpy
-arrays, one row per codeword); the only Python loops run over the 2t
-Berlekamp–Massey iterations and the t+1 coefficients of the locator, never
-over codewords or symbol positions.
+Two engines share the syndrome and Chien steps (GF(2)-linear byte tables on
+the whole batch) and differ in Berlekamp–Massey and Forney:
+
+* batched: every step works on all erroneous codewords of a call at once (2-D
+  numpy arrays, one row per codeword); the only Python loops run over the 2t
+  Berlekamp–Massey iterations and the t coefficients of Omega, never over
+  codewords or symbol positions. About 2-3 ms per call, whatever the count.
+* per codeword on plain ints (log/antilog lists): about 50-250 us per bad
+  codeword, no fixed cost. Used when a call has at most :data:`SCALAR_LIMIT`
+  bad codewords, which is the common case (a clean link, a single flit).
+
+Both follow the same algorithm step for step, so they give the same verdicts
+and corrections (tested against each other and against reedsolo).
 
 Conventions (IEEE 802.3 clause 91): symbol index i (0 = first on the wire)
 holds the coefficient of x^(n-1-i); syndromes S_j = r(alpha^j), j = 0..2t-1
@@ -76,6 +85,89 @@ def berlekamp_massey(
     return lam, length
 
 
+#: Bad codewords per call up to which Berlekamp–Massey and Forney run per codeword on
+#: Python ints; above it the batched numpy engine is cheaper. Per bad KP4 codeword the
+#: int path took ~50 us (1 error) to ~250 us (15 errors) on the 2-core dev machine, the
+#: batched one ~2-3 ms per call: they cross between ~10 and ~50 bad codewords depending
+#: on the error count (project choice, see specs/phy.md).
+SCALAR_LIMIT = 16
+
+
+def berlekamp_massey_ints(synd: list[int]) -> tuple[list[int], int]:
+    """:func:`berlekamp_massey` for one syndrome row of Python ints (same steps).
+
+    Returns ``(Lambda, L)`` with Lambda low degree first (2t + 1 coefficients).
+    """
+    exp, log = gf.int_tables()
+    two_t = len(synd)
+    lam = [1] + [0] * two_t
+    shifted_b = [0, 1] + [0] * (two_t - 1)
+    length = 0
+    log_last = 0  # log of the last non-zero discrepancy (starts at 1 = alpha^0)
+    log_s = [log[s] for s in synd]
+    order = gf.ORDER
+    # deg Lambda <= L throughout (Massey 1969), so sums and updates stop at the
+    # register length: terms beyond it are zero (tested against the batched form).
+    for r in range(two_t):
+        disc = 0
+        for a, log_sv in zip(lam[: min(r, length) + 1], log_s[r::-1], strict=False):
+            disc ^= exp[log[a] + log_sv]
+        if not disc:
+            shifted_b.insert(0, 0)  # x^m B: one more power of x
+            shifted_b.pop()
+            continue
+        swap = 2 * length <= r
+        top = (r + 1 - length if swap else length) + 1
+        log_coef = log[disc] - log_last + order
+        pairs = zip(lam[:top], shifted_b[:top], strict=True)
+        head = [a ^ exp[log_coef + log[b]] for a, b in pairs]
+        if swap:
+            shifted_b = [0, *lam[:-1]]
+            length = r + 1 - length
+            log_last = log[disc]
+        else:
+            shifted_b.insert(0, 0)
+            shifted_b.pop()
+        lam[:top] = head
+    return lam, length
+
+
+def forney_ints(
+    lam: list[int], synd: list[int], positions: list[int], n: int, t: int
+) -> list[int] | None:
+    """Error values at ``positions`` (Forney, as in :func:`correct`), or None if it breaks.
+
+    None means a zero denominator or a zero error value: the codeword is uncorrectable.
+    """
+    exp, log = gf.int_tables()
+    # Omega = S * Lambda mod x^t, then the formal derivative's odd terms (char 2).
+    omega = [0] * t
+    for m in range(t):
+        acc = 0
+        for j in range(m + 1):
+            acc ^= exp[log[lam[j]] + log[synd[m - j]]]
+        omega[m] = acc
+    # Lambda'(x) = sum of the odd terms lam[2i+1] x^(2i): a polynomial in x^2.
+    odd = lam[1 : t + 1 : 2]
+    top_num = max((d for d in range(t) if omega[d]), default=0)
+    rev_omega = omega[top_num::-1]
+    rev_odd = odd[::-1]
+    values = []
+    for pos in positions:
+        log_x = n - 1 - pos
+        log_xinv = (gf.ORDER - log_x) % gf.ORDER
+        log_xinv2 = 2 * log_xinv % gf.ORDER
+        num = den = 0
+        for c in rev_omega:  # Horner at X^-1, highest degree first
+            num = exp[log[num] + log_xinv] ^ c
+        for c in rev_odd:  # Horner at X^-2
+            den = exp[log[den] + log_xinv2] ^ c
+        if den == 0 or num == 0:
+            return None
+        values.append(exp[log_x + log[num] - log[den] + gf.ORDER])
+    return values
+
+
 def _evaluate(coefs: NDArray[np.uint16], log_x: NDArray[np.int64]) -> NDArray[np.uint16]:
     """Evaluate polynomials ``coefs`` (rows, low degree first) at alpha^log_x, per row."""
     exp, log = gf.tables()
@@ -84,6 +176,29 @@ def _evaluate(coefs: NDArray[np.uint16], log_x: NDArray[np.int64]) -> NDArray[np
     terms = np.where(coefs != 0, exp[powers], 0).astype(np.uint16)
     result: NDArray[np.uint16] = np.bitwise_xor.reduce(terms, axis=1)
     return result
+
+
+def _chien_roots_few(tables: CodeTables, lam: NDArray[np.uint16]) -> NDArray[np.bool_]:
+    """:func:`_chien_roots` for a few rows: one product-table gather, no bit packing."""
+    t = tables.t
+    # log(lam_l) + log(X^-l), through the 16 KB log/antilog pair (zero-safe), not the
+    # 2 MiB product table: a few thousand scattered reads stay in cache.
+    exp, log = gf.int_arrays()
+    index = np.take(log, lam[:, : t + 1])[:, :, None] + tables.chien_powers[None, :, :]
+    values = np.bitwise_xor.reduce(np.take(exp, index), axis=1)
+    roots: NDArray[np.bool_] = values == 0
+    return roots
+
+
+def _chien_roots(tables: CodeTables, lam: NDArray[np.uint16]) -> NDArray[np.bool_]:
+    """``(M, n)``: True where Lambda (rows, low degree first) vanishes at X^-1 of a position."""
+    n, t = tables.n, tables.t
+    lam_bytes = gf.symbols_to_bytes(lam[:, : t + 1])
+    values = gf.bytes_to_symbols(
+        tables.chien.words_to_bytes(tables.chien.apply(lam_bytes), -(-n * gf.M // 8)), n
+    )
+    roots: NDArray[np.bool_] = values == 0
+    return roots
 
 
 def correct(tables: CodeTables, codewords: NDArray[np.uint8]) -> Corrections:
@@ -97,17 +212,20 @@ def correct(tables: CodeTables, codewords: NDArray[np.uint8]) -> Corrections:
     if bad.size == 0:
         empty = np.zeros(0, dtype=np.intp)
         return Corrections(empty, empty, np.zeros(0, np.uint16), corrected, uncorrectable)
+    if bad.size <= SCALAR_LIMIT:
+        # Syndromes straight from the packed words as Python ints (10 bits each, LSB first).
+        rows = [
+            int.from_bytes(words.tobytes(), "little") for words in synd_words[bad].astype("<u8")
+        ]
+        synd_rows = [[(v >> (gf.M * j)) & gf.ORDER for j in range(2 * t)] for v in rows]
+        return _correct_few(tables, bad, synd_rows, corrected, uncorrectable)
     synd = gf.bytes_to_symbols(
         tables.syndrome.words_to_bytes(synd_words[bad], -(-2 * t * gf.M // 8)), 2 * t
     )
     lam, length = berlekamp_massey(synd)
     fail = length > t
     # Chien search: Lambda at X^-1 for every symbol position, as one linear map.
-    lam_bytes = gf.symbols_to_bytes(lam[:, : t + 1])
-    values = gf.bytes_to_symbols(
-        tables.chien.words_to_bytes(tables.chien.apply(lam_bytes), -(-n * gf.M // 8)), n
-    )
-    roots = values == 0
+    roots = _chien_roots(tables, lam)
     fail |= roots.sum(axis=1) != length
     # Forney on the flattened list of (row, position) roots of surviving rows.
     row, pos = np.nonzero(roots & ~fail[:, None])
@@ -129,3 +247,37 @@ def correct(tables: CodeTables, codewords: NDArray[np.uint8]) -> Corrections:
     corrected[bad] = np.where(fail, 0, length)
     uncorrectable[bad] = fail
     return Corrections(global_rows, pos.astype(np.intp), value, corrected, uncorrectable)
+
+
+def _correct_few(
+    tables: CodeTables,
+    bad: NDArray[np.intp],
+    synd_rows: list[list[int]],
+    corrected: NDArray[np.int64],
+    uncorrectable: NDArray[np.bool_],
+) -> Corrections:
+    """:func:`correct` for a few bad codewords: BM and Forney per codeword on Python ints."""
+    n, t = tables.n, tables.t
+    found = [berlekamp_massey_ints(row) for row in synd_rows]
+    lam = np.array([lam for lam, _ in found], dtype=np.uint16)
+    roots = _chien_roots_few(tables, lam)
+    rows: list[int] = []
+    positions: list[int] = []
+    values: list[int] = []
+    for i, (row_lam, length) in enumerate(found):
+        where = np.flatnonzero(roots[i]).tolist() if length <= t else []
+        fix = forney_ints(row_lam, synd_rows[i], where, n, t) if len(where) == length else None
+        if fix is None:
+            uncorrectable[bad[i]] = True
+            continue
+        corrected[bad[i]] = length
+        rows += [int(bad[i])] * length
+        positions += where
+        values += fix
+    return Corrections(
+        np.array(rows, dtype=np.intp),
+        np.array(positions, dtype=np.intp),
+        np.array(values, dtype=np.uint16),
+        corrected,
+        uncorrectable,
+    )

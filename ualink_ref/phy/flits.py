@@ -27,6 +27,7 @@ always sends zeros), is flagged and its flit bits are returned as received.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import ModuleType
 
 import numpy as np
 from numpy.typing import NDArray
@@ -38,7 +39,7 @@ from ualink_ref.errors import (
     TruncatedError,
     UALinkError,
 )
-from ualink_ref.phy import gf
+from ualink_ref.phy import accel, gf
 from ualink_ref.phy.reedsolomon import KP4, LL, ReedSolomonCode
 from ualink_ref.sizes import DL_FLIT_BYTES
 
@@ -184,13 +185,44 @@ def encode_flits(flits: bytes, mode: str, interleave: int = 1) -> bytes:
         raise EncodeError(
             f"{chunks.shape[0]} codeword(s) is not a multiple of interleave {interleave}"
         )
-    message = np.zeros((chunks.shape[0], -(-code.message_bits // 8)), dtype=np.uint8)
-    message[:, : fec.chunk_bytes] = chunks  # spare bits stay zero
-    parity = code.parity_bits(message)
-    wire = _join_bits(message, code.message_bits, parity, code.codeword_bytes)
+    fast = accel.kernels()
+    if fast is not None:
+        wire = np.zeros((chunks.shape[0], code.codeword_bytes), dtype=np.uint8)
+        fast.encode_wire(chunks, code.k, code.n - code.k, code.tables.lanes, wire)
+    else:
+        message = np.zeros((chunks.shape[0], -(-code.message_bits // 8)), dtype=np.uint8)
+        message[:, : fec.chunk_bytes] = chunks  # spare bits stay zero
+        parity = code.parity_bits(message)
+        wire = _join_bits(message, code.message_bits, parity, code.codeword_bytes)
     if interleave > 1:
         wire = _interleave(wire, code.n, interleave)
     return wire.tobytes()
+
+
+def _decode_compiled(
+    fast: ModuleType, fec: FecMode, code: ReedSolomonCode, cw: NDArray[np.uint8], flit_count: int
+) -> FlitDecodeResult:
+    """:func:`decode_flits` after deinterleave, by one compiled kernel (same rules)."""
+    corrected = np.zeros(cw.shape[0], dtype=np.int64)
+    flagged = np.zeros(cw.shape[0], dtype=np.bool_)
+    exp, log = gf.tables()
+    two_t = code.n - code.k
+    lanes = code.tables.lanes
+    fast.decode_wire(cw, code.k, two_t, fec.chunk_bytes, lanes, exp, log, corrected, flagged)
+    per = fec.codewords_per_flit
+    by_codeword = corrected.reshape(flit_count, per)
+    flagged_by_codeword = flagged.reshape(flit_count, per)
+    if per == 1:  # one codeword per flit: the per-flit view is the per-codeword one
+        return FlitDecodeResult(
+            cw[:, : fec.chunk_bytes].tobytes(), corrected, flagged, by_codeword, flagged_by_codeword
+        )
+    return FlitDecodeResult(
+        cw[:, : fec.chunk_bytes].tobytes(),
+        by_codeword.sum(axis=1),
+        np.asarray(flagged_by_codeword.any(axis=1)),
+        by_codeword,
+        flagged_by_codeword,
+    )
 
 
 def decode_flits(wire: bytes, mode: str, interleave: int = 1) -> FlitDecodeResult:
@@ -214,6 +246,9 @@ def decode_flits(wire: bytes, mode: str, interleave: int = 1) -> FlitDecodeResul
     cw = data.reshape(-1, interleave * code.codeword_bytes)
     cw = _deinterleave(cw, code.n, interleave) if interleave > 1 else cw.copy()
     cw = cw.reshape(-1, code.codeword_bytes)
+    fast = accel.kernels()
+    if fast is not None:
+        return _decode_compiled(fast, fec, code, cw, flit_count)
     fix = code.correct_bytes(cw)
     corrected = fix.corrected.copy()
     flagged = fix.uncorrectable.copy()

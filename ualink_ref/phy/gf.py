@@ -61,8 +61,8 @@ def alpha_pow(e: NDArray[np.integer] | int) -> U16:
     return exp[np.mod(e, ORDER)]
 
 
-def _mul_log(a: NDArray[np.integer], b: NDArray[np.integer]) -> U16:
-    """Elementwise product through the log/antilog tables."""
+def mul_log(a: NDArray[np.integer], b: NDArray[np.integer]) -> U16:
+    """Elementwise product through the log/antilog tables (no 2 MiB product table)."""
     exp, log = tables()
     a = np.asarray(a)
     b = np.asarray(b)
@@ -74,7 +74,7 @@ def _mul_log(a: NDArray[np.integer], b: NDArray[np.integer]) -> U16:
 def mul_table() -> U16:
     """The full 1024 x 1024 product table, flattened (2 MiB; one gather per product)."""
     everything = np.arange(Q, dtype=np.int64)
-    table = _mul_log(everything[:, None], everything[None, :]).ravel()
+    table = mul_log(everything[:, None], everything[None, :]).ravel()
     table.setflags(write=False)
     return table
 
@@ -109,43 +109,92 @@ def mul_scalar(a: int, b: int) -> int:
     return result
 
 
+#: ``log`` value given to 0 by :func:`int_tables`: any sum involving it indexes a zero.
+LOG_ZERO = 4 * ORDER
+
+
+@cache
+def int_tables() -> tuple[list[int], list[int]]:
+    """``(exp, log)`` as Python lists, for per-codeword work on plain ints.
+
+    ``exp`` repeats with period ORDER up to index ``LOG_ZERO - 1`` (so sums of up
+    to four logarithms need no modulo) and is zero from ``LOG_ZERO`` to
+    ``2 * LOG_ZERO``; ``log[0]`` is :data:`LOG_ZERO`. Hence ``exp[log[a] + log[b]]``
+    is the product of ``a`` and ``b`` with no test for zero, and
+    ``exp[log[a] - log[b] + ORDER]`` is ``a / b`` for non-zero ``b``.
+    """
+    exp_np, log_np = tables()
+    period = [int(v) for v in exp_np[:ORDER]]
+    exp = [period[i % ORDER] for i in range(LOG_ZERO)] + [0] * (LOG_ZERO + 1)
+    log = [int(v) for v in log_np]
+    log[0] = LOG_ZERO
+    return exp, log
+
+
+@cache
+def int_arrays() -> tuple[U16, NDArray[np.intp]]:
+    """:func:`int_tables` as numpy arrays (``exp`` uint16, ``log`` intp), for gathers."""
+    exp, log = int_tables()
+    exp_arr = np.array(exp, dtype=np.uint16)
+    log_arr = np.array(log, dtype=np.intp)
+    exp_arr.setflags(write=False)
+    log_arr.setflags(write=False)
+    return exp_arr, log_arr
+
+
+@cache
+def _pack_plan(m: int) -> tuple[NDArray[np.intp], NDArray[np.intp], U16, U16]:
+    """For m symbols: per output byte, its low symbol, that symbol + 1, and the two shifts."""
+    nbytes = -(-m * M // 8)
+    first_bit = 8 * np.arange(nbytes, dtype=np.intp)
+    low = first_bit // M
+    right = (first_bit - M * low).astype(np.uint16)  # 0, 2, 4, 6 or 8
+    return low, low + 1, right, (M - right).astype(np.uint16)
+
+
+@cache
+def _unpack_plan(m: int) -> tuple[NDArray[np.intp], U16, int]:
+    """For m symbols: the byte pair holding each symbol (interleaved), its shift, bytes needed."""
+    first_bit = M * np.arange(m, dtype=np.intp)
+    byte = first_bit >> 3
+    pairs = np.stack([byte, byte + 1], axis=-1).ravel()
+    return pairs, (first_bit & 7).astype(np.uint16), -(-m * M // 8)
+
+
 def symbols_to_bytes(symbols: NDArray[np.integer]) -> NDArray[np.uint8]:
     """Pack ``(..., m)`` symbols into ``(..., ceil(10 m / 8))`` bytes, LSB first.
 
-    Four symbols make exactly five bytes, so groups of four are assembled in a
-    64-bit word and its low five bytes taken: no per-bit work.
+    Each output byte takes its bits from at most two consecutive symbols (a
+    byte is 8 bits, a symbol 10), so it is one gather of each plus shifts, with
+    the shifts and indices precomputed per m.
     """
-    sym = np.asarray(symbols, dtype=np.uint64)
-    lead = sym.shape[:-1]
+    sym = np.asarray(symbols)
     m = sym.shape[-1]
-    groups = -(-m // 4)
-    padded = np.zeros((*lead, groups * 4), dtype=np.uint64)
+    low, high, right, left = _pack_plan(m)
+    padded = np.zeros((*sym.shape[:-1], m + 1), dtype=np.uint16)  # symbol m reads as 0
     padded[..., :m] = sym
-    quad = padded.reshape(*lead, groups, 4)
-    words = quad[..., 0] | (quad[..., 1] << 10) | (quad[..., 2] << 20) | (quad[..., 3] << 30)
-    raw = words.astype("<u8").view(np.uint8).reshape(*lead, groups, 8)[..., :5]
-    return np.ascontiguousarray(raw.reshape(*lead, groups * 5)[..., : -(-m * M // 8)])
+    # uint16 arithmetic wraps above bit 15; only the low 8 bits are kept anyway.
+    out = (padded[..., low] >> right) | (padded[..., high] << left)
+    return out.astype(np.uint8)
 
 
 def bytes_to_symbols(data: NDArray[np.uint8], m: int) -> U16:
     """Unpack ``(..., nbytes)`` LSB-first bytes into ``(..., m)`` 10-bit symbols.
 
-    Bits past ``10 m`` are ignored; missing bytes read as zero.
+    Bits past ``10 m`` are ignored; missing bytes read as zero. A symbol starts
+    at an even bit of a byte and so lies within two bytes: one gather of the
+    byte pairs, viewed as little-endian 16-bit words, one shift and one mask.
     """
     raw = np.asarray(data, dtype=np.uint8)
-    lead = raw.shape[:-1]
-    groups = -(-m // 4)
-    take = min(raw.shape[-1], groups * 5)
-    padded = np.zeros((*lead, groups * 5), dtype=np.uint8)
-    padded[..., :take] = raw[..., :take]
-    buf = np.zeros((*lead, groups, 8), dtype=np.uint8)
-    buf[..., :5] = padded.reshape(*lead, groups, 5)
-    words = buf.view("<u8")[..., 0]
-    mask = np.uint64(ORDER)
-    out = np.stack([(words >> np.uint64(s)) & mask for s in (0, 10, 20, 30)], axis=-1).reshape(
-        *lead, groups * 4
-    )
-    return np.ascontiguousarray(out[..., :m].astype(np.uint16))
+    pairs, shift, need = _unpack_plan(m)
+    if raw.shape[-1] < need + 1:  # the last pair may reach one byte past the data
+        padded = np.zeros((*raw.shape[:-1], need + 1), dtype=np.uint8)
+        take = min(raw.shape[-1], need)
+        padded[..., :take] = raw[..., :take]
+        raw = padded
+    words = np.ascontiguousarray(raw[..., pairs]).view("<u2")
+    out: U16 = (words >> shift) & np.uint16(ORDER)
+    return out.astype(np.uint16, copy=False)
 
 
 def symbol_bits(symbols: NDArray[np.integer]) -> NDArray[np.uint8]:

@@ -57,6 +57,13 @@ class Gf2ByteTable:
         are zero, so whatever they hold is ignored.
         """
         n = data.shape[0]
+        if n * self.in_bytes <= _BLOCK_ROWS * _BLOCK_BYTES:
+            # Small batch: one gather over every byte, no blocking loop.
+            index = data[:, : self.in_bytes].T.astype(np.intp) + self._offsets
+            small: NDArray[np.uint64] = np.bitwise_xor.reduce(
+                np.take(self._table, index, axis=0), axis=0
+            )
+            return small
         out = np.zeros((n, self.words), dtype=np.uint64)
         # Fixed-size blocks of rows and of input bytes keep the gathered
         # temporary (bytes x rows x words) cache-sized; each block is one

@@ -14,7 +14,8 @@ Tables are built once, on first use.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
+from types import ModuleType
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -26,7 +27,7 @@ from ualink_ref.errors import (
     FieldRangeError,
     UALinkError,
 )
-from ualink_ref.phy import gf
+from ualink_ref.phy import accel, gf
 from ualink_ref.phy.decoder import Corrections, correct
 from ualink_ref.phy.linear import Gf2ByteTable
 
@@ -52,51 +53,85 @@ def _linear_rows(coef: NDArray[np.uint16]) -> NDArray[np.uint8]:
     return gf.symbol_bits(images).reshape(n_in * gf.M, n_out * gf.M)
 
 
-@dataclass(frozen=True)
 class CodeTables:
-    """Precomputed tables of one code (built lazily by :func:`code_tables`)."""
+    """Precomputed tables of one code (built lazily by :func:`code_tables`).
 
-    n: int
-    k: int
-    t: int
-    generator: tuple[int, ...]
-    encoder: Gf2ByteTable
-    syndrome: Gf2ByteTable
-    chien: Gf2ByteTable
+    Each table is built on first access: the numpy path uses the byte tables
+    ``encoder``/``syndrome``/``chien`` (several MB for KP4), the compiled path
+    only ``lanes`` (64 KB) and the GF(2^10) log/antilog tables.
+    """
+
+    def __init__(self, n: int, k: int) -> None:
+        self.n = n
+        self.k = k
+        self.t = (n - k) // 2
+        self.generator = tuple(generator_poly(n - k))
+
+    @cached_property
+    def _rem(self) -> NDArray[np.uint16]:
+        # rem[d] = x^d mod g(x), coefficients of x^(2t-1) .. x^0.
+        two_t = self.n - self.k
+        g_low = np.array(self.generator[1:], dtype=np.uint16)
+        rem = np.zeros((self.n, two_t), dtype=np.uint16)
+        current = np.zeros(two_t, dtype=np.uint16)
+        current[-1] = 1
+        for d in range(self.n):
+            rem[d] = current
+            top = current[0]
+            current = np.concatenate([current[1:], np.zeros(1, np.uint16)])
+            if top:
+                current ^= gf.mul(np.full(1, top, dtype=np.uint16), g_low)
+        return rem
+
+    @property
+    def _degrees(self) -> NDArray[np.int64]:
+        return (self.n - 1 - np.arange(self.n)).astype(np.int64)
+
+    @cached_property
+    def encoder(self) -> Gf2ByteTable:
+        """Packed message bits -> packed parity bits (numpy path)."""
+        enc_coef = self._rem[self._degrees[: self.k]]  # message symbol i sits at degree n-1-i
+        return Gf2ByteTable(_linear_rows(enc_coef))
+
+    @cached_property
+    def syndrome(self) -> Gf2ByteTable:
+        """Packed codeword bits -> packed syndromes S_0 .. S_2t-1 (numpy path)."""
+        js = np.arange(self.n - self.k, dtype=np.int64)
+        synd_coef = gf.alpha_pow(self._degrees[:, None] * js[None, :])  # (n, 2t)
+        return Gf2ByteTable(_linear_rows(synd_coef))
+
+    @cached_property
+    def chien(self) -> Gf2ByteTable:
+        """Packed Lambda_0 .. Lambda_t -> packed Lambda(X^-1) at every position (numpy path)."""
+        ls = np.arange(self.t + 1, dtype=np.int64)
+        chien_coef = gf.alpha_pow(-(ls[:, None] * self._degrees[None, :]))  # (t+1, n)
+        return Gf2ByteTable(_linear_rows(chien_coef))
+
+    @cached_property
+    def chien_powers(self) -> NDArray[np.intp]:
+        """``(t+1, n)``: log X^-l = -l (n-1-i) mod 1023 for l <= t at every position i."""
+        ls = np.arange(self.t + 1, dtype=np.int64)
+        powers: NDArray[np.intp] = np.mod(-(ls[:, None] * self._degrees[None, :]), gf.ORDER)
+        return powers.astype(np.intp)
+
+    @cached_property
+    def lanes(self) -> NDArray[np.uint64]:
+        """``(1024, 8)`` words: row c holds ``c * g_(j+1)`` in 16-bit lane j (compiled path).
+
+        One row per feedback symbol of the encoder's shift register (64 KB); lane
+        j is bits 16 (j % 4) .. of word j // 4, so 2t <= 32.
+        """
+        feedback = np.arange(gf.Q, dtype=np.int64)[:, None]
+        g_low = np.array(self.generator[1:], dtype=np.int64)[None, :]
+        lanes = np.zeros((gf.Q, 32), dtype=np.uint16)
+        lanes[:, : self.n - self.k] = gf.mul_log(feedback, g_low)
+        return np.ascontiguousarray(lanes.view("<u8").astype(np.uint64))
 
 
 @cache
 def code_tables(n: int, k: int) -> CodeTables:
-    """Build (once) the encoder, syndrome and Chien tables of RS(n, k)."""
-    two_t = n - k
-    gen = generator_poly(two_t)
-    g_low = np.array(gen[1:], dtype=np.uint16)
-    # rem[d] = x^d mod g(x), coefficients of x^(2t-1) .. x^0.
-    rem = np.zeros((n, two_t), dtype=np.uint16)
-    current = np.zeros(two_t, dtype=np.uint16)
-    current[-1] = 1
-    for d in range(n):
-        rem[d] = current
-        top = current[0]
-        current = np.concatenate([current[1:], np.zeros(1, np.uint16)])
-        if top:
-            current ^= gf.mul(np.full(1, top, dtype=np.uint16), g_low)
-    degrees = (n - 1 - np.arange(n)).astype(np.int64)
-    enc_coef = rem[degrees[:k]]  # message symbol i sits at degree n-1-i
-    js = np.arange(two_t, dtype=np.int64)
-    synd_coef = gf.alpha_pow(degrees[:, None] * js[None, :])  # (n, 2t)
-    t = two_t // 2
-    ls = np.arange(t + 1, dtype=np.int64)
-    chien_coef = gf.alpha_pow(-(ls[:, None] * degrees[None, :]))  # (t+1, n)
-    return CodeTables(
-        n=n,
-        k=k,
-        t=t,
-        generator=tuple(gen),
-        encoder=Gf2ByteTable(_linear_rows(enc_coef)),
-        syndrome=Gf2ByteTable(_linear_rows(synd_coef)),
-        chien=Gf2ByteTable(_linear_rows(chien_coef)),
-    )
+    """The (lazily built) tables of RS(n, k), one object per code."""
+    return CodeTables(n, k)
 
 
 @dataclass(frozen=True)
@@ -147,7 +182,8 @@ def _as_symbols(
         raise fail(f"{what}: need integer symbols, got dtype {arr.dtype}")
     if arr.ndim not in (1, 2) or arr.shape[-1] != width:
         raise fail(f"{what}: need shape ({width},) or (N, {width}), got {arr.shape}")
-    if arr.size and (int(arr.min()) < 0 or int(arr.max()) > gf.ORDER):
+    # One pass: seen as unsigned, a negative symbol is huge, so max() catches both ends.
+    if arr.size and int(arr.view(f"u{arr.itemsize}").max()) > gf.ORDER:
         bad = int(arr.max()) if int(arr.max()) > gf.ORDER else int(arr.min())
         if error is EncodeError:
             raise EncodeError(f"{what}: symbol {bad} outside 0..1023", field=what)
@@ -194,24 +230,64 @@ class ReedSolomonCode:
 
         Bits of the last input byte beyond 10 k are ignored.
         """
+        parity_bytes = -(-2 * self.t * gf.M // 8)
+        fast = accel.kernels()
+        if fast is not None:
+            sym = fast.unpack_symbols(np.ascontiguousarray(message_bytes), self.k)
+            out = np.empty((sym.shape[0], self.n), dtype=np.uint16)
+            fast.encode_into(sym, self.tables.lanes, self.n - self.k, out)
+            packed: NDArray[np.uint8] = fast.pack_symbols(
+                np.ascontiguousarray(out[:, self.k :]), parity_bytes
+            )
+            return packed
         words = self.tables.encoder.apply(message_bytes)
-        return Gf2ByteTable.words_to_bytes(words, -(-2 * self.t * gf.M // 8))
+        return Gf2ByteTable.words_to_bytes(words, parity_bytes)
 
     def encode(self, msgs: ArrayLike) -> NDArray[np.uint16]:
         """Systematic codewords for messages of shape ``(k,)`` or ``(N, k)`` (ints 0..1023)."""
         sym, single = _as_symbols(msgs, self.k, f"{self.name} message", EncodeError)
-        parity = gf.bytes_to_symbols(self.parity_bits(gf.symbols_to_bytes(sym)), self.n - self.k)
-        out = np.concatenate([sym, parity], axis=1)
+        fast = accel.kernels()
+        if fast is not None:
+            out = np.empty((sym.shape[0], self.n), dtype=np.uint16)
+            fast.encode_into(sym, self.tables.lanes, self.n - self.k, out)
+        else:
+            parity = gf.bytes_to_symbols(
+                self.parity_bits(gf.symbols_to_bytes(sym)), self.n - self.k
+            )
+            out = np.concatenate([sym, parity], axis=1)
         return out[0] if single else out
 
     def correct_bytes(self, codewords: NDArray[np.uint8]) -> Corrections:
         """Corrections for ``(N, codeword_bytes)`` packed codewords (see :mod:`.decoder`)."""
+        fast = accel.kernels()
+        if fast is not None:
+            sym = fast.unpack_symbols(np.ascontiguousarray(codewords), self.n)
+            return self._compiled_corrections(fast, sym)
         return correct(self.tables, codewords)
+
+    def _compiled_corrections(self, fast: ModuleType, sym: NDArray[np.uint16]) -> Corrections:
+        """Corrections of ``(N, n)`` received symbols by the compiled kernels."""
+        count = sym.shape[0]
+        room = count * self.t
+        rows = np.empty(room, dtype=np.intp)
+        positions = np.empty(room, dtype=np.intp)
+        values = np.empty(room, dtype=np.uint16)
+        corrected = np.zeros(count, dtype=np.int64)
+        flagged = np.zeros(count, dtype=np.bool_)
+        exp, log = gf.tables()
+        got = fast.correct_symbols(
+            sym, self.tables.lanes, exp, log, self.t, rows, positions, values, corrected, flagged
+        )
+        return Corrections(rows[:got], positions[:got], values[:got], corrected, flagged)
 
     def decode(self, cws: ArrayLike) -> RSDecodeResult:
         """Correct codewords of shape ``(n,)`` or ``(N, n)``; flag uncorrectable ones (no raise)."""
         sym, single = _as_symbols(cws, self.n, f"{self.name} codeword", DecodeError)
-        fix = self.correct_bytes(gf.symbols_to_bytes(sym))
+        fast = accel.kernels()
+        if fast is not None:
+            fix = self._compiled_corrections(fast, sym)
+        else:
+            fix = correct(self.tables, gf.symbols_to_bytes(sym))
         fixed = sym.copy()
         fixed[fix.rows, fix.positions] ^= fix.values
         if single:

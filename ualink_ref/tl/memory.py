@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Iterable
+from functools import lru_cache
 
 from ualink_ref.tl.upli import ATOMIC_SIZES, Status, apply_atomic
 
@@ -31,6 +32,16 @@ PAGE_SIZE = 1 << PAGE_BITS
 DEFAULT_MAPPED: tuple[tuple[int, int], ...] = ((0, 1 << 32),)
 #: Default page cap: 64 MiB of written data (about 100 MiB of Python objects).
 DEFAULT_MAX_PAGES = 1 << 18
+
+
+@lru_cache(maxsize=4096)
+def _byte_mask(byte_enable: int, length: int) -> int:
+    """Little-endian mask with byte i = 0xFF where bit i of ``byte_enable`` is set (i < length)."""
+    mask = 0
+    for i in range(length):
+        if byte_enable >> i & 1:
+            mask |= 0xFF << (8 * i)
+    return mask
 
 
 class Memory:
@@ -153,10 +164,20 @@ class Memory:
             else:
                 self.poke(addr, data)
             return Status.OKAY
-        for i in range(length):
-            if byte_enable >> i & 1:
-                a = addr + i
-                self._page(a)[a & (PAGE_SIZE - 1)] = data[i]
+        # Byte enables as one masked merge: old bytes where disabled, new where enabled.
+        mask = _byte_mask(byte_enable, length)
+        if mask:
+            off = addr & (PAGE_SIZE - 1)
+            if off + length <= PAGE_SIZE:
+                page = self._page(addr)
+                old = int.from_bytes(page[off : off + length], "little")
+                new = int.from_bytes(data, "little")
+                merged = (old & ~mask) | (new & mask)
+                page[off : off + length] = merged.to_bytes(length, "little")
+            else:
+                old = int.from_bytes(self.peek(addr, length), "little")
+                merged = (old & ~mask) | (int.from_bytes(data, "little") & mask)
+                self.poke(addr, merged.to_bytes(length, "little"))
         return Status.OKAY
 
     def _new_pages(self, addr: int, data: bytes, byte_enable: int | None) -> list[int] | None:

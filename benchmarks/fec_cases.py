@@ -1,0 +1,111 @@
+"""Shared data and timing for the FEC speed ratios (ratios.py and test_fec_small_bench.py).
+
+Cases: KP4 encode and decode with 0, 7 and 15 symbol errors per codeword, at
+batches of 1, 8 and 1,000 codewords, on the numpy path and on the compiled
+path (numba, when installed), each against reedsolo timed in the same run.
+Timing is by interleaved rounds: every round times reedsolo and each of our
+variants once, so a change in machine load hits both sides of a ratio.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import reedsolo
+
+from ualink_ref.phy import KP4
+from ualink_ref.phy.accel import compiled_available, use_compiled
+
+BATCHES = (1, 8, 1000)
+ERRORS = (0, 7, 15)
+#: Codewords per reedsolo round (pure Python: milliseconds per codeword).
+BASE_COUNT = 8
+
+RS = reedsolo.RSCodec(nsym=30, nsize=544, c_exp=10, prim=0x409, fcr=0, generator=2)
+
+
+@dataclass(frozen=True)
+class Data:
+    """1,000 random KP4 messages, their codewords, and the codewords with e errors each."""
+
+    msgs: np.ndarray
+    words: dict[int, np.ndarray]  # errors per codeword -> (1000, 544) received words
+
+
+def make_data(seed: int = 2026) -> Data:
+    """The benchmark inputs (deterministic by seed)."""
+    rng = np.random.default_rng(seed)
+    msgs = rng.integers(0, 1024, (max(BATCHES), 514))
+    with use_compiled(False):
+        clean = KP4.encode(msgs)
+    words = {0: clean}
+    for count in ERRORS[1:]:
+        bad = clean.copy()
+        order = np.argsort(rng.random(bad.shape), axis=1)[:, :count]
+        rows = np.arange(bad.shape[0])[:, None]
+        bad[rows, order] ^= rng.integers(1, 1024, (bad.shape[0], count)).astype(np.uint16)
+        words[count] = bad
+    return Data(msgs, words)
+
+
+def paths() -> dict[str, Callable[[], AbstractContextManager[None]]]:
+    """Engine name -> context that selects it ("fast" only when numba imports)."""
+    out: dict[str, Callable[[], AbstractContextManager[None]]] = {
+        "numpy": lambda: use_compiled(False)
+    }
+    if compiled_available():
+        out["fast"] = nullcontext
+    return out
+
+
+def ours_job(op: str, errors: int, batch: int, d: Data) -> Callable[[], Any]:
+    """One call of our codec on ``batch`` codewords."""
+    if op == "encode":
+        msgs = d.msgs[:batch]
+        return lambda: KP4.encode(msgs)
+    words = d.words[errors][:batch]
+    return lambda: KP4.decode(words)
+
+
+def reedsolo_job(op: str, errors: int, d: Data) -> Callable[[], Any]:
+    """reedsolo on BASE_COUNT codewords, one at a time (it has no batch API)."""
+    if op == "encode":
+        items = [m.tolist() for m in d.msgs[:BASE_COUNT]]
+        return lambda: [RS.encode(m) for m in items]
+    words = [w.tolist() for w in d.words[errors][:BASE_COUNT]]
+    return lambda: [RS.decode(w) for w in words]
+
+
+def per_call(job: Callable[[], Any], min_seconds: float = 0.005) -> float:
+    """Seconds per call of ``job``, from a loop long enough for the timer (one round)."""
+    reps = 1
+    while True:
+        start = time.perf_counter()
+        for _ in range(reps):
+            job()
+        elapsed = time.perf_counter() - start
+        if elapsed >= min_seconds:
+            return elapsed / reps
+        reps *= 4
+
+
+def interleaved(
+    jobs: dict[str, Callable[[], float]], rounds: int, stat: str = "median"
+) -> dict[str, float]:
+    """``stat`` ("median" or "min") over ``rounds`` of each timing, rounds interleaved across jobs.
+
+    The minimum is the less load-sensitive figure on a shared machine (each side's
+    least-disturbed round); the median is the default.
+    """
+    samples: dict[str, list[float]] = {name: [] for name in jobs}
+    for _ in range(rounds):
+        for name, timing in jobs.items():
+            samples[name].append(timing())
+    pick = min if stat == "min" else statistics.median
+    return {name: pick(values) for name, values in samples.items()}
