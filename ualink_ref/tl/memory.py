@@ -183,6 +183,12 @@ class Memory:
     def _new_pages(self, addr: int, data: bytes, byte_enable: int | None) -> list[int] | None:
         """Pages this write must allocate (absent ones receiving a non-zero byte), or
         ``None`` when that would pass ``max_pages``."""
+        key = addr >> PAGE_BITS
+        if byte_enable is None and (addr + len(data) - 1) >> PAGE_BITS == key:
+            # The common case (a WriteFull: one page, every byte): no per-byte walk.
+            if not any(data):
+                return []
+            return [key] if len(self._pages) < self.max_pages else None
         needed: set[int] = set()
         for i, value in enumerate(data):
             if value and (byte_enable is None or byte_enable >> i & 1):
@@ -196,6 +202,12 @@ class Memory:
     def _write_allocated(self, addr: int, data: bytes, byte_enable: int | None) -> Status:
         """Write the enabled bytes that fall in already allocated pages (the rest are
         zeros into never-written pages, which already read as zero)."""
+        off = addr & (PAGE_SIZE - 1)
+        if byte_enable is None and off + len(data) <= PAGE_SIZE:
+            page = self._pages.get(addr >> PAGE_BITS)
+            if page is not None:
+                page[off : off + len(data)] = data
+            return Status.OKAY
         for i, value in enumerate(data):
             if byte_enable is None or byte_enable >> i & 1:
                 page = self._pages.get((addr + i) >> PAGE_BITS)
