@@ -22,6 +22,7 @@ the narrower ``DecodeError``) and be sure nothing else escapes::
      │    ├── ResponseMismatchError     a response that does not fit its request
      │    ├── AddressCacheError         a compressed request names an empty cache way
      │    ├── UnsupportedError          a legal input the model does not implement
+     │    ├── LinkFailedError           an operation issued on a TL that declared its link failed
      │    └── TargetProtocolError       an implementation under difftest broke the line protocol
      └── LinkStalledError               a simulated link made no progress within its bound
           └── CaptureIncomplete         ... while recording: carries the records so far
@@ -153,6 +154,15 @@ class UnsupportedError(ProtocolError):
         self.feature = feature
 
 
+class LinkFailedError(ProtocolError):
+    """The transaction layer declared its link failed (``reason`` says why) and
+    accepts no new operations; everything outstanding was completed with an error."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"link failed: {reason}")
+        self.reason = reason
+
+
 class LinkStalledError(UALinkError):
     """A simulated link or network made no progress within its bound.
 
@@ -216,6 +226,7 @@ __all__ = [
     "EncodeError",
     "FecUncorrectableError",
     "FieldRangeError",
+    "LinkFailedError",
     "LinkStalledError",
     "MisroutedError",
     "ProtocolError",

@@ -28,6 +28,14 @@ Rules:
 * ``poll_many`` / ``receive`` with several flits batch the FEC work (numpy),
   which is how :class:`~ualink_ref.stack.harness.Network` drives it: an
   endpoint is one harness port.
+* A peer's bad TL field never stops the others: the TL drops it on its own
+  and reports a :class:`~ualink_ref.tl.events.FieldRejected` event, which
+  ``receive`` passes up in order; the TL flits after it in the same DL flit
+  are processed as usual (the DL has acknowledged them, so they could never
+  be replayed). When the TL cannot follow the peer's stream any more it
+  reports :class:`~ualink_ref.tl.events.LinkFailed`, completes everything
+  outstanding with an error, and the endpoint's :attr:`Endpoint.failed` says
+  why (``specs/tl.md``, rules E1-E7).
 * ``now`` counts flit slots (the DL's replay timeout is in the same unit).
 """
 
@@ -40,10 +48,11 @@ from ualink_ref.dl import DLEvent
 from ualink_ref.sizes import FecMode
 from ualink_ref.stack.linkend import FecDecoded, LinkEnd, decode_wire
 from ualink_ref.tl import AtomicOp, CreditConfig, Memory, TransactionLayer
-from ualink_ref.tl.transaction import Completion
+from ualink_ref.tl.events import Completion, FieldRejected, LinkFailed
+from ualink_ref.tl.limits import TLLimits
 
 #: What :meth:`Endpoint.receive` returns: the chunk's FEC verdict, DL events, completions.
-EndpointEvent = FecDecoded | DLEvent | Completion
+EndpointEvent = FecDecoded | DLEvent | Completion | FieldRejected | LinkFailed
 
 
 @dataclass(frozen=True)
@@ -69,6 +78,7 @@ class EndpointCounters:
     retrains_needed: int
     credit_stalls: int
     tag_stalls: int
+    tl_fields_rejected: int = 0
 
 
 class Endpoint(LinkEnd):
@@ -88,9 +98,11 @@ class Endpoint(LinkEnd):
         credits: CreditConfig | None = None,
         compress: bool = True,
         tl_backlog: int = 20,
+        tl_limits: TLLimits | None = None,
         **dl_options: Any,
     ) -> None:
-        self.tl = TransactionLayer(acc_id, memory, credits=credits, compress=compress)
+        self.tl = TransactionLayer(acc_id, memory, credits=credits, compress=compress,
+                                   limits=tl_limits)
         super().__init__(self.tl, fec=fec, interleave=interleave, tl_backlog=tl_backlog,
                          **dl_options)
 
@@ -131,6 +143,11 @@ class Endpoint(LinkEnd):
         return self.tl.atomic(dst, addr, op, operand, compare, size, fetch, **options)
 
     @property
+    def failed(self) -> str | None:
+        """Why the link failed (the TL could not follow the peer), or ``None``."""
+        return self.tl.failed
+
+    @property
     def counters(self) -> EndpointCounters:
         """A snapshot of this endpoint's totals."""
         tl = self.tl.counters
@@ -154,6 +171,7 @@ class Endpoint(LinkEnd):
             retrains_needed=self._retrains,
             credit_stalls=tl.credit_stalls,
             tag_stalls=tl.tag_stalls,
+            tl_fields_rejected=tl.fields_rejected,
         )
 
 

@@ -213,9 +213,10 @@ class LinkEnd:
         return the events they produced (see the module docstring)."""
         check_time(now)
         per = self.wire_bytes_per_flit
-        if not isinstance(data, bytes | bytearray | memoryview) or not data or len(data) % per:
-            size = len(data) if isinstance(data, bytes | bytearray | memoryview) else -1
-            raise TruncatedError("wire data", f"a whole number of {per}-byte flits", size)
+        if type(data) is not bytes:
+            data = _byte_string(data, per)
+        if not data or len(data) % per:
+            raise TruncatedError("wire data", f"a whole number of {per}-byte flits", len(data))
         count = len(data) // per
         self._wire_received += len(data)
         self._flits_received += count
@@ -264,6 +265,18 @@ class LinkEnd:
     def busy(self) -> bool:
         """True while the upper layer has work or the DL holds unsent or unacknowledged data."""
         return self.upper.busy or not self.dl.idle
+
+
+def _byte_string(data: object, per: int) -> bytes:
+    """``data`` as bytes when it is a buffer of single bytes; else ``TruncatedError``
+    (every public entry point raises only ``UALinkError``, whatever it is given)."""
+    try:
+        view = memoryview(data)  # type: ignore[arg-type]
+    except TypeError:
+        raise TruncatedError("wire data", f"a whole number of {per}-byte flits", -1) from None
+    if view.itemsize != 1:
+        raise TruncatedError("wire data (bytes)", f"a whole number of {per}-byte flits", -1)
+    return view.tobytes()
 
 
 __all__ = ["FecDecoded", "LinkEnd", "UpperLayer", "decode_wire"]

@@ -9,7 +9,7 @@ adapters let the test pairs (:mod:`~ualink_ref.stack.link_pair`,
 from __future__ import annotations
 
 from ualink_ref.dl import DataLink, DLEvent
-from ualink_ref.tl.transaction import Completion, TransactionLayer
+from ualink_ref.tl.transaction import TLEvent, TransactionLayer
 
 
 class DataLinkPort:
@@ -66,8 +66,9 @@ class TransactionLayerPort:
             out.append(flit)
         return b"".join(out), len(out)
 
-    def receive(self, data: bytes, now: float) -> list[Completion]:
-        """Give one TL flit to the TransactionLayer; return its completions."""
+    def receive(self, data: bytes, now: float) -> list[TLEvent]:
+        """Give one TL flit to the TransactionLayer; return its events (completions,
+        and rejected fields or a link failure if the peer broke the rules)."""
         return self.tl.receive(data, now)
 
     @property

@@ -12,7 +12,7 @@ from __future__ import annotations
 from ualink_ref.errors import LinkStalledError
 from ualink_ref.stack.harness import Network, WireChunk
 from ualink_ref.stack.ports import TransactionLayerPort
-from ualink_ref.tl.transaction import Completion, TransactionLayer
+from ualink_ref.tl.transaction import Completion, TLEvent, TransactionLayer
 
 
 class TLPair:
@@ -35,6 +35,8 @@ class TLPair:
         self.network.add_tap(self._tap)
         #: Every completion each side produced so far, in order.
         self.completions: dict[str, list[Completion]] = {"a": [], "b": []}
+        #: Every other TL event (FieldRejected, LinkFailed) each side reported.
+        self.other_events: dict[str, list[TLEvent]] = {"a": [], "b": []}
 
     def _tap(self, chunk: WireChunk) -> None:
         if self.trace is not None:
@@ -49,7 +51,10 @@ class TLPair:
         """One flit slot; return the number of flits sent in it."""
         sent_before = self._flits_sent()
         for name, event in self.network.step():
-            self.completions[name].append(event)
+            if type(event) is Completion:
+                self.completions[name].append(event)
+            else:  # a rejected field or a failed link: kept apart from the completions
+                self.other_events[name].append(event)
         return self._flits_sent() - sent_before
 
     def _flits_sent(self) -> int:

@@ -17,6 +17,9 @@ Rules (provenance in ``specs/tl.md``):
 * A sender never sends without credits: an operation that cannot get them
   waits in its queue (back-pressure). A receiver that sees a field consume
   more credits than it granted raises :class:`~ualink_ref.errors.CreditError`.
+* A sender holds at most a configured number of credits per (source,
+  class); a grant past it raises ``CreditError`` and is not applied
+  (project choice: bounded counters).
 """
 
 from __future__ import annotations
@@ -61,20 +64,47 @@ class CreditConfig:
 
 
 class SenderCredits:
-    """Credits this side may spend (granted by the peer), per source and class."""
+    """Credits this side may spend (granted by the peer), per source and class.
 
-    __slots__ = ("available", "received_total", "spent_total")
+    ``max_available`` bounds each (source, class) counter: a grant that would
+    take one past it raises :class:`CreditError` and changes nothing (a peer
+    cannot make this end count without bound; ``specs/tl.md`` rule B4).
+    """
 
-    def __init__(self) -> None:
+    __slots__ = ("available", "max_available", "received_total", "spent_total")
+
+    def __init__(self, max_available: int = 1 << 16) -> None:
         # available[source][class]; source 0..3 = VC, 4 = pool. Start at zero.
         self.available: list[list[int]] = [[0, 0, 0, 0] for _ in range(NUM_VCS + 1)]
+        self.max_available = max_available
         self.received_total = [0, 0, 0, 0]
         self.spent_total = [0, 0, 0, 0]
 
     def grant(self, source: int, cls: int, count: int) -> None:
-        """Add ``count`` credits returned by the peer."""
-        self.available[source][cls] += count
-        self.received_total[cls] += count
+        """Add ``count`` credits returned by the peer (``CreditError`` past the maximum)."""
+        counts = [0, 0, 0, 0]
+        counts[cls] = count
+        self.grant_all(source, (counts[0], counts[1], counts[2], counts[3]))
+
+    def grant_all(self, source: int, counts: tuple[int, int, int, int]) -> None:
+        """Add one flow-control field's returns, all classes or none.
+
+        Raises :class:`CreditError` (nothing added) when a class would exceed
+        ``max_available``.
+        """
+        avail = self.available[source]
+        limit = self.max_available
+        for cls in range(4):
+            if avail[cls] + counts[cls] > limit:
+                where = "pool" if source == POOL else f"VC {source}"
+                raise CreditError(
+                    f"peer granted {counts[cls]} {CLASS_NAMES[cls]} credits on {where} "
+                    f"holding {avail[cls]}: more than the maximum {limit}"
+                )
+        total = self.received_total
+        for cls in range(4):
+            avail[cls] += counts[cls]
+            total[cls] += counts[cls]
 
     def take(self, vc: int, cmd_cls: int, data_cls: int, data: int) -> int:
         """Spend one command credit and ``data`` data credits; return the source.

@@ -222,8 +222,23 @@ def shift_of(fmt: BitFormat, name: str) -> int:
     return fmt.position(name).shift
 
 
+def _byte_string(data: object, what: str) -> bytes | bytearray | memoryview:
+    """``data`` when it is a buffer of single bytes; else :class:`TruncatedError`
+    (a public decoder raises only ``UALinkError``, whatever it is given)."""
+    if isinstance(data, bytes | bytearray):
+        return data
+    try:
+        view = memoryview(data)  # type: ignore[arg-type]
+    except TypeError:
+        raise TruncatedError(what, SECTOR_BYTES, -1) from None
+    if view.itemsize != 1 or view.ndim != 1:
+        raise TruncatedError(f"{what} (bytes)", SECTOR_BYTES, -1)
+    return view.cast("B")
+
+
 def field_sectors(first_sector: bytes | bytearray | memoryview) -> int:
     """Sectors taken by the field whose first sector is given (reads only FTYPE)."""
+    first_sector = _byte_string(first_sector, "tl field")
     if len(first_sector) < 1:
         raise TruncatedError("tl field", SECTOR_BYTES, len(first_sector))
     ftype = first_sector[0] >> 4
@@ -245,6 +260,7 @@ def encode_field(ftype: int, values: Mapping[str, int]) -> bytes:
 
 def decode_field(data: bytes | bytearray | memoryview) -> tuple[BitFormat, dict[str, int]]:
     """Decode one whole control field (its length must match its FTYPE)."""
+    data = _byte_string(data, "tl field")
     if len(data) < SECTOR_BYTES:
         raise TruncatedError("tl field", SECTOR_BYTES, len(data))
     sectors = field_sectors(data)

@@ -7,6 +7,11 @@
 * Mapped ranges (default: the first 4 GiB) decide which addresses exist; an
   access touching an unmapped byte returns :attr:`Status.DECODE_ERROR` —
   never an exception — and changes nothing.
+* Bounded (project choice, ``specs/tl.md`` rule B2): at most ``max_pages``
+  pages are allocated. Reads never allocate, and a write that leaves a
+  never-written page all zero allocates nothing; a write that would need a
+  page past the cap returns :attr:`Status.DATA_ERROR` and changes nothing.
+  (:meth:`Memory.poke`, the caller's own setup, is not capped.)
 * Bytes can be marked poisoned (:meth:`Memory.poison`); a read or atomic
   touching one returns :attr:`Status.DATA_ERROR`. Writing a byte clears it.
 
@@ -25,6 +30,8 @@ from ualink_ref.tl.upli import ATOMIC_SIZES, Status, apply_atomic
 PAGE_BITS = 8  # 256-byte pages: one request touches exactly one
 PAGE_SIZE = 1 << PAGE_BITS
 DEFAULT_MAPPED: tuple[tuple[int, int], ...] = ((0, 1 << 32),)
+#: Default page cap: 64 MiB of written data (about 100 MiB of Python objects).
+DEFAULT_MAX_PAGES = 1 << 18
 
 
 @lru_cache(maxsize=4096)
@@ -38,11 +45,18 @@ def _byte_mask(byte_enable: int, length: int) -> int:
 
 
 class Memory:
-    """Sparse memory of one accelerator; ``mapped`` is a list of ``(start, end)``."""
+    """Sparse memory of one accelerator; ``mapped`` is a list of ``(start, end)``;
+    ``max_pages`` caps the 256-byte pages writes may allocate."""
 
-    __slots__ = ("_ends", "_pages", "_poisoned", "_starts", "mapped")
+    __slots__ = ("_ends", "_pages", "_poisoned", "_starts", "mapped", "max_pages")
 
-    def __init__(self, mapped: Iterable[tuple[int, int]] | None = None) -> None:
+    def __init__(
+        self, mapped: Iterable[tuple[int, int]] | None = None, *,
+        max_pages: int = DEFAULT_MAX_PAGES,
+    ) -> None:
+        if not isinstance(max_pages, int) or max_pages < 0:
+            raise ValueError(f"max_pages must be a non-negative integer, not {max_pages!r}")
+        self.max_pages = max_pages
         ranges = sorted(DEFAULT_MAPPED if mapped is None else mapped)
         merged: list[tuple[int, int]] = []
         for start, end in ranges:
@@ -131,11 +145,18 @@ class Memory:
         length = len(data)
         if not self.is_mapped(addr, length):
             return Status.DECODE_ERROR
-        if self._poisoned:
-            self._poisoned.difference_update(
-                a for i, a in enumerate(range(addr, addr + length))
-                if byte_enable is None or byte_enable >> i & 1
-            )
+        if (addr >> PAGE_BITS) not in self._pages or (
+            (addr + length - 1) >> PAGE_BITS
+        ) not in self._pages:
+            # A page is missing: allocate exactly those that receive a non-zero byte.
+            new_pages = self._new_pages(addr, data, byte_enable)
+            if new_pages is None:
+                return Status.DATA_ERROR
+            self._clear_poison(addr, length, byte_enable)
+            for key in new_pages:
+                self._pages[key] = bytearray(PAGE_SIZE)
+            return self._write_allocated(addr, data, byte_enable)
+        self._clear_poison(addr, length, byte_enable)
         if byte_enable is None or byte_enable == (1 << length) - 1:
             off = addr & (PAGE_SIZE - 1)
             if off + length <= PAGE_SIZE:
@@ -159,6 +180,48 @@ class Memory:
                 self.poke(addr, merged.to_bytes(length, "little"))
         return Status.OKAY
 
+    def _new_pages(self, addr: int, data: bytes, byte_enable: int | None) -> list[int] | None:
+        """Pages this write must allocate (absent ones receiving a non-zero byte), or
+        ``None`` when that would pass ``max_pages``."""
+        key = addr >> PAGE_BITS
+        if byte_enable is None and (addr + len(data) - 1) >> PAGE_BITS == key:
+            # The common case (a WriteFull: one page, every byte): no per-byte walk.
+            if not any(data):
+                return []
+            return [key] if len(self._pages) < self.max_pages else None
+        needed: set[int] = set()
+        for i, value in enumerate(data):
+            if value and (byte_enable is None or byte_enable >> i & 1):
+                key = (addr + i) >> PAGE_BITS
+                if key not in self._pages:
+                    needed.add(key)
+        if len(self._pages) + len(needed) > self.max_pages:
+            return None
+        return sorted(needed)
+
+    def _write_allocated(self, addr: int, data: bytes, byte_enable: int | None) -> Status:
+        """Write the enabled bytes that fall in already allocated pages (the rest are
+        zeros into never-written pages, which already read as zero)."""
+        off = addr & (PAGE_SIZE - 1)
+        if byte_enable is None and off + len(data) <= PAGE_SIZE:
+            page = self._pages.get(addr >> PAGE_BITS)
+            if page is not None:
+                page[off : off + len(data)] = data
+            return Status.OKAY
+        for i, value in enumerate(data):
+            if byte_enable is None or byte_enable >> i & 1:
+                page = self._pages.get((addr + i) >> PAGE_BITS)
+                if page is not None:
+                    page[(addr + i) & (PAGE_SIZE - 1)] = value
+        return Status.OKAY
+
+    def _clear_poison(self, addr: int, length: int, byte_enable: int | None) -> None:
+        if self._poisoned:
+            self._poisoned.difference_update(
+                a for i, a in enumerate(range(addr, addr + length))
+                if byte_enable is None or byte_enable >> i & 1
+            )
+
     def atomic(
         self, op: int, size: int, addr: int, operand: int, compare: int = 0
     ) -> tuple[Status, int | None]:
@@ -171,8 +234,10 @@ class Memory:
         old = int.from_bytes(raw, "little")
         new = apply_atomic(op, size, old, operand, compare)
         if new != old:
-            self.write(addr, new.to_bytes(size, "little"))
+            written = self.write(addr, new.to_bytes(size, "little"))
+            if written != Status.OKAY:  # no page left for the new value: nothing changed
+                return written, None
         return Status.OKAY, old
 
 
-__all__ = ["DEFAULT_MAPPED", "PAGE_SIZE", "Memory"]
+__all__ = ["DEFAULT_MAPPED", "DEFAULT_MAX_PAGES", "PAGE_SIZE", "Memory"]

@@ -5,7 +5,9 @@ exception: ``UNSUPPORTED_REQUEST`` for a non-zero ASI, a request addressed to
 another accelerator, an invalid atomic encoding, inconsistent ``len`` /
 ``numbeats`` or a request crossing a 256-byte boundary; ``DECODE_ERROR`` /
 ``DATA_ERROR`` from the memory. Write Message data is appended to
-``messages`` as ``(src_acc, addr, data)``.
+``messages`` as ``(src_acc, addr, data)`` while it holds fewer than
+``max_messages``; past that a Write Message is answered ``DATA_ERROR`` and
+dropped (project choice, ``specs/tl.md`` rule B3: bounded buffers).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ def execute(
     messages: list[tuple[int, int, bytes]],
     request: Request,
     halves: list[bytes],
+    max_messages: int = 1024,
 ) -> tuple[int, int, list[bytes], int]:
     """Serve one request; return ``(status, rd_wr, response data half-flits, beats)``."""
     cmd, attr, addr, numbeats = request.cmd, request.attr, request.addr, request.numbeats
@@ -64,7 +67,10 @@ def execute(
                 data += bytes(beats * 64 - nbytes)
             out = [data[i : i + _HALF] for i in range(0, beats * 64, _HALF)]
     elif cmd == Command.WRITE_MESSAGE:
-        messages.append((request.src_acc, addr, b"".join(halves)[:nbytes]))
+        if len(messages) >= max_messages:
+            status = Status.DATA_ERROR
+        else:
+            messages.append((request.src_acc, addr, b"".join(halves)[:nbytes]))
     else:
         if cmd == Command.WRITE:
             mask = int.from_bytes(halves[0], "little") & ((1 << nbytes) - 1)
@@ -74,8 +80,6 @@ def execute(
             payload = halves[0] + halves[1] if len(halves) == 2 else b"".join(halves)
             status = memory.write(addr, payload[:nbytes])
     return int(status), rd_wr, out, beats
-
-
 
 
 __all__ = ["execute"]

@@ -40,6 +40,21 @@ Rules kept here (``specs/tl.md`` and ``specs/upli.md`` give provenance):
    a 2-sector compressed request; otherwise it is sent uncompressed with
    ``cload`` set, loading the next way (round robin). OKAY responses are sent
    as 1-sector compressed responses.
+6. Errors from the peer (``specs/tl.md``, rules E1-E7): a field that breaks
+   a rule is dropped on its own — counted, reported as a
+   :class:`FieldRejected` event, credits it consumed returned — and the
+   fields around it are processed as usual. A response naming an
+   outstanding tag always ends that operation: with its status when it fits
+   the request, else with ``DATA_ERROR`` and the reason. Only a control
+   half-flit that cannot be decoded (the framing of everything after it is
+   lost) fails the link: every queued and outstanding operation completes
+   with an error, a :class:`LinkFailed` event is reported, later flits are
+   ignored and new operations raise :class:`LinkFailedError`.
+7. Bounded resources (``specs/tl.md``, rules B1-B4, :class:`TLLimits`): the
+   completer executes a request only while fewer than ``max_responses``
+   responses wait for credits (otherwise the request waits, holding its
+   request credits); Write Message payloads, memory pages and granted
+   credits are capped.
 """
 
 from __future__ import annotations
@@ -51,13 +66,18 @@ from typing import NamedTuple
 
 from ualink_ref.errors import (
     AddressCacheError,
+    CreditError,
+    DecodeError,
     EncodeError,
     FieldRangeError,
+    LinkFailedError,
     MisroutedError,
+    ProtocolError,
     ReservedBitsError,
     ResponseMismatchError,
     TagError,
     TruncatedError,
+    UALinkError,
     UnsupportedError,
 )
 from ualink_ref.sizes import TL_FLIT_BYTES, TL_HALF_BYTES
@@ -85,8 +105,9 @@ from ualink_ref.tl.credits import (
     SenderCredits,
     check_config,
 )
-from ualink_ref.tl.events import Completion, TLCounters
+from ualink_ref.tl.events import Completion, FieldRejected, LinkFailed, TLCounters, TLEvent
 from ualink_ref.tl.framing import PendingField, TLDeframer
+from ualink_ref.tl.limits import TLLimits
 from ualink_ref.tl.memory import Memory
 from ualink_ref.tl.target import execute
 from ualink_ref.tl.upli import (
@@ -126,9 +147,11 @@ class _RxResponse(NamedTuple):
 
     tag: int
     status: int
-    source: int
+    source: int  # credit source, or -1 when it consumed none (it overspent)
     beats: int
     src: int  # the responder, or -1 when implied (a compressed response)
+    value: TLField
+    problem: UALinkError | None  # a rule the field alone breaks (rule E3)
 
 
 class _Op:
@@ -189,6 +212,7 @@ class TransactionLayer:
         credits: CreditConfig | None = None,
         compress: bool = True,
         batch_credit_returns: bool = False,
+        limits: TLLimits | None = None,
     ) -> None:
         if not 0 <= acc_id < (1 << ACC_BITS):
             raise EncodeError(f"accelerator ID {acc_id} does not fit in {ACC_BITS} bits")
@@ -197,9 +221,10 @@ class TransactionLayer:
         self.compress = compress
         self.credit_config = credits or CreditConfig()
         check_config(self.credit_config)
+        self.limits = limits or TLLimits()
         self._counters = TLCounters()
         self.messages: list[tuple[int, int, bytes]] = []  # Write Message: (src, addr, data)
-        self.tx_credits = SenderCredits()
+        self.tx_credits = SenderCredits(self.limits.max_credits)
         self.rx_credits = ReceiverCredits(self.credit_config)
         self._eager_returns = not batch_credit_returns
         self._next_handle = 0
@@ -207,7 +232,10 @@ class TransactionLayer:
         self._req_q: deque[_Op] = deque()
         self._rsp_q: deque[_Rsp] = deque()
         self._outstanding: dict[int, _Op] = {}
-        self._events: list[Completion] = []  # produced by the receive() in progress
+        self._events: list[TLEvent] = []  # produced by the receive() in progress
+        # Received requests waiting for room in the response queue (rule 7), in order.
+        self._rx_waiting: deque[tuple[_RxRequest, list[bytes]]] = deque()
+        self._failed: str | None = None  # why the link failed (rule 6), once it has
         self._tx_data: deque[bytes] = deque()
         self._tx_ways: list[tuple[int, int, int, int] | None] = [None] * 4
         self._tx_next_way = 0
@@ -299,6 +327,8 @@ class TransactionLayer:
         self, cmd: int, dst: int, addr: int, nbytes: int, len_field: int, numbeats: int,
         halves: list[bytes], data_credits: int, attr: int, vc: int, metadata: int,
     ) -> int:
+        if self._failed is not None:
+            raise LinkFailedError(self._failed)
         if not 0 <= dst < (1 << ACC_BITS):
             raise EncodeError(f"destination {dst} does not fit in {ACC_BITS} bits", field="dst")
         if not 0 <= vc < NUM_VCS:
@@ -332,7 +362,22 @@ class TransactionLayer:
     def busy(self) -> bool:
         """True while anything is queued, outstanding, owed as data, or to be answered."""
         return bool(self._req_q or self._outstanding or self._rsp_q or self._tx_data
-                    or self._deframer.pending)
+                    or self._deframer.pending or self._rx_waiting)
+
+    @property
+    def failed(self) -> str | None:
+        """Why the link failed (rule 6), or ``None`` while it has not."""
+        return self._failed
+
+    @property
+    def responses_queued(self) -> int:
+        """Responses waiting for the peer's credits (at most ``limits.max_responses``)."""
+        return len(self._rsp_q)
+
+    @property
+    def requests_waiting(self) -> int:
+        """Received requests waiting for room in the response queue (rule 7)."""
+        return len(self._rx_waiting)
 
     # -- flit output --------------------------------------------------------------
 
@@ -350,6 +395,10 @@ class TransactionLayer:
         return first + (second if second is not None else _ZERO_HALF)
 
     def _control_half(self) -> bytes | None:
+        if self._failed is not None:
+            return None
+        if self._rx_waiting:
+            self._serve_waiting()
         room = 8
         parts: list[bytes] = []
         rx = self.rx_credits
@@ -452,21 +501,29 @@ class TransactionLayer:
 
     # -- flit input ---------------------------------------------------------------
 
-    def receive(self, flit: bytes | bytearray | memoryview, now: float = 0.0) -> list[Completion]:
-        """Take one TL flit from the peer; return the completions it produced, in order.
+    def receive(self, flit: bytes | bytearray | memoryview, now: float = 0.0) -> list[TLEvent]:
+        """Take one TL flit from the peer; return the events it produced, in order.
 
-        Raises :class:`~ualink_ref.errors.DecodeError` for malformed fields and
-        :class:`~ualink_ref.errors.ProtocolError` (``CreditError``,
-        ``TagError``, ...) when the peer breaks a rule.
+        Events are :class:`Completion` s, :class:`FieldRejected` for each peer
+        field that broke a rule (rule 6) and :class:`LinkFailed` once the stream
+        cannot be followed. Nothing the peer sends raises; only a ``flit`` that is
+        not 64 bytes raises :class:`~ualink_ref.errors.TruncatedError`.
         """
-        if not isinstance(flit, bytes | bytearray | memoryview) or len(flit) != TL_FLIT_BYTES:
-            size = len(flit) if isinstance(flit, bytes | bytearray | memoryview) else -1
-            raise TruncatedError("TL flit", TL_FLIT_BYTES, size)
+        if type(flit) is not bytes:
+            flit = _as_flit(flit)
+        if len(flit) != TL_FLIT_BYTES:
+            raise TruncatedError("TL flit", TL_FLIT_BYTES, len(flit))
         self._counters.flits_received += 1
-        flit = bytes(flit)
+        if self._failed is not None:
+            self._counters.flits_ignored += 1
+            return []
         feed = self._deframer.feed_half
         for half in (flit[:_HALF], flit[_HALF:]):
-            started, done = feed(half)
+            try:
+                started, done = feed(half)
+            except DecodeError as exc:  # rule E7: the framing after this half is lost
+                self._fail(f"undecodable control half-flit ({exc})")
+                break
             for pending in started:
                 pending.context = self._on_field(pending.value)
             for pending in done:
@@ -483,12 +540,7 @@ class TransactionLayer:
         if isinstance(value, _RESPONSES):
             return self._rx_response(value)
         if isinstance(value, _CREDIT_RETURNS):
-            source = POOL if isinstance(value, FlowControl) else value.vchan
-            counts = (value.req_cmd, value.rsp_cmd, value.req_data, value.rsp_data)
-            grant = self.tx_credits.grant
-            for cls in range(4):
-                if counts[cls]:
-                    grant(source, cls, counts[cls])
+            self._rx_credit_return(value)
         return None
 
     def _on_complete(self, pending: PendingField) -> None:
@@ -499,11 +551,34 @@ class TransactionLayer:
         elif isinstance(context, _RxResponse):
             self._complete(context, pending.data)
 
-    def _rx_request(self, value: Request | CompressedRequest) -> _RxRequest:
+    def _reject(self, value: TLField, error: UALinkError) -> None:
+        """Rule 6: drop one peer field on its own — count it and report why."""
+        self._counters.fields_rejected += 1
+        self._events.append(FieldRejected(value, error))
+
+    def _rx_credit_return(self, value: FlowControl | VcFlowControl) -> None:
+        source = POOL if isinstance(value, FlowControl) else value.vchan
+        counts = (value.req_cmd, value.rsp_cmd, value.req_data, value.rsp_data)
+        if counts[0] or counts[1] or counts[2] or counts[3]:
+            try:
+                self.tx_credits.grant_all(source, counts)
+            except CreditError as exc:  # rule E6 / B4: past the maximum, nothing granted
+                self._reject(value, exc)
+
+    def _rx_request(self, value: Request | CompressedRequest) -> _RxRequest | None:
+        data_credits = request_data_credits(value.cmd, value.numbeats)
+        source = POOL if value.pool else value.vchan
+        try:
+            self.rx_credits.consume(source, REQ_CMD, REQ_DATA, data_credits)
+        except CreditError as exc:  # rule E1: nothing consumed, nothing held
+            self._reject(value, exc)
+            return None
         if isinstance(value, CompressedRequest):
             way = self._rx_ways[value.cway]
-            if way is None:
-                raise AddressCacheError(value.cway)
+            if way is None:  # rule E2: no address to serve it at; its buffers are freed
+                self.rx_credits.free(source, REQ_CMD, REQ_DATA, data_credits)
+                self._reject(value, AddressCacheError(value.cway))
+                return None
             request = Request(value.cmd, value.vchan, way.asi, value.tag, value.pool, value.attr,
                               value.len, way.metadata,
                               (way.addr & ~_ADDR_LO_MASK) | value.addr_lo, way.src_acc,
@@ -512,9 +587,6 @@ class TransactionLayer:
             request = value
             if request.cload:
                 self._rx_ways[request.cway] = request
-        data_credits = request_data_credits(request.cmd, request.numbeats)
-        source = POOL if request.pool else request.vchan
-        self.rx_credits.consume(source, REQ_CMD, REQ_DATA, data_credits)
         self._counters.requests_received += 1
         return _RxRequest(request, source, data_credits)
 
@@ -522,51 +594,120 @@ class TransactionLayer:
         self, value: Response | CompressedResponseData | CompressedResponseNoData
     ) -> _RxResponse:
         if isinstance(value, Response):
-            if value.spare:
-                raise ReservedBitsError("tl_response.spare", value.spare)
             status, src, dst = value.status, value.src_acc, value.dst_acc
             beats = value.len + 1 if value.rd_wr == 0 and status == Status.OKAY else 0
         else:
-            if value.spare:
-                raise ReservedBitsError(f"{type(value).__name__}.spare", value.spare)
             status, src, dst = Status.OKAY, -1, self.acc_id  # src implied by the tag's request
             beats = value.len + 1 if isinstance(value, CompressedResponseData) else 0
         source = POOL if value.pool else value.vchan
-        self.rx_credits.consume(source, RSP_CMD, RSP_DATA, beats)
-        if value.offset or not value.last:
-            raise UnsupportedError("split responses (offset != 0 or last == 0)")
-        if dst != self.acc_id:
-            raise MisroutedError("response", dst, self.acc_id)
-        if status >= len(_STATUS):
-            raise FieldRangeError("status", status, "unknown status code")
+        problem: UALinkError | None = None
+        try:
+            self.rx_credits.consume(source, RSP_CMD, RSP_DATA, beats)
+        except CreditError as exc:  # rule E1: nothing consumed; still ends its tag (E4)
+            problem, source = exc, -1
+        if problem is None:
+            problem = self._response_problem(value, status, dst)
         self._counters.responses_received += 1
-        return _RxResponse(value.tag, status, source, beats, src)
+        return _RxResponse(value.tag, status, source, beats, src, value, problem)
+
+    def _response_problem(
+        self, value: Response | CompressedResponseData | CompressedResponseNoData,
+        status: int, dst: int,
+    ) -> UALinkError | None:
+        """A rule the response field breaks on its own (rule E3), or ``None``."""
+        if value.spare:
+            return ReservedBitsError(f"{type(value).__name__}.spare", value.spare)
+        if value.offset or not value.last:
+            return UnsupportedError("split responses (offset != 0 or last == 0)")
+        if dst != self.acc_id:
+            return MisroutedError("response", dst, self.acc_id)
+        if status >= len(_STATUS):
+            return FieldRangeError("status", status, "unknown status code")
+        return None
 
     def _serve(self, rx: _RxRequest, halves: list[bytes]) -> None:
+        # Rule B1: execute only while the response can be held; otherwise wait in order.
+        if self._rx_waiting or len(self._rsp_q) >= self.limits.max_responses:
+            self._rx_waiting.append((rx, halves))
+            self._counters.requests_deferred += 1
+            return
+        self._execute(rx, halves)
+
+    def _serve_waiting(self) -> None:
+        waiting = self._rx_waiting
+        limit = self.limits.max_responses
+        while waiting and len(self._rsp_q) < limit:
+            self._execute(*waiting.popleft())
+
+    def _execute(self, rx: _RxRequest, halves: list[bytes]) -> None:
         request = rx.request
         self.rx_credits.free(rx.source, REQ_CMD, REQ_DATA, rx.data_credits)
         status, rd_wr, out, beats = execute(self.memory, self.acc_id, self.messages, request,
-                                            halves)
+                                            halves, self.limits.max_messages)
         self._rsp_q.append(_Rsp(request.tag, request.vchan, status, rd_wr, request.dst_acc,
                                 request.src_acc, out, beats))
 
     def _complete(self, rx: _RxResponse, halves: list[bytes]) -> None:
-        tag, status, beats = rx.tag, rx.status, rx.beats
-        self.rx_credits.free(rx.source, RSP_CMD, RSP_DATA, beats)
+        # Buffers first (rule E1): whatever becomes of the response, its credits go back.
+        if rx.source >= 0:
+            self.rx_credits.free(rx.source, RSP_CMD, RSP_DATA, rx.beats)
+        tag = rx.tag
         op = self._outstanding.pop(tag, None)
-        if op is None:
-            raise TagError(f"response for tag {tag}, which is not outstanding")
-        if rx.src >= 0 and rx.src != op.dst:
-            raise ResponseMismatchError(tag, "src_acc", rx.src, op.dst)
+        if op is None:  # rule E5: no operation to end (the field's own fault named first)
+            self._reject(rx.value, rx.problem or TagError(
+                f"response for tag {tag}, which is not outstanding"))
+            return
         self._free_tags.append(tag)
+        problem = rx.problem or _mismatch(rx, op)
+        if problem is not None:  # rule E4: the tag's one response was bad; end the op
+            self._reject(rx.value, problem)
+            self._events.append(Completion(op.handle, Status.DATA_ERROR, None,
+                                           f"{type(problem).__name__}: {problem}"))
+            return
         data: bytes | None = None
-        if status == 0 and op.nbytes:
-            if beats != beats_for(op.nbytes):
-                raise ResponseMismatchError(tag, "beats", beats, beats_for(op.nbytes))
+        if rx.status == 0 and op.nbytes:
             data = b"".join(halves)[: op.nbytes]
-        elif status == 0 and beats:
-            raise ResponseMismatchError(tag, "beats", beats, 0)
-        self._events.append(Completion(op.handle, _STATUS[status], data))
+        self._events.append(Completion(op.handle, _STATUS[rx.status], data))
+
+    def _fail(self, reason: str) -> None:
+        """Rule E7: the peer's stream cannot be followed; end every operation with an error."""
+        self._failed = reason
+        self._events.append(LinkFailed(reason))
+        ops = sorted([*self._outstanding.values(), *self._req_q], key=lambda op: op.handle)
+        self._free_tags.extend(self._outstanding)
+        self._outstanding.clear()
+        self._req_q.clear()
+        self._rsp_q.clear()
+        self._rx_waiting.clear()
+        self._tx_data.clear()
+        error = f"LinkFailedError: link failed: {reason}"
+        self._events.extend(Completion(op.handle, Status.DATA_ERROR, None, error) for op in ops)
+
+
+def _mismatch(rx: _RxResponse, op: _Op) -> ProtocolError | None:
+    """How a well-formed response fails to fit its request (rule E4), or ``None``."""
+    if rx.src >= 0 and rx.src != op.dst:
+        return ResponseMismatchError(rx.tag, "src_acc", rx.src, op.dst)
+    rd_wr_ok = rx.status != 0 or rx.beats == (beats_for(op.nbytes) if op.nbytes else 0)
+    if not rd_wr_ok:
+        return ResponseMismatchError(rx.tag, "beats", rx.beats,
+                                     beats_for(op.nbytes) if op.nbytes else 0)
+    return None
+
+
+def _as_flit(flit: object) -> bytes:
+    """A byte buffer (``bytes``, ``bytearray``, a ``memoryview`` or array of single
+    bytes) as ``bytes``; anything else is a :class:`TruncatedError` (only
+    ``UALinkError`` escapes a public entry point)."""
+    if isinstance(flit, bytes | bytearray):
+        return bytes(flit)
+    try:
+        view = memoryview(flit)  # type: ignore[arg-type]
+    except TypeError:
+        raise TruncatedError("TL flit", TL_FLIT_BYTES, -1) from None
+    if view.itemsize != 1:  # an array of wider items is not a byte string
+        raise TruncatedError("TL flit (bytes)", TL_FLIT_BYTES, -1)
+    return view.tobytes()
 
 
 def _mask_of(byte_enable: int | Sequence[int], length: int) -> int:
@@ -587,4 +728,5 @@ def _le(value: int, size: int) -> bytes:
     return (value & ((1 << bits) - 1)).to_bytes(size, "little")
 
 
-__all__ = ["Completion", "TLCounters", "TransactionLayer"]
+__all__ = ["Completion", "FieldRejected", "LinkFailed", "TLCounters", "TLEvent", "TLLimits",
+           "TransactionLayer"]
