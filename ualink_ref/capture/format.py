@@ -16,10 +16,12 @@ is sliced or allocated from them.
 
 from __future__ import annotations
 
+import io
 import struct
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import IO
 
 from ualink_ref.bitfields import BitFormat, Field
 from ualink_ref.errors import (
@@ -199,6 +201,8 @@ class RawPacket:
     data: bytes
     linktype: int = LINKTYPE_USER0
     orig_len: int | None = None
+    #: File offset of the packet's record or block header (-1: not read from a file).
+    offset: int = field(default=-1, compare=False)
 
 
 PCAP_MAGIC_US = 0xA1B2C3D4
@@ -259,15 +263,40 @@ def decode_capture_file(data: bytes) -> list[RawPacket]:
     """Parse a pcap or pcapng file (either byte order); raises only DecodeError."""
     if not isinstance(data, bytes | bytearray | memoryview):
         raise CaptureFormatError("capture data must be bytes")
-    data = bytes(data)
-    if len(data) < 4:
-        raise TruncatedError("capture file header", 24, len(data))
-    if struct.unpack_from("<I", data)[0] == PCAPNG_SHB:
-        return _decode_pcapng(data)
-    return _decode_pcap(data)
+    return list(iter_capture_file(io.BytesIO(bytes(data))))
 
 
-def _decode_pcap(data: bytes) -> list[RawPacket]:
+def iter_capture_file(stream: IO[bytes]) -> Iterator[RawPacket]:
+    """The packets of a pcap or pcapng file read from ``stream``, one at a time.
+
+    Reads only as far as the packet it yields (a pipe or stdin works, and the
+    first packets come at once). A framing error (truncated file, impossible
+    length) raises :class:`DecodeError` noted with the packet number and file
+    offset, after every packet before it was yielded. Each packet's ``offset``
+    is the file offset of its record (pcap) or block (pcapng) header.
+    """
+    head = _read_exact(stream, 4)
+    if len(head) < 4:
+        raise TruncatedError("capture file header", 24, len(head))
+    if struct.unpack("<I", head)[0] == PCAPNG_SHB:
+        return _iter_pcapng(stream, head)
+    return _iter_pcap(stream, head)
+
+
+def _read_exact(stream: IO[bytes], n: int) -> bytes:
+    """Up to ``n`` bytes (fewer only at the end of the stream; pipes give short reads)."""
+    chunks = []
+    while n > 0:
+        chunk = stream.read(n)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        n -= len(chunk)
+    return b"".join(chunks)
+
+
+def _iter_pcap(stream: IO[bytes], head: bytes) -> Iterator[RawPacket]:
+    data = head + _read_exact(stream, 20)
     if len(data) < 24:
         raise TruncatedError("pcap file header", 24, len(data))
     for endian in "<>":
@@ -281,43 +310,44 @@ def _decode_pcap(data: bytes) -> list[RawPacket]:
     if major != 2:
         raise CaptureFormatError(f"pcap major version {major} is not 2")
     linktype &= 0x0FFFFFFF  # the top bits carry FCS information, not the link type
-    packets = []
-    pos = 24
+    count, pos = 0, 24
     try:
-        while pos < len(data):
-            if len(data) - pos < 16:
-                raise TruncatedError("pcap record header", 16, len(data) - pos)
-            sec, frac, incl, orig = struct.unpack_from(endian + "IIII", data, pos)
-            pos += 16
+        while True:
+            header = _read_exact(stream, 16)
+            if not header:
+                return
+            if len(header) < 16:
+                raise TruncatedError("pcap record header", 16, len(header))
+            sec, frac, incl, orig = struct.unpack_from(endian + "IIII", header)
             if incl > MAX_RECORD_BYTES:
                 raise CaptureFormatError(f"pcap record length {incl} exceeds {MAX_RECORD_BYTES}")
-            if len(data) - pos < incl:
-                raise TruncatedError("pcap record", incl, len(data) - pos)
+            body = _read_exact(stream, incl)
+            if len(body) < incl:
+                raise TruncatedError("pcap record", incl, len(body))
             if frac >= 1_000_000_000 // scale:
                 raise CaptureFormatError(f"pcap timestamp fraction {frac} out of range")
-            stamp = sec * 1_000_000_000 + frac * scale
-            packets.append(RawPacket(stamp, data[pos : pos + incl], linktype, orig))
-            pos += incl
+            yield RawPacket(sec * 1_000_000_000 + frac * scale, body, linktype, orig, pos)
+            count, pos = count + 1, pos + 16 + incl
     except DecodeError as exc:  # say where in the file
-        exc.add_note(f"packet {len(packets)}, file offset {pos}")
+        exc.add_note(f"packet {count}, file offset {pos}")
         raise
-    return packets
 
 
-def _decode_pcapng(data: bytes) -> list[RawPacket]:
+def _iter_pcapng(stream: IO[bytes], head: bytes) -> Iterator[RawPacket]:
     endian = "<"
     interfaces: list[tuple[int, int, int]] = []  # (linktype, if_tsresol, snaplen)
-    packets = []
-    pos = 0
+    count = pos = 0
     try:
-        while pos < len(data):
-            if len(data) - pos < 12:
-                raise TruncatedError("pcapng block header", 12, len(data) - pos)
-            block_type = struct.unpack_from("<I", data, pos)[0]
+        while True:
+            start = head if pos == 0 else b""
+            block = start + _read_exact(stream, 12 - len(start))
+            if not block:
+                return
+            if len(block) < 12:
+                raise TruncatedError("pcapng block header", 12, len(block))
+            block_type = struct.unpack_from("<I", block)[0]
             if block_type == PCAPNG_SHB:
-                if len(data) - pos < 28:
-                    raise TruncatedError("pcapng section header", 28, len(data) - pos)
-                bom = data[pos + 8 : pos + 12]
+                bom = block[8:12]
                 if bom == struct.pack("<I", PCAPNG_BOM):
                     endian = "<"
                 elif bom == struct.pack(">I", PCAPNG_BOM):
@@ -327,18 +357,23 @@ def _decode_pcapng(data: bytes) -> list[RawPacket]:
                 interfaces = []  # interface ids are per section
             elif pos == 0:
                 raise CaptureFormatError("pcapng file does not start with a section header")
-            block_type, total = struct.unpack_from(endian + "II", data, pos)
+            block_type, total = struct.unpack_from(endian + "II", block)
             if total < 12 or total % 4 or total > _MAX_BLOCK:
                 raise CaptureFormatError(f"pcapng block length {total} invalid")
-            if len(data) - pos < total:
-                raise TruncatedError("pcapng block", total, len(data) - pos)
-            if struct.unpack_from(endian + "I", data, pos + total - 4)[0] != total:
+            if block_type == PCAPNG_SHB and total < 28:
+                raise TruncatedError("pcapng section header", 28, total)
+            rest = _read_exact(stream, total - 12)
+            if len(rest) < total - 12:
+                raise TruncatedError("pcapng block", total, 12 + len(rest))
+            data = block + rest
+            if struct.unpack_from(endian + "I", data, total - 4)[0] != total:
                 raise CaptureFormatError("pcapng block trailing length does not match")
-            body = data[pos + 8 : pos + total - 4]
+            body = data[8 : total - 4]
             if block_type == _PCAPNG_IDB:
                 interfaces.append(_parse_idb(body, endian))
             elif block_type == _PCAPNG_EPB:
-                packets.append(_parse_epb(body, endian, interfaces))
+                yield replace(_parse_epb(body, endian, interfaces), offset=pos)
+                count += 1
             elif block_type == _PCAPNG_SPB:
                 if not interfaces:
                     raise CaptureFormatError("pcapng simple packet block before any interface")
@@ -346,12 +381,12 @@ def _decode_pcapng(data: bytes) -> list[RawPacket]:
                     raise TruncatedError("pcapng simple packet block", 4, len(body))
                 orig = struct.unpack_from(endian + "I", body)[0]
                 incl = min(orig, len(body) - 4, interfaces[0][2])
-                packets.append(RawPacket(0, body[4 : 4 + incl], interfaces[0][0], orig))
+                yield RawPacket(0, body[4 : 4 + incl], interfaces[0][0], orig, pos)
+                count += 1
             pos += total  # other block types (name resolution, statistics, ...) are skipped
     except DecodeError as exc:  # say where in the file
-        exc.add_note(f"packet {len(packets)}, file offset {pos}")
+        exc.add_note(f"packet {count}, file offset {pos}")
         raise
-    return packets
 
 
 def _parse_idb(body: bytes, endian: str) -> tuple[int, int, int]:
@@ -433,6 +468,34 @@ def decode_capture(data: bytes) -> list[CaptureRecord]:
     return records
 
 
+@dataclass(frozen=True)
+class BadRecord:
+    """A packet of a capture that is not a valid record (kept in place by :func:`iter_capture`)."""
+
+    index: int  # packet number in the file (0-based)
+    offset: int  # file offset of its record / block header
+    error: str  # why it was rejected
+
+
+def iter_capture(stream: IO[bytes]) -> Iterator[tuple[int, CaptureRecord | BadRecord]]:
+    """``(packet number, record)`` for each packet of the capture read from ``stream``.
+
+    Tolerant per record: a packet whose pseudo-header or length is wrong, or of
+    another link type, comes as a :class:`BadRecord` and reading goes on. A
+    framing error of the file itself (truncated, impossible length) raises
+    :class:`DecodeError` noted with packet number and offset, after the
+    records before it were yielded: nothing after it can be found reliably.
+    """
+    for index, pkt in enumerate(iter_capture_file(stream)):
+        if pkt.linktype != LINKTYPE_USER0:
+            yield index, BadRecord(index, pkt.offset, f"link type {pkt.linktype}, not 147")
+            continue
+        try:
+            yield index, CaptureRecord.decode(pkt.data, pkt.timestamp_ns)
+        except DecodeError as exc:
+            yield index, BadRecord(index, pkt.offset, str(exc))
+
+
 def write_capture(path: str | Path, records: Iterable[CaptureRecord]) -> int:
     """Write ``records`` to ``path`` (pcapng if the name ends in ``.pcapng``); return bytes."""
     fmt = "pcapng" if str(path).endswith(".pcapng") else "pcap"
@@ -455,6 +518,7 @@ __all__ = [
     "MAX_RECORD_BYTES",
     "PSEUDO_HEADER",
     "PSEUDO_HEADER_BYTES",
+    "BadRecord",
     "CaptureFormatError",
     "CaptureRecord",
     "RawPacket",
@@ -463,6 +527,8 @@ __all__ = [
     "encode_capture",
     "encode_pcap",
     "encode_pcapng",
+    "iter_capture",
+    "iter_capture_file",
     "read_capture",
     "write_capture",
 ]
