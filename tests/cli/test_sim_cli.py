@@ -38,7 +38,6 @@ def test_simulate_stuck_link_is_a_clear_error(capsys: pytest.CaptureFixture[str]
     err = capsys.readouterr().err
     assert err.startswith("ualink-ref simulate: error: stalled after")
     assert "(0/3 ops completed)" in err
-    assert "(0/3 ops completed)" in err
     assert "seed 0" in err
 
 
