@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ualink_ref.cli.commands import add_command
+from ualink_ref.cli.options import fail, float_range, int_range
 from ualink_ref.compare import four as F
 from ualink_ref.compare import report as R
 from ualink_ref.compare.mapping import PMTUS
@@ -22,13 +23,6 @@ DESCRIPTION = (
     "on the wire after FEC (--level wire, default) or at the MAC (--level mac); "
     "the output says which. See specs/rocev2-comparison.md."
 )
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
 
 
 def _csv(rep: Any, rows: Any, level: str) -> str:
@@ -53,8 +47,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         rep = R.build_report(pmtu=args.pmtu, ip=args.ip, fec=args.fec, repeat=args.repeat,
                              seed=args.seed)
     except RuntimeError as exc:  # Scapy missing: say how to get it
-        print(f"ualink-ref compare: {exc}", file=sys.stderr)
-        return 2
+        return fail("compare", str(exc))
 
     rows = F.four_rows(rep)
     head = F.four_headline(rep, seed=args.seed)
@@ -74,13 +67,9 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         try:
             plot_report(rep, Path(args.plot), args.level, rows=rows, latency=lat)
         except ImportError:
-            print("ualink-ref compare: --plot needs matplotlib: pip install 'ualink_ref[plot]'",
-                  file=sys.stderr)
-            return 2
+            return fail("compare", "--plot needs matplotlib: pip install 'ualink_ref[plot]'")
         except OSError as exc:  # e.g. a directory that does not exist
-            print(f"ualink-ref compare: cannot write {args.plot}: {exc.strerror or exc}",
-                  file=sys.stderr)
-            return 2
+            return fail("compare", f"cannot write {args.plot}: {exc.strerror or exc}")
         print(f"wrote {args.plot}", file=sys.stderr)
     return 0
 
@@ -96,13 +85,14 @@ def register(sub: Any) -> None:
                    help="accounting level of the byte columns (default: wire, after FEC)")
     p.add_argument("--fec", choices=("kp4", "ll"), default="kp4",
                    help="ualink FEC mode for the wire level (default kp4 = RS(544,514))")
-    p.add_argument("--repeat", type=_positive, default=64, metavar="N",
+    p.add_argument("--repeat", type=int_range(1, 100_000), default=64, metavar="N",
                    help="operations streamed through the ualink stack per row (default 64)")
-    p.add_argument("--cable-m", type=float, default=2.0, metavar="M",
+    p.add_argument("--cable-m", type=float_range(0.0, 100_000.0), default=2.0, metavar="M",
                    help="cable length per link for the latency table (default 2 m, 5 ns/m)")
     p.add_argument("--hops", type=int, default=1, choices=range(0, 8), metavar="N",
                    help="switches between the endpoints in the latency table (default 1)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the mixed workload's order")
+    p.add_argument("--seed", type=int_range(0), default=0,
+                   help="seed of the mixed workload's order")
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--csv", action="store_true", help="print CSV instead of a table")
     fmt.add_argument("--json", action="store_true", help="print JSON instead of a table")

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import sys
+import json
 from pathlib import Path
 from typing import Any
 
 from ualink_ref.cli.commands import add_command
+from ualink_ref.cli.options import fail, int_range
 from ualink_ref.testing import vectors
 from ualink_ref.testing.export import export, model_documents
 
@@ -20,7 +21,12 @@ def _cmd_vectors_generate(args: argparse.Namespace) -> int:
     paths = vectors.generate(Path(args.out), layers)
     for path in paths:
         print(path)
-    print(f"wrote {len(paths)} file(s) to {args.out}")
+    json_files = [p for p in paths if p.suffix == ".json"]
+    cases = sum(len(json.loads(p.read_text(encoding="ascii"))["cases"]) for p in json_files)
+    artifacts = len(paths) - len(json_files)
+    # the same count and words as `vectors verify` (each artifact is one case there too)
+    print(f"wrote {cases + artifacts} case(s) in {len(json_files)} vector file(s) "
+          f"and {artifacts} artifact(s) to {args.out}")
     return 0
 
 
@@ -32,12 +38,12 @@ def _cmd_vectors_verify(args: argparse.Namespace) -> int:
     if extra > 0:
         print(f"... and {extra} more mismatch(es)")
     print(
-        f"checked {report.cases} case(s) in {len(report.files)} file(s): "
+        f"checked {report.cases} case(s) in {len(report.files)} vector file(s) "
+        f"and {len(report.artifacts)} artifact(s): "
         f"{len(report.mismatches)} mismatch(es)"
     )
     if report.cases == 0:
-        print(f"no vector files found in {args.dir}", file=sys.stderr)
-        return 2
+        return fail("vectors verify", f"no vector files found in {args.dir}", 2)
     return 0 if report.ok else 1
 
 
@@ -75,7 +81,8 @@ def register(sub: Any) -> None:
     )
     ver.add_argument("dir", metavar="DIR", help="directory holding <layer>.json files")
     ver.add_argument(
-        "--max-report", type=int, default=50, metavar="N", help="print at most N mismatches"
+        "--max-report", type=int_range(0), default=50, metavar="N",
+        help="print at most N mismatches"
     )
     ver.set_defaults(func=_cmd_vectors_verify)
     exp = vsub.add_parser(

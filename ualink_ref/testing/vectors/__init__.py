@@ -90,8 +90,9 @@ class VectorSource(Protocol):
 class VerifyReport:
     """Outcome of :func:`verify_dir`: cases checked and every mismatch found."""
 
-    files: list[str] = field(default_factory=list)
-    cases: int = 0
+    files: list[str] = field(default_factory=list)  # vector (JSON) files
+    cases: int = 0  # JSON cases plus artifacts, each artifact one case
+    artifacts: list[str] = field(default_factory=list)  # artifact files (pcaps) checked
     mismatches: list[Mismatch] = field(default_factory=list)
 
     @property
@@ -207,6 +208,7 @@ def _verify_document(name: str, doc: dict[str, Any], directory: Path, report: Ve
     if artifacts is not None:
         for art_name, data in sorted(artifacts().items()):
             report.cases += 1
+            report.artifacts.append(art_name)
             target = directory / art_name
             try:
                 file_bytes = target.read_bytes()
