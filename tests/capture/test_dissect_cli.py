@@ -27,7 +27,7 @@ def noisy(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
     path = tmp_path_factory.mktemp("cap") / "noisy.pcap"
     assert main(["capture", "--out", str(path), "--ops", "120", "--fec", "none", "--ber", "5e-5",
                  "--seed", "2", "--no-progress"]) == 0
-    records, report = capture_simulation(random_workload(120, 2), fec="none", ber=5e-5, seed=2)
+    _records, report = capture_simulation(random_workload(120, 2), fec="none", ber=5e-5, seed=2)
     assert report.crc_errors > 0
     return path, report.crc_errors
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from ualink_ref.capture.format import read_capture
 from ualink_ref.cli import main
 
 #: (arguments, words the one error line must contain). ``{out}`` is a file in tmp_path.
@@ -91,10 +92,9 @@ def test_scenario_fec_codewords_writes_its_158_records(tmp_path: Path) -> None:
     # The CLI's --raw-codewords default used to switch the scenario's raw records off (79).
     out = tmp_path / "f.pcapng"
     assert main(["capture", "--scenario", "fec_codewords", "--out", str(out)]) == 0
-    committed = Path(__file__).resolve().parents[2] / "vectors" / "captures" / "fec_codewords.pcapng"
+    committed = Path(__file__).resolve().parents[2] / "vectors" / "captures" / (
+        "fec_codewords.pcapng")
     assert out.read_bytes() == committed.read_bytes()
-    from ualink_ref.capture.format import read_capture
-
     records = read_capture(out)
     assert len(records) == 158
     assert sum(r.kind == "fec_codewords" for r in records) == 79
@@ -122,7 +122,7 @@ def test_ctrl_c_during_simulate_exits_130_quietly() -> None:
         if _cpu_seconds(proc.pid) > 2.0:
             break
     os.kill(proc.pid, signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
+    _out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "KeyboardInterrupt" not in err
 
