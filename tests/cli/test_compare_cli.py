@@ -53,7 +53,7 @@ def test_missing_scapy_gives_a_clear_message() -> None:
     )
     res = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                          text=True, check=False)
-    assert res.returncode == 2, res.stderr
+    assert res.returncode == 1, res.stderr  # a failure, not a usage error
     assert "Scapy" in res.stderr and "ualink_ref[scapy]" in res.stderr
     assert "Traceback" not in res.stderr
 
@@ -65,6 +65,8 @@ def test_unwritable_plot_path_is_a_clear_error(tmp_path: Path,
     from ualink_ref.cli import main
 
     target = tmp_path / "no-such-dir" / "eff.png"
-    assert main(["compare", "--repeat", "1", "--plot", str(target)]) == 2
+    with pytest.raises(SystemExit) as exc:  # checked when the arguments are parsed
+        main(["compare", "--repeat", "1", "--plot", str(target)])
+    assert exc.value.code == 2
     err = capsys.readouterr().err
     assert "cannot write" in err and str(target) in err

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ from ualink_ref.cli.options import fail, float_range, int_range
 from ualink_ref.compare import four as F
 from ualink_ref.compare import report as R
 from ualink_ref.compare.mapping import PMTUS
+from ualink_ref.compare.plot import FORMATS as PLOT_FORMATS
 from ualink_ref.compare.plot import plot_report
 
 #: The subcommand's ``--help`` description.
@@ -23,6 +25,35 @@ DESCRIPTION = (
     "on the wire after FEC (--level wire, default) or at the MAC (--level mac); "
     "the output says which. See specs/rocev2-comparison.md."
 )
+
+
+def _plot_path(text: str) -> str:
+    """``--plot FILE``: a .png, .svg or .pdf name in a directory that exists."""
+    path = Path(text)
+    if path.suffix.lower() not in PLOT_FORMATS:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: the extension names the format: one of {', '.join(PLOT_FORMATS)}")
+    if not path.parent.is_dir():
+        raise argparse.ArgumentTypeError(
+            f"cannot write {text}: directory {path.parent} does not exist")
+    return text
+
+
+#: Width of ``--narrow`` output, columns.
+NARROW = 100
+
+
+def _fit(text: str, width: int) -> str:
+    """Wrap every line longer than ``width`` (prose), keeping its indent plus two spaces."""
+    out = []
+    for line in text.split("\n"):
+        if len(line) <= width:
+            out.append(line)
+            continue
+        indent = " " * (len(line) - len(line.lstrip()))
+        out.append(textwrap.fill(line.strip(), width, initial_indent=indent,
+                                 subsequent_indent=indent + "  ", break_on_hyphens=False))
+    return "\n".join(out)
 
 
 def _csv(rep: Any, rows: Any, level: str) -> str:
@@ -61,8 +92,9 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     elif args.csv:
         sys.stdout.write(_csv(rep, rows, args.level))
     else:
-        sys.stdout.write(R.render_text(rep, args.level, breakdown=args.breakdown))
-        sys.stdout.write(F.render_text(rep, rows, head, lat, args.level))
+        text = (R.render_text(rep, args.level, breakdown=args.breakdown, narrow=args.narrow)
+                + F.render_text(rep, rows, head, lat, args.level))
+        sys.stdout.write(_fit(text, NARROW) if args.narrow else text)
     if args.plot:
         try:
             plot_report(rep, Path(args.plot), args.level, rows=rows, latency=lat)
@@ -96,8 +128,12 @@ def register(sub: Any) -> None:
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--csv", action="store_true", help="print CSV instead of a table")
     fmt.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.add_argument("--narrow", action="store_true",
+                   help=f"fit the text in {NARROW} columns (busy columns left out, round trips "
+                        "and RoCEv2 mapping under each row, long lines wrapped)")
     p.add_argument("--breakdown", action="store_true",
                    help="after each row, the ualink TL flits dissected field by field")
-    p.add_argument("--plot", metavar="FILE.png",
-                   help="also draw efficiency vs payload size (needs matplotlib)")
+    p.add_argument("--plot", metavar="FILE", type=_plot_path,
+                   help="also draw efficiency vs payload size, atomics and latency (needs "
+                        "matplotlib) as PNG (300 dpi), SVG or PDF, as FILE's extension says")
     p.set_defaults(func=_cmd_compare)
