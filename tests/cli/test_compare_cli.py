@@ -70,3 +70,14 @@ def test_unwritable_plot_path_is_a_clear_error(tmp_path: Path,
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert "cannot write" in err and str(target) in err
+
+
+def test_repeat_that_changes_the_answer_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("scapy")
+    from ualink_ref.cli import main
+
+    assert main(["compare", "--repeat", "8", "--csv"]) == 0
+    err = capsys.readouterr().err
+    assert "note: --repeat 8" in err and "differ from the default (64)" in err
+    assert main(["compare", "--csv"]) == 0
+    assert "note" not in capsys.readouterr().err
