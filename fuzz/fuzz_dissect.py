@@ -7,8 +7,9 @@ import atheris
 from _harness import fix_capture, main, only_decode_errors
 
 with atheris.instrument_imports():
-    from ualink_ref.capture.dissect import dissect_records, render, summarize
+    from ualink_ref.capture.dissect import dissect_records
     from ualink_ref.capture.format import CaptureRecord, decode_capture, encode_capture
+    from ualink_ref.capture.listing import render, summarize
 
 
 def DECODE(data: bytes) -> str:

@@ -12,8 +12,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ualink_ref.capture.dissect import DissectedFlit, Filter, dissect_records, render, summarize
+from ualink_ref.capture.dissect import DissectedFlit, dissect_records
 from ualink_ref.capture.format import CaptureRecord, read_capture
+from ualink_ref.capture.listing import Filter, render, summarize
 from ualink_ref.capture.run import SCENARIOS, CaptureLink, CaptureResult
 from ualink_ref.cli import main
 from ualink_ref.stack.sim import random_workload
@@ -248,7 +249,7 @@ def test_cli_capture_of_a_stuck_link_writes_what_it_carried(
 
 def test_cli_capture_unwritable_path_is_a_clear_error(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["capture", "--out", str(tmp_path / "no-dir" / "c.pcap"), "--ops", "2"]) == 2
+    assert main(["capture", "--out", str(tmp_path / "no-dir" / "c.pcap"), "--ops", "2"]) == 1
     assert "cannot write" in capsys.readouterr().err
 
 
@@ -261,8 +262,12 @@ def test_cli_dissect_names_the_bad_packet(tmp_path: Path,
     third = 24 + 2 * (16 + 656) + 16  # pseudo-header of packet 2 (hand-walked pcap layout)
     bad = tmp_path / "bad.pcap"
     bad.write_bytes(data[:third] + b"\x00" + data[third + 1 :])  # magic 0x55 -> 0
-    assert main(["dissect", str(bad)]) == 1
-    assert "magic" in (err := capsys.readouterr().err) and "(packet 2)" in err
+    capsys.readouterr()
+    assert main(["dissect", str(bad)]) == 1  # marked, named, skipped: the rest still shows
+    out, err = capsys.readouterr()
+    assert "magic" in err and f"packet 2 at file offset {third - 16}" in err
+    assert "BAD RECORD" in out.splitlines()[3] and len(out.splitlines()[1:-9]) == len(
+        read_capture(good))
     (tmp_path / "cut.pcap").write_bytes(data[: third + 100])
     assert main(["dissect", str(tmp_path / "cut.pcap")]) == 1
     assert "(packet 2, file offset" in capsys.readouterr().err

@@ -53,7 +53,7 @@ def test_missing_scapy_gives_a_clear_message() -> None:
     )
     res = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                          text=True, check=False)
-    assert res.returncode == 2, res.stderr
+    assert res.returncode == 1, res.stderr  # a failure, not a usage error
     assert "Scapy" in res.stderr and "ualink_ref[scapy]" in res.stderr
     assert "Traceback" not in res.stderr
 
@@ -65,6 +65,19 @@ def test_unwritable_plot_path_is_a_clear_error(tmp_path: Path,
     from ualink_ref.cli import main
 
     target = tmp_path / "no-such-dir" / "eff.png"
-    assert main(["compare", "--repeat", "1", "--plot", str(target)]) == 2
+    with pytest.raises(SystemExit) as exc:  # checked when the arguments are parsed
+        main(["compare", "--repeat", "1", "--plot", str(target)])
+    assert exc.value.code == 2
     err = capsys.readouterr().err
     assert "cannot write" in err and str(target) in err
+
+
+def test_repeat_that_changes_the_answer_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("scapy")
+    from ualink_ref.cli import main
+
+    assert main(["compare", "--repeat", "8", "--csv"]) == 0
+    err = " ".join(capsys.readouterr().err.split())  # the note is wrapped at 100 columns
+    assert "note: --repeat 8" in err and "differ from the default (64)" in err
+    assert main(["compare", "--csv"]) == 0
+    assert "note" not in capsys.readouterr().err

@@ -36,7 +36,8 @@ def test_simulate_stuck_link_is_a_clear_error(capsys: pytest.CaptureFixture[str]
     # BER 1e-2 corrupts nearly every KP4 codeword beyond t = 15: no op can complete.
     assert main(["simulate", "--ops", "3", "--ber", "1e-2", "--no-progress"]) == 1
     err = capsys.readouterr().err
-    assert err.startswith("ualink-ref: error: stalled after") and "(0/3 ops completed)" in err
+    assert err.startswith("ualink-ref simulate: error: stalled after")
+    assert "(0/3 ops completed)" in err
     assert "seed 0" in err
 
 

@@ -227,3 +227,22 @@ def test_any_workload_moves_exactly_its_data(ops: list[CompareOp]) -> None:
     assert c.wire_bytes_fwd == c.dl_flits_fwd * 680
     assert c.dl_flits_fwd - c.ack_only_fwd >= -(-c.tl_flits_fwd * 64 // 628)
     assert c.dl_flits_rev - c.ack_only_rev >= -(-c.tl_flits_rev * 64 // 628)
+
+
+@pytest.mark.parametrize("ext,magic", [(".png", b"\x89PNG\r\n\x1a\n"), (".svg", b"<?xml"),
+                                       (".pdf", b"%PDF")])
+def test_cli_plot_writes_the_format_its_extension_names(ext: str, magic: bytes,
+                                                         tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    out = tmp_path / f"eff{ext}"
+    assert main(["compare", "--repeat", "2", "--plot", str(out)]) == 0
+    data = out.read_bytes()
+    assert data.startswith(magic)
+    if ext == ".png":  # print resolution: 13 x 9 inches at 300 dpi
+        width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+        assert (width, height) == (3900, 2700)
+    if ext == ".svg":  # text kept as text: the headline, the atomics panel, percent ticks
+        text = data.decode()
+        for words in ("UALink vs RoCEv2, SUE and UET", "Atomics, 8-byte operand", "60%",
+                      "cas", "SUE-AFH"):
+            assert words in text, words

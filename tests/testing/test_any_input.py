@@ -80,6 +80,8 @@ ENTRY_POINTS: dict[str, tuple[Callable[..., Any], tuple[Any, ...]]] = {
     "decode_capture": (capture_format.decode_capture, (capture_format.encode_capture([]),)),
     "iter_capture": (lambda *a: list(capture_format.iter_capture(*a)),
                      (capture_format.encode_capture([]),)),
+    "iter_capture_tolerant": (lambda *a: list(capture_format.iter_capture_tolerant(*a)),
+                              (capture_format.encode_capture([]),)),
     "iter_capture_file": (lambda *a: list(capture_format.iter_capture_file(*a)),
                           (capture_format.encode_capture([]),)),
     "dissect_records": (dissect.dissect_records,

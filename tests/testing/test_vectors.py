@@ -96,4 +96,4 @@ def test_generate_into_a_file_path_is_a_clean_error(
     target = tmp_path / "not-a-dir"
     target.write_text("x")
     assert main(["vectors", "generate", "--out", str(target), "--layer", "phy"]) == 1
-    assert "ualink-ref: error:" in capsys.readouterr().err
+    assert "ualink-ref vectors: error:" in capsys.readouterr().err

@@ -21,21 +21,14 @@ kind ``fec_codewords`` are FEC-decoded first (one DissectedFlit per flit).
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ualink_ref.bitfields import BitFormat
-from ualink_ref.capture.format import PSEUDO_HEADER, CaptureRecord
-from ualink_ref.dl.crc import CRC_COVERAGE, crc32
-from ualink_ref.dl.flit import SEGMENT_OFFSETS, TL_FLIT_BYTES, DLFlit
+from ualink_ref.capture.format import BadRecord, CaptureRecord
+from ualink_ref.dl.flit import TL_FLIT_BYTES, DLFlit
 from ualink_ref.dl.formats import (
-    COMMAND_HEADER,
-    EXPLICIT_HEADER,
-    SEGMENT_HEADER,
     FlitOp,
-    header_op,
 )
 from ualink_ref.dl.messages import UnknownMessage, decode_message
 from ualink_ref.dl.verdict import Verdict, classify, implicit_seq, next_seq, phase_matches
@@ -209,14 +202,68 @@ def dissect_records(records: Iterable[CaptureRecord]) -> list[DissectedFlit]:
         if not isinstance(rec, CaptureRecord):
             raise CaptureFormatError(f"record {index} is a {type(rec).__name__}, not a "
                                      "CaptureRecord")
-    decoded = {(r.direction, r.port) for r in records if r.kind == "dl_flit"}
-    # One receiver state per direction and pseudo-header port: a switched capture holds
-    # every link of the pod, each port its own DL stream.
-    state: dict[tuple[str, int], _Direction] = {}
+    dissector = Dissector()
     out: list[DissectedFlit] = []
     for index, rec in enumerate(records):
+        out += dissector.feed(index, rec)  # type: ignore[arg-type]  # no BadRecord fed
+    out += dissector.finish()  # type: ignore[arg-type]
+    return out
+
+
+class Dissector:
+    """The streaming form of :func:`dissect_records`: feed records, get flits back.
+
+    :meth:`feed` takes the records of a file in order (and :class:`BadRecord` s,
+    passed through in place) and returns what can be reported so far. A
+    ``fec_codewords`` record is held back until the same direction shows a
+    ``dl_flit`` record (then it is the FEC view of flits decoded alongside,
+    ``fec_only``) or the input ends (:meth:`finish`): the whole-file rule of
+    :func:`dissect_records`, decided as early as the file allows. Captures
+    written by ``ualink_ref`` put each codeword record just before its decoded
+    flits, so nothing waits for long.
+    """
+
+    def __init__(self) -> None:
+        # One receiver state per direction and pseudo-header port: a switched capture
+        # holds every link of the pod, each port its own DL stream.
+        self._state: dict[tuple[str, int], _Direction] = {}
+        self._decoded: set[tuple[str, int]] = set()  # (direction, port) with dl_flit records
+        self._held: list[tuple[int, CaptureRecord | BadRecord]] = []
+
+    def feed(self, index: int, record: CaptureRecord | BadRecord
+             ) -> list[DissectedFlit | BadRecord]:
+        """Take packet number ``index``; return the flits (and bad records) now reportable."""
+        if isinstance(record, CaptureRecord) and record.kind == "dl_flit":
+            self._decoded.add((record.direction, record.port))
+        self._held.append((index, record))
+        return self._release(final=False)
+
+    def finish(self) -> list[DissectedFlit | BadRecord]:
+        """The input ended: report everything still held."""
+        return self._release(final=True)
+
+    def _undecided(self, record: CaptureRecord | BadRecord) -> bool:
+        return (isinstance(record, CaptureRecord) and record.kind == "fec_codewords"
+                and (record.direction, record.port) not in self._decoded)
+
+    def _release(self, final: bool) -> list[DissectedFlit | BadRecord]:
+        out: list[DissectedFlit | BadRecord] = []
+        done = 0
+        for index, rec in self._held:
+            if isinstance(rec, BadRecord):
+                out.append(rec)
+            elif not final and self._undecided(rec):
+                break
+            else:
+                out += self._dissect(index, rec)
+            done += 1
+        del self._held[:done]
+        return out
+
+    def _dissect(self, index: int, rec: CaptureRecord) -> list[DissectedFlit]:
         key = (rec.direction, rec.port)
-        fec_only = rec.kind == "fec_codewords" and key in decoded
+        fec_only = rec.kind == "fec_codewords" and key in self._decoded
+        out = []
         for raw, corrected, uncorrectable, error in _flit_bytes(rec):
             ctx = _Ctx(index, rec, raw, corrected, uncorrectable)
             if error:
@@ -224,11 +271,11 @@ def dissect_records(records: Iterable[CaptureRecord]) -> list[DissectedFlit]:
             elif fec_only:
                 out.append(ctx.result(flit=None, fec_only=True))
             else:
-                st = state.get(key)
+                st = self._state.get(key)
                 if st is None:
-                    st = state[key] = _Direction()
+                    st = self._state[key] = _Direction()
                 out.append(_dissect_flit(st, ctx))
-    return out
+        return out
 
 
 def _dissect_flit(st: _Direction, ctx: _Ctx) -> DissectedFlit:
@@ -354,173 +401,4 @@ def _seen(st: _Direction, seq: int) -> bool:
     return when is not None and st.data_flits - when <= _REPLAY_MEMORY
 
 
-# -- rendering, filters, summary -------------------------------------------------
-
-_ARROW = {"a_to_b": "A>B", "b_to_a": "B>A"}
-_MAX_ITEMS = 4  # items of TL content on a default (one-line) rendering
-
-
-def _dl_line(f: DissectedFlit) -> str:
-    flit = f.flit
-    if f.fec_only:
-        return (f"fec_codewords  {len(f.record.data)}B {f.record.fec_mode} "
-                f"interleave {f.record.interleave}" + (f" ({f.error})" if f.error else ""))
-    if flit is None:
-        return f.error
-    op = flit.op.name.lower()
-    if flit.op.is_command:
-        what = "ack" if flit.op is FlitOp.ACK else "req"
-        text = f"{op:<14} {what}={flit.ack_req_seq:<3}"
-        if flit.payload:
-            text += f" seq={f.seq if f.seq is not None else '?'}(lo {flit.flit_seq_lo})"
-    else:
-        text = f"{op:<14} seq={flit.flit_seq:<3}"
-    if flit.payload:
-        text += f" tl={len(flit.tl)}B"
-    return text
-
-
-#: Column heading for :func:`render` lines.
-HEADING = "  rec    slot dir DL flit [flags] | TL content"
-
-
-def render(f: DissectedFlit, *, verbose: bool = False) -> str:
-    """One line per flit (``verbose``: followed by every field, indented)."""
-    rec = f.record
-    # A switched capture names the link: the port, unless it is a two-endpoint link's own.
-    plain = (rec.direction, rec.port) in (("a_to_b", 0), ("b_to_a", 1))
-    arrow = _ARROW[rec.direction] + ("" if plain else f"{rec.port}")
-    parts = [f"{f.index:5d} {rec.slot:7d} {arrow} {_dl_line(f)}"]
-    flags = []
-    if f.status and f.status != "accepted":
-        flags.append(f.status)
-    if f.replayed:
-        flags.append("replayed")
-    if f.symbols_corrected:
-        flags.append(f"fec+{f.symbols_corrected}")
-    if f.uncorrectable:
-        flags.append("FEC-UNCORRECTABLE")
-    if flags:
-        parts.append("[" + " ".join(flags) + "]")
-    content = [op.describe() for op in f.ops]
-    if f.credits:
-        content.append(f"{len(f.credits)} credit return(s)")
-    content += f.messages
-    if len(content) > _MAX_ITEMS and not verbose:  # one short line; -v shows everything
-        content = [*content[: _MAX_ITEMS - 1], f"(+{len(content) - _MAX_ITEMS + 1} more)"]
-    if content:
-        parts.append("| " + "; ".join(content))
-    line = " ".join(parts).rstrip()
-    if not verbose:
-        return line
-    return line + "\n" + "\n".join("        " + d for d in _details(f))
-
-
-def _details(f: DissectedFlit) -> list[str]:
-    rec = f.record
-    out = [PSEUDO_HEADER.describe(rec.header_values()) + f" ts={rec.timestamp_ns}ns"]
-    raw = f.raw
-    if len(raw) != 640:
-        return [*out, f"flit bytes: {len(raw)} (not a flit)", *f.notes]
-    op = header_op(raw)
-    hdr = COMMAND_HEADER if op in (FlitOp.ACK, FlitOp.REPLAY_REQUEST) else EXPLICIT_HEADER
-    out.append(_describe(hdr, raw[:3]))
-    for k, (hdr_off, _body) in enumerate(SEGMENT_OFFSETS):
-        out.append(f"segment{k} " + _describe(SEGMENT_HEADER, raw[hdr_off:hdr_off + 1]))
-    stored = int.from_bytes(raw[CRC_COVERAGE:], "big")
-    good = crc32(raw[:CRC_COVERAGE]) == stored
-    out.append(f"crc={stored:#010x} ({'valid' if good else 'INVALID'})")
-    out += [f"message {m}" for m in f.messages]
-    out += [f"credits {c}" for c in f.credits]
-    for n, view in enumerate(f.tl_flits):
-        for k, half in enumerate(view.halves):
-            where = f"tl_flit{n}.half{k}"
-            if half.kind == "data":
-                out.append(f"{where} data {half.raw.hex()}")
-                continue
-            fields = [c for c in half.fields if not c.is_nop]
-            out += [f"{where} control {c.describe()}" for c in fields] or [
-                f"{where} control NOP"]
-    out += [f"note: {n}" for n in f.notes]
-    return out
-
-
-def _describe(fmt: BitFormat, data: bytes) -> str:
-    """Field rendering even when the bytes break the format's rules (for broken flits)."""
-    word = int.from_bytes(data, "big")
-    values = {p.field.name: (word >> p.shift) & p.field.max_value for p in fmt.positions}
-    return fmt.describe(values)
-
-
-@dataclass(frozen=True)
-class Filter:
-    """Which flits to show: every given criterion must match."""
-
-    direction: str | None = None
-    seq: int | None = None
-    command: str | None = None
-
-    def matches(self, f: DissectedFlit) -> bool:
-        """True when ``f`` passes every criterion that is set."""
-        if self.direction is not None and f.direction != self.direction:
-            return False
-        if self.seq is not None and f.seq != self.seq:
-            return False
-        if self.command is not None:
-            want = self.command.lower()
-            return any(op.command.lower() == want for op in f.ops)
-        return True
-
-
-def summarize(flits: list[DissectedFlit], *, shown: int | None = None) -> str:
-    """A multi-line summary: flits, replays, CRC errors, ops by command, responses."""
-    raw_views = [f for f in flits if f.fec_only]
-    flits = [f for f in flits if not f.fec_only]
-    per_dir = Counter(f.direction for f in flits)
-    data = [f for f in flits if f.flit is not None and f.flit.payload]
-    status = Counter(f.status for f in data)
-    command_only = Counter(f.flit.op.name.lower() for f in flits
-                           if f.flit is not None and not f.flit.payload)
-    replays = sum(1 for f in flits if f.flit is not None and f.flit.op is FlitOp.REPLAY)
-    replayed = sum(1 for f in flits if f.replayed)
-    crc = sum(1 for f in flits if f.crc_error)
-    malformed = sum(1 for f in flits if f.flit is None and not f.crc_error)
-    corrected = sum(f.symbols_corrected for f in flits)
-    uncorrectable = sum(1 for f in flits if f.uncorrectable)
-    raw_corrected = sum(f.symbols_corrected for f in raw_views)
-    raw_bad = sum(1 for f in raw_views if f.uncorrectable)
-    tl_flits = sum(len(f.tl_flits) for f in flits)
-    requests = Counter(op.command for f in flits for op in f.ops if op.kind == "request")
-    responses = Counter(STATUS_NAMES.get(op.values.get("status", 0), "?")
-                        for f in flits for op in f.ops if op.kind == "response")
-    dirs = ", ".join(f"{d} {per_dir[d]}" for d in sorted(per_dir))
-    lines = [
-        f"summary: {len(flits)} DL flits ({dirs})"
-        + (f", {shown} shown" if shown is not None and shown != len(flits) else ""),
-        f"  data flits {len(data)}"
-        + _detail(_counts(status, ("accepted", "duplicate", "gap", "unsynchronised"))),
-        f"  command-only flits {sum(command_only.values())}"
-        + _detail(_counts(command_only, ("ack", "replay_request", "explicit"))),
-        f"  replays started {replays}, replayed flits {replayed}",
-        f"  CRC errors {crc}, malformed {malformed}, FEC symbols corrected {corrected}, "
-        f"FEC uncorrectable {uncorrectable}",
-        f"  TL flits {tl_flits}; requests by command: "
-        + (_counts(requests, sorted(requests)) or "none"),
-        "  responses by status: " + (_counts(responses, sorted(responses)) or "none"),
-    ]
-    if raw_views:
-        lines.insert(5, f"  raw codeword views of those flits {len(raw_views)}: FEC symbols "
-                        f"corrected {raw_corrected}, FEC uncorrectable {raw_bad}")
-    return "\n".join(lines)
-
-
-def _counts(counter: Counter[str], order: Iterable[str]) -> str:
-    return ", ".join(f"{k} {counter[k]}" for k in order if counter[k])
-
-
-def _detail(counts: str) -> str:
-    """``": <counts>"``, or nothing when there is nothing to break down."""
-    return f": {counts}" if counts else ""
-
-
-__all__ = ["HEADING", "DissectedFlit", "Filter", "TLOp", "dissect_records", "render", "summarize"]
+__all__ = ["DissectedFlit", "Dissector", "TLOp", "dissect_records"]

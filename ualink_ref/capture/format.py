@@ -19,9 +19,9 @@ from __future__ import annotations
 import io
 import struct
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO, BinaryIO
 
 from ualink_ref.bitfields import BitFormat, Field
 from ualink_ref.errors import (
@@ -205,6 +205,8 @@ class RawPacket:
     data: bytes
     linktype: int = LINKTYPE_USER0
     orig_len: int | None = None
+    #: File offset of the packet's record or block header (-1: not read from a file).
+    offset: int = field(default=-1, compare=False)
 
 
 PCAP_MAGIC_US = 0xA1B2C3D4
@@ -264,18 +266,28 @@ def _check_writable(pkt: RawPacket, linktype: int) -> None:
 class _Reader:
     """A binary stream read in exact pieces, counting its offset (streaming decode)."""
 
-    def __init__(self, stream: BinaryIO) -> None:
+    def __init__(self, stream: BinaryIO | IO[bytes]) -> None:
         self.stream = stream
         self.offset = 0
+        #: File offset where the packet being read starts (what errors name).
+        self.mark = 0
 
     def read(self, n: int, what: str, *, allow_eof: bool = False) -> bytes:
         """Exactly ``n`` bytes (``b""`` at a clean end of file if ``allow_eof``)."""
-        try:
-            data = self.stream.read(n)
-        except OSError as exc:
-            raise CaptureFormatError(f"cannot read the capture: {exc}") from None
-        if not isinstance(data, bytes):
-            raise CaptureFormatError("capture stream must give bytes")
+        chunks: list[bytes] = []
+        want = n
+        while want > 0:  # a pipe (stdin) may give short reads: read until n or the end
+            try:
+                chunk = self.stream.read(want)
+            except OSError as exc:
+                raise CaptureFormatError(f"cannot read the capture: {exc}") from None
+            if not isinstance(chunk, bytes):
+                raise CaptureFormatError("capture stream must give bytes")
+            if not chunk:
+                break
+            chunks.append(chunk)
+            want -= len(chunk)
+        data = b"".join(chunks)
         self.offset += len(data)
         if allow_eof and not data:
             return data
@@ -293,7 +305,7 @@ def _check_limits(max_records: int, max_record_bytes: int) -> None:
 
 
 def iter_capture_file(
-    source: bytes | bytearray | memoryview | BinaryIO,
+    source: bytes | bytearray | memoryview | BinaryIO | IO[bytes],
     *,
     max_records: int = MAX_RECORDS,
     max_record_bytes: int = MAX_RECORD_BYTES,
@@ -307,7 +319,7 @@ def iter_capture_file(
     """
     _check_limits(max_records, max_record_bytes)
     if isinstance(source, bytes | bytearray | memoryview):
-        stream: BinaryIO = io.BytesIO(bytes(source))
+        stream: BinaryIO | IO[bytes] = io.BytesIO(bytes(source))
     elif hasattr(source, "read") and not isinstance(source, str | Path | type):
         stream = source
     else:
@@ -330,7 +342,7 @@ def iter_capture_file(
                                          "packets")
             yield pkt
     except DecodeError as exc:  # say where in the file
-        exc.add_note(f"packet {count}, file offset {reader.offset}")
+        exc.add_note(f"packet {count}, file offset {reader.mark}")
         raise
 
 
@@ -355,6 +367,7 @@ def _pcap_packets(reader: _Reader, head: bytes, limit: int) -> Iterator[RawPacke
         raise CaptureFormatError(f"pcap major version {major} is not 2")
     linktype &= 0x0FFFFFFF  # the top bits carry FCS information, not the link type
     while True:
+        at = reader.mark = reader.offset
         header = reader.read(16, "pcap record header", allow_eof=True)
         if not header:
             return
@@ -364,7 +377,7 @@ def _pcap_packets(reader: _Reader, head: bytes, limit: int) -> Iterator[RawPacke
         if frac >= 1_000_000_000 // scale:
             raise CaptureFormatError(f"pcap timestamp fraction {frac} out of range")
         body = reader.read(incl, "pcap record")
-        yield RawPacket(sec * 1_000_000_000 + frac * scale, body, linktype, orig)
+        yield RawPacket(sec * 1_000_000_000 + frac * scale, body, linktype, orig, at)
 
 
 def _pcapng_packets(reader: _Reader, head: bytes, limit: int) -> Iterator[RawPacket]:
@@ -372,6 +385,7 @@ def _pcapng_packets(reader: _Reader, head: bytes, limit: int) -> Iterator[RawPac
     interfaces: list[tuple[int, int, int]] = []  # (linktype, if_tsresol, snaplen)
     first = True
     while True:
+        at = reader.mark = reader.offset - 4 if first else reader.offset
         start = head if first else reader.read(4, "pcapng block header", allow_eof=True)
         if not start:
             return
@@ -401,7 +415,7 @@ def _pcapng_packets(reader: _Reader, head: bytes, limit: int) -> Iterator[RawPac
         if block_type == _PCAPNG_IDB:
             interfaces.append(_parse_idb(body, endian))
         elif block_type == _PCAPNG_EPB:
-            yield _parse_epb(body, endian, interfaces)
+            yield replace(_parse_epb(body, endian, interfaces), offset=at)
         elif block_type == _PCAPNG_SPB:
             if not interfaces:
                 raise CaptureFormatError("pcapng simple packet block before any interface")
@@ -409,7 +423,7 @@ def _pcapng_packets(reader: _Reader, head: bytes, limit: int) -> Iterator[RawPac
                 raise TruncatedError("pcapng simple packet block", 4, len(body))
             orig = struct.unpack_from(endian + "I", body)[0]
             incl = min(orig, len(body) - 4, interfaces[0][2])
-            yield RawPacket(0, body[4 : 4 + incl], interfaces[0][0], orig)
+            yield RawPacket(0, body[4 : 4 + incl], interfaces[0][0], orig, at)
         # other block types (name resolution, statistics, ...) are skipped
 
 
@@ -497,6 +511,39 @@ def iter_capture(
             raise
 
 
+@dataclass(frozen=True)
+class BadRecord:
+    """A packet of a capture that is not a valid record (kept in place by
+    :func:`iter_capture_tolerant`)."""
+
+    index: int  # packet number in the file (0-based)
+    offset: int  # file offset of its record / block header
+    error: str  # why it was rejected
+
+
+def iter_capture_tolerant(
+    source: bytes | bytearray | memoryview | BinaryIO | IO[bytes], *,
+    max_records: int = MAX_RECORDS,
+) -> Iterator[tuple[int, CaptureRecord | BadRecord]]:
+    """``(packet number, record)`` for each packet of a capture, tolerant per record.
+
+    A packet whose pseudo-header or length is wrong, or of another link type,
+    comes as a :class:`BadRecord` and reading goes on (what a dissector wants;
+    :func:`iter_capture` stops instead). A framing error of the file itself
+    (truncated, impossible length) still raises :class:`DecodeError`, noted
+    with packet number and offset, after every record before it was yielded:
+    nothing after it can be found reliably.
+    """
+    for index, pkt in enumerate(iter_capture_file(source, max_records=max_records)):
+        if pkt.linktype != LINKTYPE_USER0:
+            yield index, BadRecord(index, pkt.offset, f"link type {pkt.linktype}, not 147")
+            continue
+        try:
+            yield index, CaptureRecord.decode(pkt.data, pkt.timestamp_ns)
+        except DecodeError as exc:
+            yield index, BadRecord(index, pkt.offset, str(exc))
+
+
 def decode_capture(data: bytes, *, max_records: int = MAX_RECORDS) -> list[CaptureRecord]:
     """Every record of a pcap / pcapng capture; raises only DecodeError (see
     :func:`iter_capture`)."""
@@ -538,6 +585,7 @@ __all__ = [
     "MAX_RECORD_BYTES",
     "PSEUDO_HEADER",
     "PSEUDO_HEADER_BYTES",
+    "BadRecord",
     "CaptureFormatError",
     "CaptureRecord",
     "RawPacket",
@@ -548,6 +596,7 @@ __all__ = [
     "encode_pcapng",
     "iter_capture",
     "iter_capture_file",
+    "iter_capture_tolerant",
     "read_capture",
     "write_capture",
 ]

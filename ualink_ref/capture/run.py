@@ -78,6 +78,16 @@ class Recorder:
             elif type(event) is TLFlitDelivered:
                 self.delivered.setdefault(direction, []).append(event.data)
 
+    def ordered(self) -> list[CaptureRecord]:
+        """The records in time order: both directions merged by slot.
+
+        The harness hands the taps one direction's chunk, then the other's, so
+        records arrive grouped by direction; a capture file is in time order
+        (what ``capinfos`` and Wireshark expect). The sort is stable: records of
+        one slot keep their arrival order (a chunk's raw codewords before its flits).
+        """
+        return sorted(self.records, key=lambda r: r.slot)
+
     def _flits(self, decoded: FecDecoded, direction: str, port: int, slot: int) -> None:
         for k, (corrected, bad) in enumerate(zip(decoded.corrected, decoded.uncorrectable,
                                                  strict=True)):
@@ -192,7 +202,7 @@ class CaptureLink:
         else:
             raise LinkStalledError(self.slot, "capture run still busy")
         return CaptureResult(
-            self.recorder.records, self.completions, self.recorder.delivered, self.slot,
+            self.recorder.ordered(), self.completions, self.recorder.delivered, self.slot,
             crc_errors=self.a.dl.counters.crc_errors + self.b.dl.counters.crc_errors,
             replays=self.a.dl.counters.replays + self.b.dl.counters.replays,
             flips=self._flips["a"].flipped + self._flips["b"].flipped,
@@ -301,23 +311,26 @@ def capture_simulation(
     burst: Burst | None = None,
     seed: int = 0,
     raw_codewords: bool = False,
+    progress: Callable[[int], None] | None = None,
     **options: Any,
 ) -> tuple[list[CaptureRecord], SimReport]:
     """Run ``ualink_ref.sim.Simulation`` with a :class:`Recorder` tap on its network.
 
     Takes what :func:`ualink_ref.sim.simulate` takes (a workload of
     ``ualink_ref.sim.Op``, FEC mode, BER, bursts, seed, options). Returns
-    ``(records, report)``; raises :class:`~ualink_ref.errors.CaptureIncomplete`
-    (with the records so far) when the simulation stalls.
+    ``(records, report)``, the records in time order; ``progress(n)`` gets newly
+    completed op counts (as :meth:`~ualink_ref.stack.sim.Simulation.run`). Raises
+    :class:`~ualink_ref.errors.CaptureIncomplete` (with the records so far) when the
+    simulation stalls.
     """
     sim = Simulation(workload, fec=fec, ber=ber, burst=burst, seed=seed, **options)
     recorder = Recorder(fec, sim.a.interleave, raw_codewords)
     sim.add_tap(recorder)
     try:
-        report = sim.run()
+        report = sim.run(progress)
     except LinkStalledError as exc:
-        raise CaptureIncomplete(exc, list(recorder.records)) from exc
-    return recorder.records, report
+        raise CaptureIncomplete(exc, recorder.ordered()) from exc
+    return recorder.ordered(), report
 
 
 __all__ = ["SCENARIOS", "SLOT_NS", "CaptureIncomplete", "CaptureLink", "CaptureResult",

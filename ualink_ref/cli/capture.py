@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,32 +14,32 @@ from ualink_ref.capture.run import (
 )
 from ualink_ref.cli import faults
 from ualink_ref.cli.commands import add_command
+from ualink_ref.cli.options import USAGE, add_run_options, fail, progress_bar, resolve
 from ualink_ref.errors import CaptureIncomplete
 from ualink_ref.stack.sim import Burst, random_workload
 
 #: The subcommand's ``--help`` description.
 DESCRIPTION = (
     "Run a workload between endpoints A and B (the simulator of `ualink-ref simulate`, "
-    "same options) and write every DL flit each receiver gets to a pcap / pcapng "
-    "(link type 147, specs/capture.md). Deterministic: the same arguments give the "
-    "same bytes."
+    "same options and checks) and write every DL flit each receiver gets to a pcap / "
+    "pcapng (link type 147, specs/capture.md), both directions merged in time order. "
+    "Or --scenario NAME: a scripted scenario with its own link settings (no run options "
+    "then). Deterministic: the same arguments give the same bytes."
 )
 
 
-def _burst(text: str) -> tuple[int, float]:
-    try:
-        length, rate = text.split(":")
-        return int(length), float(rate)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected LEN:RATE, got {text!r}") from None
-
-
 def _cmd_capture(args: argparse.Namespace) -> int:
+    given = resolve(args)
     status = 0
-    if args.scenario:  # scripted faults: the capture harness
+    if args.scenario:  # scripted faults: the capture harness, with the scenario's settings
+        if given:
+            flags = ", ".join(f"--{name.replace('_', '-')}" for name in sorted(given))
+            return fail("capture", f"--scenario {args.scenario} sets its own workload and "
+                                   f"link; drop {flags}", USAGE)
         scenario = SCENARIOS[args.scenario]
         settings = dict(scenario.settings)
-        settings["raw_codewords"] = args.raw_codewords
+        if args.raw_codewords:  # only adds: a scenario that records them keeps doing so
+            settings["raw_codewords"] = True
         result = CaptureLink(**settings).run(scenario.ops())  # type: ignore[arg-type]
         records = result.records
         done = sum(len(c) for c in result.completions.values())
@@ -49,24 +48,29 @@ def _cmd_capture(args: argparse.Namespace) -> int:
     else:  # the simulator of `ualink-ref simulate`, same options
         burst = Burst(args.burst[0], args.burst[1]) if args.burst else None
         workload = random_workload(args.ops, args.seed, span=args.span)
+        bar = progress_bar(args.ops, not args.no_progress)
         try:
             records, report = capture_simulation(
                 workload, fec=args.fec, ber=args.ber, burst=burst, seed=args.seed,
                 raw_codewords=args.raw_codewords, latency=args.latency, batch=args.batch,
-                max_outstanding=args.max_outstanding, **faults.simulation_options(args))
+                max_outstanding=args.max_outstanding, **faults.simulation_options(args),
+                progress=bar.update if bar is not None else None)
         except CaptureIncomplete as exc:  # still write what the link carried: worth reading
             records, summary, status = exc.records, f"INCOMPLETE: {exc}", 1
         else:
             summary = (f"{report.ops_completed} ops completed in {report.slots} flit slots, "
                        f"{report.crc_errors} CRC errors, {report.replays} replays")
+        finally:
+            if bar is not None:
+                bar.close()
     try:
         size = write_capture(Path(args.out), records)
     except OSError as exc:
-        print(f"ualink-ref capture: cannot write {args.out}: {exc.strerror or exc}",
-              file=sys.stderr)
-        return 2
-    print(f"wrote {len(records)} records ({size} bytes) to {args.out}: {summary}",
-          file=sys.stderr if status else sys.stdout)
+        return fail("capture", f"cannot write {args.out}: {exc.strerror or exc}")
+    line = f"wrote {len(records)} records ({size} bytes) to {args.out}: {summary}"
+    if status:
+        return fail("capture", line, status)
+    print(line)
     return status
 
 
@@ -77,20 +81,8 @@ def register(sub: Any) -> None:
                    help="capture file to write (.pcapng for pcapng, else pcap)")
     c.add_argument("--scenario", choices=sorted(SCENARIOS),
                    help="a scripted scenario (specs/capture.md) instead of a random workload; "
-                        "the workload and link options below are then ignored")
-    c.add_argument("--ops", type=int, default=40, metavar="N",
-                   help="random workload: N operations from both ends (default 40)")
-    c.add_argument("--fec", choices=["kp4", "ll", "none"], default="kp4",
-                   help="FEC mode (default kp4)")
-    c.add_argument("--ber", type=float, default=0.0, help="pre-FEC bit-error rate (default 0)")
-    c.add_argument("--burst", type=_burst, metavar="LEN:RATE",
-                   help="error bursts of LEN bits starting at each bit with probability RATE")
-    c.add_argument("--seed", type=int, default=0, help="seed of workload and channel")
-    c.add_argument("--span", type=int, default=1 << 16, help="address span of the workload")
-    c.add_argument("--latency", type=int, default=8, help="one-way wire latency, flit slots")
-    c.add_argument("--batch", type=int, default=8, help="flit slots simulated per step")
-    c.add_argument("--max-outstanding", type=int, default=64,
-                   help="ops in flight per side (default 64)")
+                        "it sets its own workload and link, so the run options are refused")
+    add_run_options(c, ops_default=40)
     faults.add_arguments(c)
     c.add_argument("--raw-codewords", action="store_true",
                    help="also record the wire bytes before FEC decoding (fec_codewords)")

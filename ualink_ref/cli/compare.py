@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any
 
 from ualink_ref.cli.commands import add_command
+from ualink_ref.cli.options import fail, float_range, int_range
 from ualink_ref.compare import four as F
 from ualink_ref.compare import report as R
 from ualink_ref.compare.mapping import PMTUS
+from ualink_ref.compare.plot import FORMATS as PLOT_FORMATS
 from ualink_ref.compare.plot import plot_report
 
 #: The subcommand's ``--help`` description.
@@ -24,11 +27,35 @@ DESCRIPTION = (
 )
 
 
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
+def _plot_path(text: str) -> str:
+    """``--plot FILE``: a .png, .svg or .pdf name in a directory that exists."""
+    path = Path(text)
+    if path.suffix.lower() not in PLOT_FORMATS:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: the extension names the format: one of {', '.join(PLOT_FORMATS)}")
+    if not path.parent.is_dir():
+        raise argparse.ArgumentTypeError(
+            f"cannot write {text}: directory {path.parent} does not exist")
+    return text
+
+
+#: Default of ``--repeat``: the figures in the specs and README are for it.
+DEFAULT_REPEAT = 64
+#: Width of ``--narrow`` output, columns.
+NARROW = 100
+
+
+def _fit(text: str, width: int) -> str:
+    """Wrap every line longer than ``width`` (prose), keeping its indent plus two spaces."""
+    out = []
+    for line in text.split("\n"):
+        if len(line) <= width:
+            out.append(line)
+            continue
+        indent = " " * (len(line) - len(line.lstrip()))
+        out.append(textwrap.fill(line.strip(), width, initial_indent=indent,
+                                 subsequent_indent=indent + "  ", break_on_hyphens=False))
+    return "\n".join(out)
 
 
 def _csv(rep: Any, rows: Any, level: str) -> str:
@@ -53,9 +80,15 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         rep = R.build_report(pmtu=args.pmtu, ip=args.ip, fec=args.fec, repeat=args.repeat,
                              seed=args.seed)
     except RuntimeError as exc:  # Scapy missing: say how to get it
-        print(f"ualink-ref compare: {exc}", file=sys.stderr)
-        return 2
+        return fail("compare", str(exc))
 
+    if args.repeat != DEFAULT_REPEAT:  # the per-row ualink figures depend on it: say so
+        note = (f"note: --repeat {args.repeat}: each row's ualink bytes are per-op averages over "
+                f"{args.repeat} streamed ops, so they differ from the default "
+                f"({DEFAULT_REPEAT}): a DL flit carrying few ops and the acks weigh more per op "
+                "when N is small, less when large. The mixed-workload headline does not "
+                "depend on --repeat.")
+        print(_fit(note, NARROW), file=sys.stderr)
     rows = F.four_rows(rep)
     head = F.four_headline(rep, seed=args.seed)
     lat = F.latency_rows(rows, fec=args.fec, cable_m=args.cable_m, hops=args.hops)
@@ -68,19 +101,16 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     elif args.csv:
         sys.stdout.write(_csv(rep, rows, args.level))
     else:
-        sys.stdout.write(R.render_text(rep, args.level, breakdown=args.breakdown))
-        sys.stdout.write(F.render_text(rep, rows, head, lat, args.level))
+        text = (R.render_text(rep, args.level, breakdown=args.breakdown, narrow=args.narrow)
+                + F.render_text(rep, rows, head, lat, args.level))
+        sys.stdout.write(_fit(text, NARROW) if args.narrow else text)
     if args.plot:
         try:
             plot_report(rep, Path(args.plot), args.level, rows=rows, latency=lat)
         except ImportError:
-            print("ualink-ref compare: --plot needs matplotlib: pip install 'ualink_ref[plot]'",
-                  file=sys.stderr)
-            return 2
+            return fail("compare", "--plot needs matplotlib: pip install 'ualink_ref[plot]'")
         except OSError as exc:  # e.g. a directory that does not exist
-            print(f"ualink-ref compare: cannot write {args.plot}: {exc.strerror or exc}",
-                  file=sys.stderr)
-            return 2
+            return fail("compare", f"cannot write {args.plot}: {exc.strerror or exc}")
         print(f"wrote {args.plot}", file=sys.stderr)
     return 0
 
@@ -96,18 +126,25 @@ def register(sub: Any) -> None:
                    help="accounting level of the byte columns (default: wire, after FEC)")
     p.add_argument("--fec", choices=("kp4", "ll"), default="kp4",
                    help="ualink FEC mode for the wire level (default kp4 = RS(544,514))")
-    p.add_argument("--repeat", type=_positive, default=64, metavar="N",
-                   help="operations streamed through the ualink stack per row (default 64)")
-    p.add_argument("--cable-m", type=float, default=2.0, metavar="M",
+    p.add_argument("--repeat", type=int_range(1, 100_000), default=DEFAULT_REPEAT, metavar="N",
+                   help="operations streamed through the ualink stack per row (default "
+                        f"{DEFAULT_REPEAT}); the rows' ualink figures depend on it (a note "
+                        "says so when it is not the default), the mixed headline does not")
+    p.add_argument("--cable-m", type=float_range(0.0, 100_000.0), default=2.0, metavar="M",
                    help="cable length per link for the latency table (default 2 m, 5 ns/m)")
     p.add_argument("--hops", type=int, default=1, choices=range(0, 8), metavar="N",
                    help="switches between the endpoints in the latency table (default 1)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the mixed workload's order")
+    p.add_argument("--seed", type=int_range(0), default=0,
+                   help="seed of the mixed workload's order")
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--csv", action="store_true", help="print CSV instead of a table")
     fmt.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.add_argument("--narrow", action="store_true",
+                   help=f"fit the text in {NARROW} columns (busy columns left out, round trips "
+                        "and RoCEv2 mapping under each row, long lines wrapped)")
     p.add_argument("--breakdown", action="store_true",
                    help="after each row, the ualink TL flits dissected field by field")
-    p.add_argument("--plot", metavar="FILE.png",
-                   help="also draw efficiency vs payload size (needs matplotlib)")
+    p.add_argument("--plot", metavar="FILE", type=_plot_path,
+                   help="also draw efficiency vs payload size, atomics and latency (needs "
+                        "matplotlib) as PNG (300 dpi), SVG or PDF, as FILE's extension says")
     p.set_defaults(func=_cmd_compare)

@@ -15,9 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from ualink_ref.cli.commands import add_command
+from ualink_ref.cli.options import USAGE, fail, float_range, int_range
 from ualink_ref.testing.difftest import CODECS, SubprocessTarget, difftest, replay, write_reproducer
 
 SubParsers = Any
+#: A positive number of seconds (up to a day).
+_seconds = float_range(0.0, 86_400.0, above=True)
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -26,8 +29,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         for name, codec in CODECS.items():
             print(f"{name:16} {'json' if codec.json_input else 'hex ':4} in  {codec.summary}")
         if not args.list:
-            print("difftest: --layer and --target are required (see --help)")
-            return 2
+            return fail("difftest", "--layer and --target are required (see --help)", USAGE)
         return 0
     with SubprocessTarget(args.target, timeout=args.timeout) as target:
         result = difftest(args.layer, target, seed=args.seed, max_cases=args.max_cases,
@@ -55,19 +57,19 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 def register(sub: SubParsers) -> None:
     """Add the ``difftest`` command (and its ``replay`` action)."""
     parser = add_command(sub, "difftest", __doc__.split("\n\n")[1] if __doc__ else "")
-    parser.add_argument("--layer", metavar="CODEC",
+    parser.add_argument("--layer", metavar="CODEC", choices=sorted(CODECS),
                         help="codec to test (dl, dl-encode, dl-header, dl-message, "
                              "phy-kp4-encode, ..., capture; --list shows all)")
     parser.add_argument("--target", metavar="COMMAND",
                         help="the implementation: a command speaking the line protocol")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    parser.add_argument("--max-cases", type=int, default=1000, metavar="N",
+    parser.add_argument("--seed", type=int_range(0), default=0, help="random seed (default 0)")
+    parser.add_argument("--max-cases", type=int_range(1), default=1000, metavar="N",
                         help="inputs to try (default 1000)")
-    parser.add_argument("--max-seconds", type=float, default=None, metavar="S",
+    parser.add_argument("--max-seconds", type=_seconds, default=None, metavar="S",
                         help="stop generating after S seconds (a failure is still shrunk)")
     parser.add_argument("--out", default="difftest-out", metavar="DIR",
                         help="where to write a reproducer (default ./difftest-out)")
-    parser.add_argument("--timeout", type=float, default=60.0, metavar="S",
+    parser.add_argument("--timeout", type=_seconds, default=60.0, metavar="S",
                         help="seconds to wait for each response line (default 60)")
     parser.add_argument("--list", action="store_true", help="list the codecs and exit")
     parser.set_defaults(func=_cmd_run)
@@ -76,7 +78,7 @@ def register(sub: SubParsers) -> None:
                              description="Replay every case of a difftest reproducer.")
     rep.add_argument("file", metavar="FILE", help="reproducer written by difftest")
     rep.add_argument("--target", required=True, metavar="COMMAND")
-    rep.add_argument("--timeout", type=float, default=60.0, metavar="S")
+    rep.add_argument("--timeout", type=_seconds, default=60.0, metavar="S")
     rep.set_defaults(func=_cmd_replay)
 
 

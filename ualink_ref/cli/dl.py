@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ualink_ref.cli.commands import command_help
+from ualink_ref.cli.options import USAGE, fail
 from ualink_ref.dl.flit import HEADER_BYTES, SEGMENT_OFFSETS, DLFlit
 from ualink_ref.dl.formats import COMMAND_HEADER, EXPLICIT_HEADER, SEGMENT_HEADER
 from ualink_ref.dl.messages import decode_message
@@ -63,8 +64,7 @@ def _cmd_decode(args: argparse.Namespace) -> int:
     try:
         data = _read(args.flit)
     except ValueError as exc:
-        print(f"ualink-ref dl decode: not hex: {exc}", file=sys.stderr)
-        return 2
+        return fail("dl decode", f"not hex: {exc}", USAGE)
     print(describe_flit(data))
     return 0
 

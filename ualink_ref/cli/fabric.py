@@ -10,7 +10,8 @@ from typing import Any
 from ualink_ref.capture.format import write_capture
 from ualink_ref.capture.run import Recorder, fabric_directions
 from ualink_ref.cli.commands import add_command
-from ualink_ref.cli.simulate import TextProgress, _int_at_least
+from ualink_ref.cli.options import TextProgress
+from ualink_ref.cli.options import int_range as _int_at_least
 from ualink_ref.stack.fabric import FLOW_CONTROLS, Fabric, FabricConfig
 from ualink_ref.stack.fabric_report import make_report, zero_load_load64
 from ualink_ref.stack.workloads import PATTERNS, fabric_workload

@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from ualink_ref.cli.commands import add_command
+from ualink_ref.cli.options import float_range
 from ualink_ref.phy.ber import accumulation_bits, accumulation_time_ns, error_rate_table
 from ualink_ref.phy.flits import MODES
 
@@ -71,7 +72,7 @@ def register(sub: Any) -> None:
     )
     table.add_argument(
         "--ber",
-        type=float,
+        type=float_range(0.0, 0.5),
         action="append",
         metavar="BER",
         help="pre-FEC bit error ratio (repeatable; default: 1e-6 .. 2e-3)",
@@ -84,7 +85,7 @@ def register(sub: Any) -> None:
     )
     table.add_argument(
         "--lane-gbps",
-        type=float,
+        type=float_range(0.0, 10_000.0, above=True),
         default=212.5,
         metavar="GBPS",
         help="lane signalling rate for the latency figure (default: 212.5)",

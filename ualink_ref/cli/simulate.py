@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
-from collections.abc import Callable
-from typing import Any, TextIO
+from typing import Any
 
 from ualink_ref.cli import faults
 from ualink_ref.cli.commands import add_command
+from ualink_ref.cli.options import TextProgress, add_run_options, progress_bar, resolve
 from ualink_ref.stack.sim import Burst, random_workload, simulate
 
 #: The subcommand's ``--help`` description.
@@ -21,63 +20,12 @@ DESCRIPTION = (
 )
 
 
-def _burst(text: str) -> tuple[int, float]:
-    try:
-        length, rate = text.split(":")
-        return int(length), float(rate)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected LENGTH_BITS:RATE, got {text!r}") from None
-
-
-def _int_at_least(minimum: int) -> Callable[[str], int]:
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be >= {minimum}, got {value}")
-        return value
-
-    return parse
-
-
-class TextProgress:
-    """A dependency-free progress line on a terminal (used when tqdm is not installed)."""
-
-    def __init__(self, total: int, stream: TextIO, width: int = 30) -> None:
-        self.total, self.stream, self.width = max(total, 1), stream, width
-        self.done = 0
-        self._shown = -1
-
-    def update(self, count: int) -> None:
-        """Advance by ``count`` ops; redraw only when the percentage changes."""
-        self.done += count
-        percent = 100 * self.done // self.total
-        if percent != self._shown:
-            self._shown = percent
-            filled = self.width * self.done // self.total
-            bar = "#" * filled + "." * (self.width - filled)
-            self.stream.write(f"\r[{bar}] {self.done}/{self.total} ops ({percent}%)")
-            self.stream.flush()
-
-    def close(self) -> None:
-        """Erase the progress line."""
-        self.stream.write("\r" + " " * (self.width + 40) + "\r")
-        self.stream.flush()
-
-
 def _cmd_simulate(args: argparse.Namespace) -> int:
+    resolve(args)
     burst = Burst(args.burst[0], args.burst[1]) if args.burst else None
+    # Lazy: ops are drawn as the simulation issues them, so the bar moves at once.
     workload = random_workload(args.ops, args.seed, span=args.span)
-    bar: Any = None
-    if not args.no_progress and sys.stderr.isatty():
-        try:
-            from tqdm import tqdm
-        except ImportError:  # tqdm is optional: a plain text bar without it
-            bar = TextProgress(args.ops, sys.stderr)
-        else:
-            bar = tqdm(total=args.ops, unit="op", file=sys.stderr, leave=False)
+    bar = progress_bar(args.ops, not args.no_progress)
     try:
         report = simulate(
             workload,
@@ -105,25 +53,10 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 def register(sub: Any) -> None:
     """Add the ``simulate`` subcommand."""
     p = add_command(sub, "simulate", DESCRIPTION)
-    p.add_argument("--ops", type=_int_at_least(0), default=10_000,
-                   help="operations (default 10000)")
-    p.add_argument("--fec", choices=("kp4", "ll", "none"), default="kp4", help="FEC mode")
-    p.add_argument("--ber", type=float, default=0.0, help="pre-FEC bit error ratio")
-    p.add_argument("--burst", type=_burst, metavar="LEN:RATE",
-                   help="error bursts of LEN bits starting at each bit with probability RATE")
-    p.add_argument("--seed", type=int, default=0, help="seed for workload and channel")
-    p.add_argument("--span", type=_int_at_least(256), default=1 << 16,
-                   help="address span of the workload, bytes (>= 256)")
-    p.add_argument("--latency", type=_int_at_least(0), default=8,
-                   help="one-way wire latency, flit slots")
-    p.add_argument("--batch", type=_int_at_least(1), default=8,
-                   help="flit slots simulated per step")
-    p.add_argument("--max-outstanding", type=_int_at_least(1), default=64,
-                   help="ops in flight per side (default 64)")
+    add_run_options(p, ops_default=10_000)
     faults.add_arguments(p)
     p.add_argument("--json", action="store_true", help="print the report as JSON")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_simulate)
 
 
-__all__ = ["register"]
+__all__ = ["TextProgress", "register"]

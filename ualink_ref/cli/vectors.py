@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Any
 
 from ualink_ref.cli.commands import add_command
+from ualink_ref.cli.options import fail, int_range
 from ualink_ref.errors import VectorFormatError
 from ualink_ref.testing import vectors
 from ualink_ref.testing.export import export, model_documents
@@ -21,7 +23,12 @@ def _cmd_vectors_generate(args: argparse.Namespace) -> int:
     paths = vectors.generate(Path(args.out), layers)
     for path in paths:
         print(path)
-    print(f"wrote {len(paths)} file(s) to {args.out}")
+    json_files = [p for p in paths if p.suffix == ".json"]
+    cases = sum(len(json.loads(p.read_text(encoding="ascii"))["cases"]) for p in json_files)
+    artifacts = len(paths) - len(json_files)
+    # the same count and words as `vectors verify` (each artifact is one case there too)
+    print(f"wrote {cases + artifacts} case(s) in {len(json_files)} vector file(s) "
+          f"and {artifacts} artifact(s) to {args.out}")
     return 0
 
 
@@ -29,8 +36,7 @@ def _cmd_vectors_verify(args: argparse.Namespace) -> int:
     try:
         report = vectors.verify_dir(Path(args.dir))
     except VectorFormatError as exc:  # not a readable directory: invalid input
-        print(f"ualink-ref: error: {exc}", file=sys.stderr)
-        return 2
+        return fail("vectors verify", str(exc), 2)
     for error in report.errors:
         print(f"invalid: {error}", file=sys.stderr)
     for mismatch in report.mismatches[: args.max_report]:
@@ -39,12 +45,13 @@ def _cmd_vectors_verify(args: argparse.Namespace) -> int:
     if extra > 0:
         print(f"... and {extra} more mismatch(es)")
     print(
-        f"checked {report.cases} case(s) in {len(report.files)} file(s): "
+        f"checked {report.cases} case(s) in {len(report.files)} vector file(s) "
+        f"and {len(report.artifacts)} artifact(s): "
         f"{len(report.mismatches)} mismatch(es)"
         + (f", {len(report.errors)} invalid file(s)" if report.errors else "")
     )
     if report.cases == 0 and not report.errors:
-        print(f"no vector files found in {args.dir}", file=sys.stderr)
+        return fail("vectors verify", f"no vector files found in {args.dir}", 2)
     return report.exit_status
 
 
@@ -84,7 +91,8 @@ def register(sub: Any) -> None:
     )
     ver.add_argument("dir", metavar="DIR", help="directory holding <layer>.json files")
     ver.add_argument(
-        "--max-report", type=int, default=50, metavar="N", help="print at most N mismatches"
+        "--max-report", type=int_range(0), default=50, metavar="N",
+        help="print at most N mismatches"
     )
     ver.set_defaults(func=_cmd_vectors_verify)
     exp = vsub.add_parser(

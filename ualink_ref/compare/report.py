@@ -345,11 +345,14 @@ def _breakdown_text(items: tuple[tuple[str, int], ...]) -> str:
     return " ".join(f"{k.removeprefix('field:tl_')}={v}" for k, v in items)
 
 
-def render_text(report: Report, level: str = "wire", breakdown: bool = False) -> str:
+def render_text(report: Report, level: str = "wire", breakdown: bool = False,
+                narrow: bool = False) -> str:
     """The human-readable table, the headline and the literature figures.
 
     With ``breakdown``, each row is followed by the dissected TL flits of its
     measured ualink stream (half-flits by kind, control fields by format).
+    With ``narrow``, the 'busy' columns are left out and each row's round trips
+    and RoCEv2 mapping go on a line of their own, so the table fits 100 columns.
     """
     out = io.StringIO()
     w = out.write
@@ -363,10 +366,10 @@ def render_text(report: Report, level: str = "wire", breakdown: bool = False) ->
       "idle slots;\n'busy' leaves those out (on a link busy both ways acks ride in data-flit "
       "headers). RTs = round trips RoCEv2/ualink.\n\n")
     head = (f"{'op':<13}{'size':>6}  {'RoCE fwd':>9}{'RoCE rev':>9}{'eff':>7}  "
-            f"{'UA fwd':>9}{'UA rev':>9}{'eff':>7}  {'ratio':>6}  {'busy':>6}{'ratio':>6}  "
-            f"{'RTs':>3}  RoCEv2 mapping\n")
+            f"{'UA fwd':>9}{'UA rev':>9}{'eff':>7}  {'ratio':>6}")
+    head += "\n" if narrow else f"  {'busy':>6}{'ratio':>6}  {'RTs':>3}  RoCEv2 mapping\n"
     w(head)
-    w("-" * (len(head) + 20) + "\n")
+    w("-" * (len(head) - 1 if narrow else len(head) + 20) + "\n")
     for r in report.rows:
         note = r.roce_note
         if r.ualink_requests > 1:
@@ -374,9 +377,12 @@ def render_text(report: Report, level: str = "wire", breakdown: bool = False) ->
         w(f"{r.op:<13}{r.size:>6}  {r.bytes('roce', level, 'fwd'):>9.1f}"
           f"{r.bytes('roce', level, 'rev'):>9.1f}{r.efficiency('roce', level):>7.1%}  "
           f"{r.bytes('ualink', level, 'fwd'):>9.1f}{r.bytes('ualink', level, 'rev'):>9.1f}"
-          f"{r.efficiency('ualink', level):>7.1%}  {r.ratio(level):>6.2f}  "
-          f"{r.efficiency('ualink', level, busy=True):>6.1%}{r.ratio(level, True):>6.2f}  "
-          f"{r.roce_round_trips}/1  {note}\n")
+          f"{r.efficiency('ualink', level):>7.1%}  {r.ratio(level):>6.2f}")
+        if narrow:
+            w(f"\n{'':19}round trips {r.roce_round_trips}/1; RoCEv2: {note}\n")
+        else:
+            w(f"  {r.efficiency('ualink', level, busy=True):>6.1%}{r.ratio(level, True):>6.2f}  "
+              f"{r.roce_round_trips}/1  {note}\n")
         if breakdown:
             fwd = _breakdown_text(r.ualink_breakdown_fwd)
             rev = _breakdown_text(r.ualink_breakdown_rev)

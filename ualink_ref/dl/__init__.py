@@ -9,7 +9,8 @@ Public names:
   :class:`RetrainNeeded`, :class:`SequenceGap`, :class:`MalformedFlit`,
   :class:`DLMessageReceived`;
 * DL messages (:mod:`ualink_ref.dl.messages`) and formats (:mod:`ualink_ref.dl.formats`);
-* :class:`LinkPair` / :class:`FaultyChannel` — two DataLinks over a seeded faulty channel.
+* two DataLinks over a seeded faulty channel: ``ualink_ref.stack.link_pair.LinkPair`` and
+  ``ualink_ref.stack.channels.FaultyChannel`` (on the one harness, above this layer).
 
 The rules are in ``ualink_ref/dl/datalink.py`` and ``specs/dl.md``.
 """

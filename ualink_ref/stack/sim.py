@@ -28,7 +28,8 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Iterable, Sequence
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence, Sized
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -104,6 +105,45 @@ class Burst:
     density: float = 0.5
 
 
+class RandomWorkload:
+    """``n`` seeded random ops, generated as they are iterated (see :func:`random_workload`).
+
+    Sized and re-iterable: ``len()`` is ``n`` without generating anything, and
+    every iteration yields the same ops (it restarts from the seed), so a run of
+    a billion ops starts at once and holds only the ops it has drawn.
+    """
+
+    def __init__(self, n: int, seed: int, span: int, base: int, sides: Sequence[str],
+                 kinds: Sequence[str]) -> None:
+        self.n, self.seed, self.span, self.base = n, seed, span, base
+        self.sides, self.kinds = tuple(sides), tuple(kinds)
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __iter__(self) -> Iterator[Op]:
+        rng = random.Random(self.seed)
+        sides, kinds, span, base = self.sides, self.kinds, self.span, self.base
+        for _ in range(self.n):
+            side = rng.choice(sides)
+            kind = rng.choice(kinds)
+            if kind == "atomic":
+                size = rng.choice((4, 8))
+                op = rng.choice(list(AtomicOp))
+                yield Op(side, "atomic", base + rng.randrange(0, span, size),
+                         atomic_op=int(op), operand=rng.getrandbits(8 * size),
+                         compare=rng.getrandbits(8 * size) if op == AtomicOp.CAS else None,
+                         size=size, fetch=rng.random() < 0.75)
+                continue
+            length = 4 * rng.randint(1, 64)
+            addr = base + rng.randrange(0, span, 256) + 4 * rng.randrange((256 - length) // 4 + 1)
+            if kind == "read":
+                yield Op(side, "read", addr, length=length)
+            else:
+                mask = rng.getrandbits(length) if kind == "write" else None
+                yield Op(side, "write", addr, data=rng.randbytes(length), byte_enable=mask)
+
+
 def random_workload(
     n: int,
     seed: int = 0,
@@ -112,10 +152,14 @@ def random_workload(
     base: int = 0x10_0000,
     sides: Sequence[str] = SIDES,
     kinds: Sequence[str] = WORKLOAD_KINDS,
-) -> tuple[Op, ...]:
+) -> RandomWorkload:
     """``n`` seeded random ops: reads, Writes with byte enables, WriteFulls and
     atomics of every op and both sizes, 4..256 bytes inside 256-byte regions of
-    ``[base, base + span)``, issued from random ``sides``."""
+    ``[base, base + span)``, issued from random ``sides``.
+
+    The ops are generated lazily (a sized, re-iterable :class:`RandomWorkload`);
+    ``tuple(random_workload(...))`` gives them all. The arguments are checked here.
+    """
     if n < 0:
         raise ValueError(f"number of ops must be >= 0, got {n}")
     unknown = [k for k in kinds if k not in WORKLOAD_KINDS]
@@ -126,27 +170,9 @@ def random_workload(
             f"span must be >= 256 and base 256-byte aligned (got span {span}, base {base:#x}): "
             "every op lies inside one 256-byte region of [base, base + span)"
         )
-    rng = random.Random(seed)
-    ops = []
-    for _ in range(n):
-        side = rng.choice(sides)
-        kind = rng.choice(kinds)
-        if kind == "atomic":
-            size = rng.choice((4, 8))
-            op = rng.choice(list(AtomicOp))
-            ops.append(Op(side, "atomic", base + rng.randrange(0, span, size),
-                          atomic_op=int(op), operand=rng.getrandbits(8 * size),
-                          compare=rng.getrandbits(8 * size) if op == AtomicOp.CAS else None,
-                          size=size, fetch=rng.random() < 0.75))
-            continue
-        length = 4 * rng.randint(1, 64)
-        addr = base + rng.randrange(0, span, 256) + 4 * rng.randrange((256 - length) // 4 + 1)
-        if kind == "read":
-            ops.append(Op(side, "read", addr, length=length))
-        else:
-            mask = rng.getrandbits(length) if kind == "write" else None
-            ops.append(Op(side, "write", addr, data=rng.randbytes(length), byte_enable=mask))
-    return tuple(ops)
+    if not sides or any(side not in SIDES for side in sides):
+        raise ValueError(f"sides must be drawn from {SIDES}, got {tuple(sides)}")
+    return RandomWorkload(n, seed, span, base, sides, kinds)
 
 
 def uniform_workload(n: int, kind: str, length: int = 64, *, side: str = "a") -> tuple[Op, ...]:
@@ -258,8 +284,7 @@ class SimReport:
 class _Side:
     ep: Endpoint
     dst: int  # the peer's accelerator ID
-    ops: list[int]  # workload indices, in order
-    next: int = 0
+    queue: deque[int] = field(default_factory=deque)  # drawn, not yet issued workload indices
     in_flight: dict[int, tuple[int, int]] = field(default_factory=dict)  # handle -> (index, slot)
 
 
@@ -309,10 +334,13 @@ class Simulation:
                 f"need batch >= 1, latency >= 0 and max_outstanding >= 1 (got batch {batch}, "
                 f"latency {latency}, max_outstanding {max_outstanding})"
             )
-        self.workload = tuple(workload)
-        for op in self.workload:
-            if op.side not in SIDES or op.kind not in OP_KINDS:
-                raise ValueError(f"bad op side or kind: {op!r}")
+        if not isinstance(workload, Sized):
+            workload = tuple(workload)
+        # Ops are drawn from the workload as they are issued (a lazy workload of a
+        # billion ops starts at once); ``workload`` holds those drawn so far.
+        self._total = len(workload)
+        self._source = iter(workload)
+        self.workload: list[Op] = []
         self.fec, self.ber, self.burst, self.seed = fec, ber, burst, seed
         self.latency, self.batch, self.max_outstanding = latency, batch, max_outstanding
         if "replay_timeout" not in dl_options:
@@ -321,7 +349,7 @@ class Simulation:
         self.a = Endpoint(id_a, fec=fec, credits=credits, compress=compress, **dl_options)
         self.b = Endpoint(id_b, fec=fec, credits=credits if credits_b is None else credits_b,
                           compress=compress, **dl_options)
-        self.results: list[Completion | None] = [None] * len(self.workload)
+        self.results: list[Completion | None] = []
         self.latencies: list[int] = []
         self.max_slots = max_slots
         self.stall_slots = (stall_slots if stall_slots is not None
@@ -330,10 +358,8 @@ class Simulation:
             raise ValueError(f"stall_slots must be >= 1, got {self.stall_slots}")
         #: Stall-free stretches survived: the longest time, in slots, without progress.
         self.longest_quiet = 0
-        self._sides = {
-            s: _Side(ep, dst, [i for i, op in enumerate(self.workload) if op.side == s])
-            for s, ep, dst in (("a", self.a, id_b), ("b", self.b, id_a))
-        }
+        self._sides = {s: _Side(ep, dst) for s, ep, dst in (("a", self.a, id_b),
+                                                             ("b", self.b, id_a))}
         self._error_channels: list[RandomBitErrors | ErrorBursts] = []
         given = channels or {}
         extra = faults or {}
@@ -373,12 +399,24 @@ class Simulation:
     def _bit_errors(self) -> int:
         return sum(c.errors for c in self._error_channels)
 
+    def _draw(self, side: _Side) -> bool:
+        """Draw ops from the workload until ``side`` has one queued; False when none is left."""
+        while not side.queue:
+            op = next(self._source, None)
+            if op is None:
+                return False
+            if op.side not in SIDES or op.kind not in OP_KINDS:
+                raise ValueError(f"bad op side or kind: {op!r}")
+            self._sides[op.side].queue.append(len(self.workload))
+            self.workload.append(op)
+            self.results.append(None)
+        return True
+
     def _issue(self) -> None:
         now = self.now
         for side in self._sides.values():
-            while len(side.in_flight) < self.max_outstanding and side.next < len(side.ops):
-                index = side.ops[side.next]
-                side.next += 1
+            while len(side.in_flight) < self.max_outstanding and self._draw(side):
+                index = side.queue.popleft()
                 tag = self.workload[index].issue(side.ep, side.dst)
                 side.in_flight[tag] = (index, now)
 
@@ -406,7 +444,7 @@ class Simulation:
 
         With ``verify`` the report's ``data_mismatches`` is computed (:meth:`check`).
         """
-        total = len(self.workload)
+        total = self._total
         mark = self._progress_mark()
         since = self.now
         while self._done < total:
@@ -481,7 +519,7 @@ class Simulation:
         lat = sorted(self.latencies)
         p99 = float(lat[min(len(lat) - 1, math.ceil(0.99 * len(lat)) - 1)]) if lat else 0.0
         return SimReport(
-            ops=len(self.workload),
+            ops=self._total,
             ops_completed=self._done,
             ops_okay=sum(1 for r in self.results if r is not None and r.status == Status.OKAY),
             data_mismatches=self.check() if verify else None,
@@ -580,6 +618,7 @@ __all__ = [
     "WORKLOAD_KINDS",
     "Burst",
     "Op",
+    "RandomWorkload",
     "SimReport",
     "Simulation",
     "random_workload",

@@ -100,8 +100,9 @@ class VerifyReport:
     """Outcome of :func:`verify_dir`: cases checked, every mismatch found, and every
     file that could not be read as vectors (``errors``: one line each)."""
 
-    files: list[str] = field(default_factory=list)
-    cases: int = 0
+    files: list[str] = field(default_factory=list)  # vector (JSON) files
+    cases: int = 0  # JSON cases plus artifacts, each artifact one case
+    artifacts: list[str] = field(default_factory=list)  # artifact files (pcaps) checked
     mismatches: list[Mismatch] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
@@ -246,6 +247,7 @@ def _verify_document(name: str, doc: dict[str, Any], directory: Path, report: Ve
     if artifacts is not None:
         for art_name, data in sorted(artifacts().items()):
             report.cases += 1
+            report.artifacts.append(art_name)
             if not os.path.lexists(directory / art_name):
                 # the layer's JSON names its artifacts: one missing is a finding
                 report.mismatches.append(
