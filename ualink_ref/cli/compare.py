@@ -8,10 +8,13 @@ from pathlib import Path
 from typing import Any
 
 from ualink_ref.cli.commands import add_command
+from ualink_ref.compare import fabric_latency as FL
 from ualink_ref.compare import four as F
 from ualink_ref.compare import report as R
 from ualink_ref.compare.mapping import PMTUS
 from ualink_ref.compare.plot import plot_report
+from ualink_ref.stack.fabric import FLOW_CONTROLS
+from ualink_ref.stack.workloads import PATTERNS
 
 #: The subcommand's ``--help`` description.
 DESCRIPTION = (
@@ -28,6 +31,20 @@ def _positive(text: str) -> int:
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def _load(text: str) -> float:
+    value = float(text)
+    if not 0 < value <= 4:
+        raise argparse.ArgumentTypeError("must be in (0, 4]")
+    return value
+
+
+def _accelerators(text: str) -> int:
+    value = int(text)
+    if not 2 <= value <= 1024:
+        raise argparse.ArgumentTypeError("must be 2..1024")
     return value
 
 
@@ -59,17 +76,23 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     rows = F.four_rows(rep)
     head = F.four_headline(rep, seed=args.seed)
     lat = F.latency_rows(rows, fec=args.fec, cable_m=args.cable_m, hops=args.hops)
+    measured = FL.measure(fec=args.fec, cable_m=args.cable_m, loaded=args.loaded,
+                          load=args.load, accelerators=args.loaded_accelerators,
+                          pattern=args.pattern, ops=args.loaded_ops,
+                          flow_control=args.flow_control, seed=args.seed)
     if args.json:
         import json
 
         doc = json.loads(R.render_json(rep, args.level))
         doc["four_protocols"] = F.as_json(rows, head, lat)
+        doc["four_protocols"]["ualink_fabric_latency"] = FL.as_json(measured)
         sys.stdout.write(json.dumps(doc, indent=2) + "\n")
     elif args.csv:
         sys.stdout.write(_csv(rep, rows, args.level))
     else:
         sys.stdout.write(R.render_text(rep, args.level, breakdown=args.breakdown))
         sys.stdout.write(F.render_text(rep, rows, head, lat, args.level))
+        sys.stdout.write(FL.render_text(measured))
     if args.plot:
         try:
             plot_report(rep, Path(args.plot), args.level, rows=rows, latency=lat)
@@ -102,7 +125,21 @@ def register(sub: Any) -> None:
                    help="cable length per link for the latency table (default 2 m, 5 ns/m)")
     p.add_argument("--hops", type=int, default=1, choices=range(0, 8), metavar="N",
                    help="switches between the endpoints in the latency table (default 1)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the mixed workload's order")
+    p.add_argument("--seed", type=int, default=0,
+                   help="seed of the mixed workload's order (and of the --loaded run)")
+    p.add_argument("--loaded", action="store_true",
+                   help="also measure loaded ualink p50/p99 on a small fabric run per op "
+                        "(64 B Loads, then Stores; the zero-load figure is always measured)")
+    p.add_argument("--load", type=_load, default=0.5, metavar="F",
+                   help="--loaded: offered load per source, fraction of a link (default 0.5)")
+    p.add_argument("--loaded-accelerators", type=_accelerators, default=8, metavar="N",
+                   help="--loaded: accelerators in the pod (default 8)")
+    p.add_argument("--loaded-ops", type=_positive, default=1000, metavar="N",
+                   help="--loaded: ops per run (default 1000)")
+    p.add_argument("--pattern", choices=PATTERNS, default="uniform",
+                   help="--loaded: traffic pattern (default uniform)")
+    p.add_argument("--flow-control", choices=FLOW_CONTROLS, default="cbfc",
+                   help="--loaded: cbfc (default) or pfc")
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--csv", action="store_true", help="print CSV instead of a table")
     fmt.add_argument("--json", action="store_true", help="print JSON instead of a table")
