@@ -6,10 +6,11 @@ Kind ``switch_path`` (documented in ``specs/vectors.md``, section Switch, and
 :class:`~ualink_ref.stack.fabric.Fabric` with its defaults (switch buffer,
 replay timeout, ``compress=False`` endpoints), the given cable length and
 switch latency (``cable_m``, ``switch_ns``; rule F3 turns them into
-``link_slots`` and ``switch_slots``, also in the expected outputs) — runs on the harness for ``slots`` slots, one slot a
-step. ``ops`` are UPLI calls issued on accelerator ``src``'s endpoint at slot
-``at`` towards ``dst`` (a ``dst`` no switch port reaches is answered by the
-switch with UNSUPPORTED_REQUEST, rule S2). Expected, per switch port:
+``link_slots`` and ``switch_slots``, also in the expected outputs) — runs on
+the harness for ``slots`` slots, one slot a step. ``ops`` are UPLI calls
+issued on accelerator ``src``'s endpoint at slot ``at`` towards ``dst`` (a
+``dst`` no switch port reaches is answered by the switch with
+UNSUPPORTED_REQUEST, rule S2). Expected, per switch port:
 
 * ``in``: every TL flit the port received from its accelerator, ``out``: every
   TL flit it sent to it, each as ``{"slot", "flit"}`` — ``slot`` is the slot
