@@ -10,11 +10,14 @@ from typing import Any
 
 from ualink_ref.cli.commands import add_command
 from ualink_ref.cli.options import fail, float_range, int_range
+from ualink_ref.compare import fabric_latency as FL
 from ualink_ref.compare import four as F
 from ualink_ref.compare import report as R
 from ualink_ref.compare.mapping import PMTUS
 from ualink_ref.compare.plot import FORMATS as PLOT_FORMATS
 from ualink_ref.compare.plot import plot_report
+from ualink_ref.stack.fabric import FLOW_CONTROLS
+from ualink_ref.stack.workloads import PATTERNS
 
 #: The subcommand's ``--help`` description.
 DESCRIPTION = (
@@ -92,17 +95,22 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     rows = F.four_rows(rep)
     head = F.four_headline(rep, seed=args.seed)
     lat = F.latency_rows(rows, fec=args.fec, cable_m=args.cable_m, hops=args.hops)
+    measured = FL.measure(fec=args.fec, cable_m=args.cable_m, loaded=args.loaded,
+                          load=args.load, accelerators=args.loaded_accelerators,
+                          pattern=args.pattern, ops=args.loaded_ops,
+                          flow_control=args.flow_control, seed=args.seed)
     if args.json:
         import json
 
         doc = json.loads(R.render_json(rep, args.level))
         doc["four_protocols"] = F.as_json(rows, head, lat)
+        doc["four_protocols"]["ualink_fabric_latency"] = FL.as_json(measured)
         sys.stdout.write(json.dumps(doc, indent=2) + "\n")
     elif args.csv:
         sys.stdout.write(_csv(rep, rows, args.level))
     else:
         text = (R.render_text(rep, args.level, breakdown=args.breakdown, narrow=args.narrow)
-                + F.render_text(rep, rows, head, lat, args.level))
+                + F.render_text(rep, rows, head, lat, args.level) + FL.render_text(measured))
         sys.stdout.write(_fit(text, NARROW) if args.narrow else text)
     if args.plot:
         try:
@@ -135,7 +143,20 @@ def register(sub: Any) -> None:
     p.add_argument("--hops", type=int, default=1, choices=range(0, 8), metavar="N",
                    help="switches between the endpoints in the latency table (default 1)")
     p.add_argument("--seed", type=int_range(0), default=0,
-                   help="seed of the mixed workload's order")
+                   help="seed of the mixed workload's order (and of the --loaded run)")
+    p.add_argument("--loaded", action="store_true",
+                   help="also measure loaded ualink p50/p99 on a small fabric run per op "
+                        "(64 B Loads, then Stores; the zero-load figure is always measured)")
+    p.add_argument("--load", type=float_range(0, 4, above=True), default=0.5, metavar="F",
+                   help="--loaded: offered load per source, fraction of a link (default 0.5)")
+    p.add_argument("--loaded-accelerators", type=int_range(2, 1024), default=8, metavar="N",
+                   help="--loaded: accelerators in the pod (default 8)")
+    p.add_argument("--loaded-ops", type=int_range(1), default=1000, metavar="N",
+                   help="--loaded: ops per run (default 1000)")
+    p.add_argument("--pattern", choices=PATTERNS, default="uniform",
+                   help="--loaded: traffic pattern (default uniform)")
+    p.add_argument("--flow-control", choices=FLOW_CONTROLS, default="cbfc",
+                   help="--loaded: cbfc (default) or pfc")
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--csv", action="store_true", help="print CSV instead of a table")
     fmt.add_argument("--json", action="store_true", help="print JSON instead of a table")

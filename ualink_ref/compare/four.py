@@ -200,7 +200,7 @@ def render_text(report: Report, rows: list[FourRow], head: dict[str, dict[str, f
           f"{float(b.fec_decode):>8.1f}{float(b.cable):>6.0f}{float(b.switch):>7.0f}"
           f"{float(b.processing):>5.0f}{float(b.total):>7.1f}  {REPORTED[x.stack]}\n")
     w("  FEC decode and endpoint processing are parameters with no public figure (0 ns here);\n"
-      "  loaded latencies come from the fabric model (ualink_ref.stack.latency.loaded).\n")
+      "  UALink measured on the fabric model below (loaded: --loaded; stack.latency.loaded).\n")
     return out.getvalue()
 
 

@@ -8,7 +8,8 @@ R1. Every op must complete exactly once (a second completion raises); the
     destination, ops applied in workload order (rule W3 makes that exact).
 R2. Latency in ns = slots x ``SLOT_NS``. Its *static* part is the zero-load
     latency of the same op shape on the same pod, measured by running that op
-    alone on a 2-accelerator pod with the same configuration and no errors
+    alone on a 2-accelerator pod with the same configuration and no errors,
+    issued once the link start-up credit grants have arrived
     (so it includes serialization, FEC, cable, switch and the model's
     TL/DL packing); *dynamic* = total - static (queueing, credit or pause
     waits, replays), floored at 0.
@@ -142,7 +143,11 @@ def static_slots(config: FabricConfig, op: Op) -> float:
     cached = _STATIC_CACHE.get(key)
     if cached is None:
         fabric = Fabric(base)
-        run = fabric.run([FabricOp(0, 1, replace(op, addr=0x1000 + (op.addr & 0xFF)))])
+        # Issued on a warm link: after the initial credit grants have crossed both links
+        # (each end grants at slot 0; they arrive 1 + link slots later, a step at a time),
+        # so the figure holds no link start-up wait.
+        warm = 2 * (base.link_slots + base.batch) + 2
+        run = fabric.run([FabricOp(0, 1, replace(op, addr=0x1000 + (op.addr & 0xFF)), warm)])
         cached = _STATIC_CACHE[key] = run.done_at[0] - run.issued_at[0]
     return cached
 

@@ -50,6 +50,7 @@ LAYER_MODULES: dict[str, str] = {
     "dl": "ualink_ref.testing.vectors.dl",
     "tl": "ualink_ref.testing.vectors.tl",
     "capture": "ualink_ref.testing.vectors.capture",
+    "switch": "ualink_ref.testing.vectors.switch",
 }
 
 
