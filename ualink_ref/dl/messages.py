@@ -24,6 +24,8 @@ from ualink_ref.dl.formats import (
     PORT_NUMBER_MESSAGE,
     TL_RATE_MESSAGE,
     UART_MESSAGE,
+    VENDOR_MESSAGE,
+    MessageClass,
 )
 from ualink_ref.errors import DecodeError, EncodeError, FieldRangeError
 
@@ -114,6 +116,20 @@ class UartData:
 
 
 @dataclass(frozen=True)
+class VendorMessage:
+    """Vendor-defined message (class 1111): ``vtype`` 0-7 and a 23-bit ``payload``,
+    passed up unchanged (a receiver never acts on it)."""
+
+    vtype: int = 0
+    payload: int = 0
+    FORMAT: ClassVar[BitFormat] = VENDOR_MESSAGE
+
+    def encode(self) -> int:
+        """The 32-bit message word."""
+        return self.FORMAT.to_int(mtype=self.vtype, payload=self.payload)
+
+
+@dataclass(frozen=True)
 class UnknownMessage:
     """A message word whose class / type this model does not know (kept verbatim)."""
 
@@ -139,7 +155,7 @@ class UnknownMessage:
 
 DLMessage = (
     NoOp | TLRateNotification | DeviceId | PortNumber | ChannelNegotiation | UartData
-    | UnknownMessage
+    | VendorMessage | UnknownMessage
 )
 
 _KNOWN: dict[tuple[int, int], BitFormat] = {
@@ -169,6 +185,9 @@ def decode_message(word: int | bytes | bytearray | memoryview) -> DLMessage:
     else:
         value = operator.index(word)
     common = DL_MESSAGE.from_int(value)  # FieldRangeError if it does not fit 32 bits
+    if common["mclass"] == MessageClass.VENDOR and not common["compressed"]:
+        v = VENDOR_MESSAGE.from_int(value)  # ReservedBitsError on a non-zero bit 1
+        return VendorMessage(v["mtype"], v["payload"])
     fmt = _KNOWN.get((common["mclass"], common["mtype"]))
     if fmt is None or common["compressed"]:
         return UnknownMessage(value)
@@ -202,6 +221,7 @@ __all__ = [
     "TLRateNotification",
     "UartData",
     "UnknownMessage",
+    "VendorMessage",
     "decode_message",
     "encode_message",
 ]

@@ -29,6 +29,19 @@ Rules:
   which is how :class:`~ualink_ref.stack.harness.Network` drives it: an
   endpoint is one harness port.
 * ``now`` counts flit slots (the DL's replay timeout is in the same unit).
+* Link states (``ualink_ref.dl.linkstate``, specs/dl.md section 8): a
+  :class:`~ualink_ref.dl.linkstate.LinkManager` runs the DL. ``RetrainNeeded``
+  starts a retrain of ``retrain_slots``; the replay buffer is kept, so no TL
+  flit is lost or duplicated. After ``max_retrains`` trainings without
+  progress the link is in fault: every queued and outstanding operation
+  completes with ``fault_status`` (default ``DATA_ERROR``), and so does every
+  operation issued later. Events that arise outside ``receive`` (timer-driven
+  state changes, those completions) wait in :meth:`drain_events`.
+* DL messages that act: ``uart_send(bytes)`` (the peer reports
+  :class:`~ualink_ref.dl.linkstate.UartReceived`), ``notify_rate(rate)``
+  (the peer paces its data), ``send_vendor(message)`` (passed up as a
+  ``DLMessageReceived``). Reliable messages need a data flit to ride in:
+  when the TL has nothing to send, a NOP TL flit (all zero) carries them.
 """
 
 from __future__ import annotations
@@ -46,11 +59,22 @@ from ualink_ref.dl import (
     SequenceGap,
     TLFlitDelivered,
 )
+from ualink_ref.dl.linkstate import (
+    LinkEvent,
+    LinkManager,
+    LinkState,
+    LinkStateChanged,
+    UartReceived,
+)
+from ualink_ref.dl.messages import VendorMessage
 from ualink_ref.errors import TruncatedError
 from ualink_ref.phy import MODES, decode_flits, encode_flits
 from ualink_ref.sizes import DL_FLIT_BYTES, WIRE_BYTES_PER_FLIT, FecMode, check_fec
-from ualink_ref.tl import AtomicOp, CreditConfig, Memory, TransactionLayer
+from ualink_ref.tl import AtomicOp, CreditConfig, Memory, Status, TransactionLayer
 from ualink_ref.tl.transaction import Completion
+
+#: A TL flit of NOP padding only: carries reliable DL messages when the TL is idle.
+NOP_TL_FLIT = bytes(64)
 
 
 @dataclass(frozen=True)
@@ -68,7 +92,7 @@ class FecDecoded:
 
 
 #: What :meth:`Endpoint.receive` returns: the chunk's FEC verdict, DL events, completions.
-EndpointEvent = FecDecoded | DLEvent | Completion
+EndpointEvent = FecDecoded | DLEvent | LinkEvent | Completion
 
 
 @dataclass(frozen=True)
@@ -109,6 +133,10 @@ class Endpoint:
         credits: CreditConfig | None = None,
         compress: bool = True,
         tl_backlog: int = 20,
+        retrain_slots: float = 128,
+        max_retrains: int = 3,
+        start_up: bool = True,
+        fault_status: Status = Status.DATA_ERROR,
         **dl_options: Any,
     ) -> None:
         self.fec: FecMode = check_fec(fec)
@@ -123,6 +151,12 @@ class Endpoint:
         self.interleave = interleave
         self.tl = TransactionLayer(acc_id, memory, credits=credits, compress=compress)
         self.dl = DataLink(**dl_options)
+        self.link = LinkManager(self.dl, retrain_slots=retrain_slots,
+                                max_retrains=max_retrains, start_up=start_up)
+        self.fault_status = fault_status
+        #: Every UART byte received from the peer, in order.
+        self.uart_received = bytearray()
+        self._pending: list[EndpointEvent] = []
         self.tl_backlog = tl_backlog
         #: Set to a list to record ``("tl" | "dl" | "wire", bytes)`` for every TL flit
         #: handed to the DL, DL flit polled and wire chunk sent (vectors, debugging).
@@ -179,18 +213,47 @@ class Endpoint:
         """Queue an atomic (see :meth:`TransactionLayer.atomic`); return its tag."""
         return self.tl.atomic(dst, addr, op, operand, compare, size, fetch, **options)
 
+    # -- link state and DL messages -----------------------------------------------
+
+    @property
+    def link_state(self) -> LinkState:
+        """The state of this end of the link."""
+        return self.link.state
+
+    def start_link(self, now: float) -> None:
+        """Train a link made with ``start_up=False``."""
+        self._pending.extend(self.link.start(now))
+
+    def uart_send(self, data: bytes) -> None:
+        """Send ``data`` (any length) on the UART byte stream to the peer."""
+        self.link.uart_send(data)
+
+    def notify_rate(self, rate: int) -> None:
+        """Ask the peer to pace its TL data to (rate + 1)/256 of full rate."""
+        self.link.notify_rate(rate)
+
+    def send_vendor(self, message: VendorMessage) -> None:
+        """Send a vendor-defined DL message (reliably, in order)."""
+        self.dl.send_message(message, reliable=True)
+
+    def drain_events(self) -> list[EndpointEvent]:
+        """Events that arose outside ``receive`` (timers, polls): link state changes,
+        and completions failed by a link fault. Each is returned once."""
+        out, self._pending = self._pending, []
+        return out
+
     # -- wire side -------------------------------------------------------------------
 
     def _run_timer(self, now: float) -> None:
-        deadline = self.dl.next_timer()
+        deadline = self.link.next_timer()
         if deadline is not None and now >= deadline:
-            self._dl_events(self.dl.handle_timer(now), [])
+            self._dl_events(self.link.run_timer(now), self._pending, now, react=False)
 
     def _feed(self) -> None:
         dl = self.dl
         tl = self.tl
         limit = self.tl_backlog
-        if dl.tx_backlog >= limit:
+        if dl.tx_backlog >= limit or not self.link.state.carries_data:
             return
         batch = []
         for _ in range(limit - dl.tx_backlog):
@@ -198,6 +261,8 @@ class Endpoint:
             if flit is None:
                 break
             batch.append(flit)
+        if not batch and dl.reliable_pending and not dl.tx_backlog:
+            batch.append(NOP_TL_FLIT)  # carries reliable DL messages (DL rule 9)
         if batch:
             dl.send(batch)
             if self.trace is not None:
@@ -205,8 +270,14 @@ class Endpoint:
 
     def _next_dl_flit(self, now: float) -> bytes | None:
         self._run_timer(now)
+        link = self.link
+        if link.state is LinkState.FAULT and (self.tl.queued or self.tl.outstanding):
+            self._pending.extend(self.tl.fail_outstanding(self.fault_status))
         self._feed()
-        flit = self.dl.poll(now)
+        flit = link.poll(now)
+        if link.pending:
+            self._pending.extend(link.pending)
+            link.pending.clear()
         if flit is not None and self.trace is not None:
             self.trace.append(("dl", flit))
         return flit
@@ -271,15 +342,23 @@ class Endpoint:
         self._run_timer(now)
         dl = self.dl
         for i in range(0, count * DL_FLIT_BYTES, DL_FLIT_BYTES):
-            self._dl_events(dl.receive(flits[i : i + DL_FLIT_BYTES], now), events)
+            self._dl_events(dl.receive(flits[i : i + DL_FLIT_BYTES], now), events, now)
         return events
 
-    def _dl_events(self, dl_events: list[DLEvent], out: list[EndpointEvent]) -> None:
+    def _dl_events(self, dl_events: list[Any], out: list[EndpointEvent], now: float,
+                   react: bool = True) -> None:
+        if react:
+            self.link.on_events(dl_events, now)
         receive = self.tl.receive
         for event in dl_events:
             out.append(event)
             if type(event) is TLFlitDelivered:
                 out.extend(receive(event.data))
+            elif type(event) is UartReceived:
+                self.uart_received += event.data
+            elif type(event) is LinkStateChanged:
+                if event.new is LinkState.FAULT:
+                    out.extend(self.tl.fail_outstanding(self.fault_status))
             elif isinstance(event, CrcErrorDetected):
                 self._crc_errors += 1
             elif isinstance(event, MalformedFlit):
@@ -297,7 +376,8 @@ class Endpoint:
     @property
     def busy(self) -> bool:
         """True while the TL has work or the DL holds unsent or unacknowledged data."""
-        return self.tl.busy or not self.dl.idle
+        return (self.tl.busy or not self.dl.idle
+                or self.link.state is LinkState.TRAINING)
 
     @property
     def counters(self) -> EndpointCounters:

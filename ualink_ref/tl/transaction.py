@@ -590,6 +590,19 @@ class TransactionLayer:
             raise ProtocolError(f"response for tag {tag} carries unexpected data")
         self._events.append(Completion(op.handle, _STATUS[status], data))
 
+    def fail_outstanding(self, status: Status) -> list[Completion]:
+        """Complete every queued and outstanding operation with ``status``, once each,
+        oldest first, and forget what is owed to or expected from the peer (the link
+        under this TL is gone for good: a DL fault)."""
+        ops = sorted([*self._outstanding.values(), *self._req_q], key=lambda op: op.handle)
+        self._free_tags.extend(sorted(self._outstanding))
+        self._outstanding.clear()
+        self._req_q.clear()
+        self._rsp_q.clear()
+        self._tx_data.clear()
+        self._rx_items.clear()
+        return [Completion(op.handle, status, None) for op in ops]
+
 
 def _mask_of(byte_enable: int | Sequence[int], length: int) -> int:
     if isinstance(byte_enable, int):
