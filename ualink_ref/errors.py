@@ -152,6 +152,14 @@ class UnsupportedError(ProtocolError):
         self.feature = feature
 
 
+class FaultPlanError(UALinkError, ValueError):
+    """A fault plan entry that cannot be read (``entry`` is its text)."""
+
+    def __init__(self, message: str, entry: str = "") -> None:
+        super().__init__(f"fault plan entry {entry!r}: {message}" if entry else message)
+        self.entry = entry
+
+
 class LinkStalledError(UALinkError):
     """A simulated link or network made no progress within its bound.
 
@@ -201,6 +209,7 @@ __all__ = [
     "CreditError",
     "DecodeError",
     "EncodeError",
+    "FaultPlanError",
     "FecUncorrectableError",
     "FieldRangeError",
     "LinkStalledError",
