@@ -31,7 +31,15 @@ from ualink_ref.capture.format import PSEUDO_HEADER, CaptureRecord
 from ualink_ref.dl.crc import CRC_COVERAGE, crc32
 from ualink_ref.dl.flit import SEGMENT_OFFSETS, SEQ_MAX, TL_FLIT_BYTES, DLFlit
 from ualink_ref.dl.formats import COMMAND_HEADER, EXPLICIT_HEADER, SEGMENT_HEADER, FlitOp
-from ualink_ref.dl.messages import UnknownMessage, decode_message
+from ualink_ref.dl.messages import (
+    ChannelCommand,
+    ChannelNegotiation,
+    TLRateNotification,
+    UartData,
+    UnknownMessage,
+    VendorMessage,
+    decode_message,
+)
 from ualink_ref.errors import CrcError, DecodeError
 from ualink_ref.phy import decode_flits
 from ualink_ref.sizes import MAX_WINDOW
@@ -151,7 +159,20 @@ def _message_text(word: int) -> str:
     except DecodeError as exc:
         return f"bad message {word:#010x} ({exc})"
     if isinstance(msg, UnknownMessage):
-        return f"unknown message {word:#010x}"
+        return f"unknown message {word:#010x} (class {msg.mclass}, type {msg.mtype}: " \
+               "counted and ignored)"
+    if isinstance(msg, UartData):
+        return f"UART bytes {msg.data!r}"
+    if isinstance(msg, TLRateNotification):
+        return (f"TL rate notification: sender of this flit asks for data paced to "
+                f"{msg.rate + 1}/256 of full rate")
+    if isinstance(msg, VendorMessage):
+        return f"vendor message type {msg.vtype} payload {msg.payload:#08x} (passed up)"
+    if isinstance(msg, ChannelNegotiation):
+        if msg.command is ChannelCommand.REQUEST_ONLINE:
+            return "link training: sender is retraining, asks the peer to answer (online request)"
+        if msg.command is ChannelCommand.ACK:
+            return "link training: sender answers an online request (handshake ACK)"
     return repr(msg)
 
 
@@ -481,10 +502,47 @@ def summarize(flits: list[DissectedFlit], *, shown: int | None = None) -> str:
         + (_counts(requests, sorted(requests)) or "none"),
         "  responses by status: " + (_counts(responses, sorted(responses)) or "none"),
     ]
+    lines += _message_lines(flits)
     if raw_views:
         lines.insert(5, f"  raw codeword views of those flits {len(raw_views)}: FEC symbols "
                         f"corrected {raw_corrected}, FEC uncorrectable {raw_bad}")
     return "\n".join(lines)
+
+
+def _message_lines(flits: list[DissectedFlit]) -> list[str]:
+    """DL messages in words: link training, pacing, the UART stream, vendor, unknown.
+
+    Messages of data flits count only when the flit was accepted (a replayed copy
+    carries the same messages again); command flits are never replayed.
+    """
+    kinds: Counter[str] = Counter()
+    uart: dict[str, bytearray] = {"a_to_b": bytearray(), "b_to_a": bytearray()}
+    for f in flits:
+        if f.flit is None or (f.flit.payload and f.status != "accepted"):
+            continue
+        for word in f.flit.messages:
+            if word is None:
+                continue
+            try:
+                msg = decode_message(word)
+            except DecodeError:
+                kinds["malformed"] += 1
+                continue
+            if isinstance(msg, UartData):
+                uart[f.direction] += msg.data
+            elif isinstance(msg, ChannelNegotiation):
+                kinds[f"training {msg.command.name.lower()}"] += 1
+            else:
+                kinds[type(msg).__name__] += 1
+    lines = []
+    if kinds:
+        lines.append("  DL messages: " + _counts(kinds, sorted(kinds)))
+    for d, data in uart.items():
+        if data:
+            shown = bytes(data[:48])
+            more = f" ... ({len(data)} bytes)" if len(data) > 48 else f" ({len(data)} bytes)"
+            lines.append(f"  UART stream {d}: {shown!r}{more}")
+    return lines
 
 
 def _counts(counter: Counter[str], order: Iterable[str]) -> str:
