@@ -15,6 +15,7 @@ from ualink_ref.capture.run import (
 )
 from ualink_ref.cli.commands import command_help
 from ualink_ref.errors import CaptureIncomplete
+from ualink_ref.stack.faults import FaultPlan
 from ualink_ref.stack.sim import Burst, random_workload
 
 
@@ -32,7 +33,13 @@ def _cmd_capture(args: argparse.Namespace) -> int:
         scenario = SCENARIOS[args.scenario]
         settings = dict(scenario.settings)
         settings["raw_codewords"] = args.raw_codewords
-        result = CaptureLink(**settings).run(scenario.ops())  # type: ignore[arg-type]
+        if args.faults:
+            settings["faults"] = "; ".join(p for p in (str(settings.get("faults") or ""),
+                                                       args.faults) if p)
+        link = CaptureLink(**settings)  # type: ignore[arg-type]
+        if scenario.prepare is not None:
+            scenario.prepare(link)
+        result = link.run(scenario.ops())
         records = result.records
         done = sum(len(c) for c in result.completions.values())
         summary = (f"{done} ops completed in {result.slots} flit slots, "
@@ -44,7 +51,8 @@ def _cmd_capture(args: argparse.Namespace) -> int:
             records, report = capture_simulation(
                 workload, fec=args.fec, ber=args.ber, burst=burst, seed=args.seed,
                 raw_codewords=args.raw_codewords, latency=args.latency, batch=args.batch,
-                max_outstanding=args.max_outstanding)
+                max_outstanding=args.max_outstanding,
+                faults=FaultPlan.parse(args.faults, args.seed) if args.faults else None)
         except CaptureIncomplete as exc:  # still write what the link carried: worth reading
             records, summary, status = exc.records, f"INCOMPLETE: {exc}", 1
         else:
@@ -92,6 +100,9 @@ def register(sub: Any) -> None:
     c.add_argument("--batch", type=int, default=8, help="flit slots simulated per step")
     c.add_argument("--max-outstanding", type=int, default=64,
                    help="ops in flight per side (default 64)")
+    c.add_argument("--faults", metavar="PLAN",
+                   help="fault plan, e.g. 'down 200 400; corrupt ab 12; drop-ack ba 300' "
+                        "(specs/dl.md section 9; seeded by --seed)")
     c.add_argument("--raw-codewords", action="store_true",
                    help="also record the wire bytes before FEC decoding (fec_codewords)")
     c.set_defaults(func=_cmd_capture)

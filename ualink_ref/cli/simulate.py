@@ -9,6 +9,8 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from ualink_ref.cli.commands import command_help
+from ualink_ref.errors import UALinkError
+from ualink_ref.stack.faults import FaultPlan
 from ualink_ref.stack.sim import Burst, random_workload, simulate
 
 
@@ -61,6 +63,13 @@ class TextProgress:
 def _cmd_simulate(args: argparse.Namespace) -> int:
     burst = Burst(args.burst[0], args.burst[1]) if args.burst else None
     workload = random_workload(args.ops, args.seed, span=args.span)
+    try:
+        faults = FaultPlan.parse(args.faults, args.seed) if args.faults else None
+        if faults is not None:
+            faults.channels(lambda: 0, args.fec)  # reject TL-side entries before running
+    except UALinkError as exc:
+        print(f"ualink-ref simulate: {exc}", file=sys.stderr)
+        return 2
     bar: Any = None
     if not args.no_progress and sys.stderr.isatty():
         try:
@@ -80,6 +89,9 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
             batch=args.batch,
             max_outstanding=args.max_outstanding,
             progress=bar.update if bar is not None else None,
+            faults=faults,
+            endpoint_options={"retrain_slots": args.retrain_slots,
+                              "max_retrains": args.max_retrains},
         )
     finally:
         if bar is not None:
@@ -119,6 +131,13 @@ def register(sub: Any) -> None:
                    help="flit slots simulated per step")
     p.add_argument("--max-outstanding", type=_int_at_least(1), default=64,
                    help="ops in flight per side (default 64)")
+    p.add_argument("--faults", metavar="PLAN",
+                   help="fault plan, e.g. 'down 200 400; corrupt ab 12; drop-ack ba 300' "
+                        "(specs/dl.md section 9; seeded by --seed)")
+    p.add_argument("--retrain-slots", type=_int_at_least(1), default=128,
+                   help="duration of one link retrain, flit slots (default 128)")
+    p.add_argument("--max-retrains", type=_int_at_least(1), default=3,
+                   help="trainings without progress before the link is in fault (default 3)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_simulate)
