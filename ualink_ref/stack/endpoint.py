@@ -342,6 +342,8 @@ class Endpoint:
         self._run_timer(now)
         dl = self.dl
         for i in range(0, count * DL_FLIT_BYTES, DL_FLIT_BYTES):
+            if self.link.state is LinkState.FAULT:
+                break  # a link in fault neither sends nor receives (specs/dl.md L5)
             self._dl_events(dl.receive(flits[i : i + DL_FLIT_BYTES], now), events, now)
         return events
 
@@ -353,6 +355,8 @@ class Endpoint:
         for event in dl_events:
             out.append(event)
             if type(event) is TLFlitDelivered:
+                if self.link.state is LinkState.FAULT:
+                    continue  # the TL failed everything: nothing may reach it now
                 out.extend(receive(event.data))
             elif type(event) is UartReceived:
                 self.uart_received += event.data
@@ -376,6 +380,8 @@ class Endpoint:
     @property
     def busy(self) -> bool:
         """True while the TL has work or the DL holds unsent or unacknowledged data."""
+        if self.link.state is LinkState.FAULT:
+            return bool(self.tl.queued)  # ops issued after the fault are still to fail
         return (self.tl.busy or not self.dl.idle
                 or self.link.state is LinkState.TRAINING)
 
