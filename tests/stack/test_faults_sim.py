@@ -3,6 +3,8 @@ DL messages end to end (section 8, rules L7-L9)."""
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pytest
 
 from ualink_ref.dl import DLMessageReceived
@@ -59,7 +61,8 @@ def test_plan_text_and_json_forms_agree() -> None:
 
 
 @pytest.mark.parametrize("text", ["explode ab 1", "corrupt xy 1", "down 9 5", "corrupt ab",
-                                  "corrupt-rate ab 2", "down x", "[{]", "[{\"kind\": 1, \"x\": 2}]"])
+                                  "corrupt-rate ab 2", "down x", "[{]",
+                                  "[{\"kind\": 1, \"x\": 2}]"])
 def test_bad_plans_raise_fault_plan_error(text: str) -> None:
     with pytest.raises(FaultPlanError):
         FaultPlan.parse(text)
@@ -84,7 +87,7 @@ def test_pacing_spaces_new_data_flits_by_256_over_rate_plus_one() -> None:
     paced = sim.run()
     free = simulate(uniform_workload(120, "write", 256), latency=4, batch=1)
     assert sim.a.dl.tx_rate == 31
-    gaps = [b - a for a, b in zip(sent, sent[1:], strict=False)]
+    gaps = [b - a for a, b in pairwise(sent)]
     replays = sim.a.dl.counters.flits_replayed
     assert replays == 0 and gaps and min(gaps) >= 8
     assert paced.ops_okay == 120 and paced.data_mismatches == 0

@@ -17,9 +17,8 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from ualink_ref.dl import TLFlitDelivered
+from ualink_ref.dl import DataLink, TLFlitDelivered
 from ualink_ref.dl.linkstate import TRANSITIONS, LinkInput, LinkManager, LinkState
-from ualink_ref.dl import DataLink
 from ualink_ref.stack.endpoint import Completion, Endpoint
 from ualink_ref.stack.harness import Network
 from ualink_ref.tl import Status

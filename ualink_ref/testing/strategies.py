@@ -52,6 +52,7 @@ from ualink_ref.dl.messages import (
     PortNumber,
     TLRateNotification,
     UartData,
+    VendorMessage,
 )
 from ualink_ref.sizes import DL_FLIT_BYTES, WIRE_BYTES_PER_FLIT
 from ualink_ref.stack.sim import Op
@@ -311,6 +312,7 @@ def known_dl_messages() -> st.SearchStrategy[DLMessage]:
         st.builds(PortNumber, st.booleans(), st.integers(0, 255)),
         st.builds(ChannelNegotiation, st.sampled_from(ChannelCommand)),
         st.builds(UartData, st.binary(max_size=2)),
+        st.builds(VendorMessage, st.integers(0, 7), st.integers(0, (1 << 23) - 1)),
     )
 
 
@@ -354,7 +356,8 @@ def dl_messages() -> st.SearchStrategy[Any]:
     return st.one_of(
         known_dl_messages(),
         format_values(F.DL_MESSAGE)
-        .filter(lambda v: v["compressed"] or (v["mclass"], v["mtype"]) not in known)
+        .filter(lambda v: v["compressed"] or (
+            (v["mclass"], v["mtype"]) not in known and v["mclass"] != F.MessageClass.VENDOR))
         .map(unknown),
     )
 

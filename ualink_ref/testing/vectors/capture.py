@@ -121,7 +121,7 @@ def _scenario(name: str) -> dict[str, Any]:
 
 
 def _messages(words: tuple[int | None, ...]) -> list[Any]:
-    out = []
+    out: list[Any] = []
     for word in words:
         if word is None:
             continue
