@@ -237,7 +237,7 @@ UART_MESSAGE = BitFormat(
 
 VENDOR_MESSAGE = BitFormat(
     "dl_msg_vendor",
-    [Field("payload", 23, "Vendor-defined content, passed up unchanged",
+    [Field("vendor_data", 23, "Vendor-defined content, passed up unchanged",
            "project choice: the vendor message layout is the vendor's"),
      Field("mtype", 3, "Vendor-defined type (any of 0-7)",
            "project choice: every type of the vendor class is the vendor's", default=0),

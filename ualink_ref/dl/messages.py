@@ -126,7 +126,7 @@ class VendorMessage:
 
     def encode(self) -> int:
         """The 32-bit message word."""
-        return self.FORMAT.to_int(mtype=self.vtype, payload=self.payload)
+        return self.FORMAT.to_int(mtype=self.vtype, vendor_data=self.payload)
 
 
 @dataclass(frozen=True)
@@ -187,7 +187,7 @@ def decode_message(word: int | bytes | bytearray | memoryview) -> DLMessage:
     common = DL_MESSAGE.from_int(value)  # FieldRangeError if it does not fit 32 bits
     if common["mclass"] == MessageClass.VENDOR and not common["compressed"]:
         v = VENDOR_MESSAGE.from_int(value)  # ReservedBitsError on a non-zero bit 1
-        return VendorMessage(v["mtype"], v["payload"])
+        return VendorMessage(v["mtype"], v["vendor_data"])
     fmt = _KNOWN.get((common["mclass"], common["mtype"]))
     if fmt is None or common["compressed"]:
         return UnknownMessage(value)

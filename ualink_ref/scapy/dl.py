@@ -46,7 +46,9 @@ from ualink_ref.dl.formats import (
     SEGMENT_HEADER,
     TL_RATE_MESSAGE,
     UART_MESSAGE,
+    VENDOR_MESSAGE,
     FlitOp,
+    MessageClass,
 )
 from ualink_ref.scapy.gen import packet_class
 from ualink_ref.scapy.tlview import TLSpansField, lazy_spans
@@ -92,6 +94,8 @@ DL_MESSAGE_LAYERS: dict[tuple[int, int], type[Packet]] = {
     for fmt in (NOOP_MESSAGE, TL_RATE_MESSAGE, DEVICE_ID_MESSAGE, PORT_NUMBER_MESSAGE,
                 CHANNEL_NEGOTIATION_MESSAGE, UART_MESSAGE)
 }
+#: The vendor-defined class: one layer for every type (the type is the vendor's).
+DLVendorMessage = packet_class(VENDOR_MESSAGE, attrs=_PART)
 
 
 def message_layer(m: bytes) -> type[Packet]:
@@ -106,6 +110,8 @@ def message_layer(m: bytes) -> type[Packet]:
     if word >> DL_MESSAGE.position("compressed").shift & 1 or (
             word >> DL_MESSAGE.position("rsvd_c").shift & 1):
         return DLMessage
+    if mclass == MessageClass.VENDOR:
+        return DLVendorMessage
     return DL_MESSAGE_LAYERS.get((mclass, mtype), DLMessage)
 
 
