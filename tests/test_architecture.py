@@ -25,7 +25,10 @@ RANKS: dict[str, int] = {
     "cli": 6,
 }
 #: Third-party packages that are optional extras: the only function-level imports allowed.
-OPTIONAL = ("scapy", "matplotlib", "tqdm", "numba", "dask", "distributed", "cocotb", "atheris")
+OPTIONAL = ("scapy", "matplotlib", "tqdm", "numba", "dask", "distributed", "cocotb", "atheris",
+            "hypothesis")
+#: Our modules that import an optional extra themselves (Scapy; Hypothesis for strategies).
+NEEDS_EXTRAS = ("ualink_ref.scapy", "ualink_ref.strategies", "ualink_ref.testing.strategies")
 
 
 def _module_name(path: Path) -> str:
@@ -151,9 +154,9 @@ def test_function_level_imports_only_for_optional_dependencies() -> None:
         if name == "ualink_ref":
             continue
         for target, at_top in _imports(path):
-            if at_top or target.split(".")[0] in OPTIONAL or target.startswith("ualink_ref.scapy"):
-                continue  # optional extras (the Scapy-facing modules import Scapy)
-            if target.startswith("ualink_ref") or target.split(".")[0] in ("numpy", "hypothesis"):
+            if at_top or target.split(".")[0] in OPTIONAL or target.startswith(NEEDS_EXTRAS):
+                continue  # optional extras (these modules import Scapy or Hypothesis)
+            if target.startswith("ualink_ref") or target.split(".")[0] == "numpy":
                 bad.append(f"{name}: {target}")
     assert not bad, "function-level imports of required modules:\n" + "\n".join(sorted(set(bad)))
 

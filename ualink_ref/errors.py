@@ -21,7 +21,8 @@ the narrower ``DecodeError``) and be sure nothing else escapes::
      │    ├── MisroutedError            a packet for another accelerator arrived here
      │    ├── ResponseMismatchError     a response that does not fit its request
      │    ├── AddressCacheError         a compressed request names an empty cache way
-     │    └── UnsupportedError          a legal input the model does not implement
+     │    ├── UnsupportedError          a legal input the model does not implement
+     │    └── TargetProtocolError       an implementation under difftest broke the line protocol
      └── LinkStalledError               a simulated link made no progress within its bound
           └── CaptureIncomplete         ... while recording: carries the records so far
 
@@ -201,6 +202,18 @@ class VectorFormatError(DecodeError):
         self.where = where
 
 
+class TargetProtocolError(ProtocolError):
+    """An implementation under differential test broke the difftest line protocol
+    (``specs/difftest.md``): an unparsable response, no response, or it exited.
+
+    ``line`` is the offending response (``""`` when there was none).
+    """
+
+    def __init__(self, message: str, line: str) -> None:
+        super().__init__(f"{message}: {line[:80]!r}" if line else message)
+        self.line = line
+
+
 __all__ = [
     "AddressCacheError",
     "CaptureFormatError",
@@ -219,6 +232,7 @@ __all__ = [
     "ResponseMismatchError",
     "SequenceError",
     "TagError",
+    "TargetProtocolError",
     "TruncatedError",
     "UALinkError",
     "UnsupportedError",

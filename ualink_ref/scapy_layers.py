@@ -36,7 +36,20 @@ def _capture_payload(pkt: Packet, payload: bytes) -> Any:
 
 def _capture_summary(pkt: Packet) -> str:
     """One line for ``pkt.summary()``: record kind, direction and slot."""
-    return pkt.sprintf("UALink %record_kind% %direction_% slot=%slot% fec=%fec_mode%")
+    return pkt.sprintf("UALink %record_kind% %link_direction% slot=%slot% fec=%fec_mode%")
+
+
+_LENGTH = PSEUDO_HEADER.position("payload_length")
+
+
+def _capture_post_build(pkt: Packet, hdr: bytes, pay: bytes) -> bytes:
+    """Fill in ``payload_length`` (bytes after the pseudo-header) when left ``None``."""
+    if pkt.getfieldval("payload_length") is None:
+        start = _LENGTH.offset // 8
+        size = _LENGTH.field.width // 8
+        hdr = hdr[:start] + min(len(pay), _LENGTH.field.max_value).to_bytes(size, "big") + hdr[
+            start + size:]
+    return hdr + pay
 
 
 #: Scapy view of the capture pseudo-header (``specs/capture.md``).
@@ -44,7 +57,9 @@ UALinkCapture = packet_class(
     PSEUDO_HEADER,
     class_name="UALinkCapture",
     display_name="UALink capture record",
-    attrs={"guess_payload_class": _capture_payload, "mysummary": _capture_summary},
+    attrs={"guess_payload_class": _capture_payload, "mysummary": _capture_summary,
+           "post_build": _capture_post_build},
+    computed=("payload_length",),
 )
 
 #: record_kind -> layer that dissects the record's data (Raw until a layer is known).

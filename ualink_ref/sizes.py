@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from ualink_ref.errors import EncodeError
+
 #: A DL flit: 640 bytes (public: UALink 200G 1.0 announcements — "640-byte flits").
 DL_FLIT_BYTES = 640
 #: DL flit header bytes (public third-party model citing the spec's flit-header table).
@@ -52,9 +54,10 @@ SLOT_NS = 25.6
 
 
 def check_fec(fec: object) -> FecMode:
-    """``fec`` if it names a FEC mode; else a ``ValueError`` listing the modes."""
+    """``fec`` if it names a FEC mode; else an :class:`~ualink_ref.errors.EncodeError`
+    (a ``ValueError``) listing the modes."""
     if fec not in FEC_MODES:
-        raise ValueError(f"fec must be one of {FEC_MODES}, got {fec!r}")
+        raise EncodeError(f"fec must be one of {FEC_MODES}, got {fec!r}", field="fec")
     return fec
 
 

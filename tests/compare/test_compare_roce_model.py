@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ualink_ref.compare import headers as H
-from ualink_ref.compare.mapping import ATOMIC_KINDS, PMTUS, Op, map_op
+from ualink_ref.compare.mapping import ATOMIC_KINDS, PMTUS, CompareOp, map_op
 from ualink_ref.compare.report import literature_figures
 
 
@@ -61,39 +61,39 @@ def test_literature_from_built_frames_agrees() -> None:
 
 
 def test_store_mapping() -> None:
-    m = map_op(Op("store", 8), 1024)
+    m = map_op(CompareOp("store", 8), 1024)
     assert [p.opcode for p in m.packets] == ["RDMA_WRITE_ONLY", "ACKNOWLEDGE"]
     assert [p.direction for p in m.packets] == ["fwd", "rev"]
-    m = map_op(Op("store", 3000), 1024)
+    m = map_op(CompareOp("store", 3000), 1024)
     assert [(p.opcode, p.payload) for p in m.packets] == [
         ("RDMA_WRITE_FIRST", 1024), ("RDMA_WRITE_MIDDLE", 1024), ("RDMA_WRITE_LAST", 952),
         ("ACKNOWLEDGE", 0)]
-    assert [p.opcode for p in map_op(Op("store", 3000), 4096).packets] == [
+    assert [p.opcode for p in map_op(CompareOp("store", 3000), 4096).packets] == [
         "RDMA_WRITE_ONLY", "ACKNOWLEDGE"]
-    assert [p.opcode for p in map_op(Op("store", 2048), 1024).packets] == [
+    assert [p.opcode for p in map_op(CompareOp("store", 2048), 1024).packets] == [
         "RDMA_WRITE_FIRST", "RDMA_WRITE_LAST", "ACKNOWLEDGE"]
 
 
 def test_load_mapping() -> None:
-    m = map_op(Op("load", 4096), 1024)
+    m = map_op(CompareOp("load", 4096), 1024)
     assert [p.opcode for p in m.packets] == [
         "RDMA_READ_REQUEST", "RDMA_READ_RESPONSE_FIRST", "RDMA_READ_RESPONSE_MIDDLE",
         "RDMA_READ_RESPONSE_MIDDLE", "RDMA_READ_RESPONSE_LAST"]
     assert m.packets[0].ext == ("reth",)
     assert m.packets[2].ext == ()
-    assert [p.opcode for p in map_op(Op("load", 4096), 4096).packets] == [
+    assert [p.opcode for p in map_op(CompareOp("load", 4096), 4096).packets] == [
         "RDMA_READ_REQUEST", "RDMA_READ_RESPONSE_ONLY"]
 
 
 def test_atomic_mapping() -> None:
     for kind, native in (("add", "FETCH_ADD"), ("cas", "COMPARE_SWAP")):
-        m = map_op(Op(kind, 8))
+        m = map_op(CompareOp(kind, 8))
         assert [p.opcode for p in m.packets] == [native, "ATOMIC_ACKNOWLEDGE"]
         assert m.round_trips == 1 and not m.emulated
         assert m.packets[1].ext == ("aeth", "atomic_ack_eth")
     for kind in ATOMIC_KINDS:
         for n in (4, 8):
-            m = map_op(Op(kind, n))
+            m = map_op(CompareOp(kind, n))
             if kind in ("add", "cas") and n == 8:
                 continue
             assert m.emulated and m.round_trips == 2
@@ -104,21 +104,21 @@ def test_atomic_mapping() -> None:
 
 
 def test_useful_payload_convention() -> None:
-    assert (Op("store", 64).useful_fwd, Op("store", 64).useful_rev) == (64, 0)
-    assert (Op("load", 64).useful_fwd, Op("load", 64).useful_rev) == (0, 64)
-    assert (Op("add", 8).useful_fwd, Op("add", 8).useful_rev) == (8, 8)
-    assert (Op("cas", 4).useful_fwd, Op("cas", 4).useful_rev) == (8, 4)
+    assert (CompareOp("store", 64).useful_fwd, CompareOp("store", 64).useful_rev) == (64, 0)
+    assert (CompareOp("load", 64).useful_fwd, CompareOp("load", 64).useful_rev) == (0, 64)
+    assert (CompareOp("add", 8).useful_fwd, CompareOp("add", 8).useful_rev) == (8, 8)
+    assert (CompareOp("cas", 4).useful_fwd, CompareOp("cas", 4).useful_rev) == (8, 4)
     for bad in (("nop", 8), ("add", 16), ("load", 0)):
         with pytest.raises(ValueError):
-            Op(*bad)
+            CompareOp(*bad)
     with pytest.raises(ValueError):
-        map_op(Op("load", 8), 1000)
+        map_op(CompareOp("load", 8), 1000)
 
 
 @given(kind=st.sampled_from(["load", "store"]), size=st.integers(1, 20000),
        pmtu=st.sampled_from(PMTUS))
 def test_segmentation_moves_every_byte(kind: str, size: int, pmtu: int) -> None:
-    m = map_op(Op(kind, size), pmtu)
+    m = map_op(CompareOp(kind, size), pmtu)
     data_dir = "fwd" if kind == "store" else "rev"
     data = [p for p in m.packets if p.direction == data_dir]
     assert sum(p.payload for p in data) == size

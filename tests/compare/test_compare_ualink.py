@@ -17,7 +17,7 @@ pytest.importorskip("scapy")
 from ualink_ref.cli import main
 from ualink_ref.compare import headers as H
 from ualink_ref.compare import report as R
-from ualink_ref.compare.mapping import ATOMIC_KINDS, Op, map_op
+from ualink_ref.compare.mapping import ATOMIC_KINDS, CompareOp, map_op
 from ualink_ref.compare.ualink_side import (
     UalinkCount,
     measure_ualink,
@@ -27,16 +27,17 @@ from ualink_ref.compare.ualink_side import (
 )
 
 REPEAT = 8
-OPS = [Op("store", 8), Op("store", 100), Op("store", 256), Op("store", 1024),
-       Op("load", 8), Op("load", 256), Op("load", 4096),
-       Op("add", 8), Op("cas", 4), Op("umax", 8)]
+OPS = [CompareOp("store", 8), CompareOp("store", 100), CompareOp("store", 256),
+       CompareOp("store", 1024),
+       CompareOp("load", 8), CompareOp("load", 256), CompareOp("load", 4096),
+       CompareOp("add", 8), CompareOp("cas", 4), CompareOp("umax", 8)]
 
 
 def _beats(n: int) -> int:
     return -(-n // 64)
 
 
-def _measure(method: str, ops: list[Op], fec: str = "kp4") -> UalinkCount:
+def _measure(method: str, ops: list[CompareOp], fec: str = "kp4") -> UalinkCount:
     if method == "endpoint":
         return run_endpoints(ops, fec=fec)
     return run_layers(ops, fec=fec)
@@ -47,13 +48,13 @@ _ids = {"ids": lambda op: f"{op.kind}{op.size}"}
 
 
 def test_measure_uses_the_endpoints() -> None:
-    c = measure_ualink([Op("load", 64)])
+    c = measure_ualink([CompareOp("load", 64)])
     assert "Endpoints" in c.method
 
 
 @pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("op", OPS, **_ids)
-def test_counts_come_from_the_flits(op: Op, method: str) -> None:
+def test_counts_come_from_the_flits(op: CompareOp, method: str) -> None:
     c = _measure(method, [op] * REPEAT)
     fwd, rev = Counter(dict(c.breakdown_fwd)), Counter(dict(c.breakdown_rev))
     # every byte counted is a whole flit: TL flits are two half-flits (here read back from
@@ -76,7 +77,7 @@ def test_counts_come_from_the_flits(op: Op, method: str) -> None:
 
 @pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("op", OPS, **_ids)
-def test_fields_and_data_match_the_public_rules(op: Op, method: str) -> None:
+def test_fields_and_data_match_the_public_rules(op: CompareOp, method: str) -> None:
     # Derived by hand from the TL rules (64-byte beats = two 32-byte data half-flits;
     # one request field and one response field per UALink request of <= 256 B).
     c = _measure(method, [op] * REPEAT)
@@ -101,7 +102,7 @@ def test_endpoint_counts_are_its_own_counters() -> None:
     from ualink_ref.compare import ualink_side as D
     from ualink_ref.stack.endpoint import Endpoint
 
-    ops = [Op("store", 256)] * REPEAT
+    ops = [CompareOp("store", 256)] * REPEAT
     a, b = Endpoint(D.REQUESTER), Endpoint(D.TARGET)
     link = D.EndpointLink(a, b)
     sent: list[bytes] = []
@@ -122,7 +123,7 @@ def test_endpoint_counts_are_its_own_counters() -> None:
 @pytest.mark.parametrize("method", METHODS)
 def test_wire_bytes_are_the_encoded_codewords(fec: str, per_flit: int, codewords: int,
                                               method: str) -> None:
-    c = _measure(method, [Op("store", 256)] * REPEAT, fec=fec)
+    c = _measure(method, [CompareOp("store", 256)] * REPEAT, fec=fec)
     assert c.wire_bytes_fwd == c.dl_flits_fwd * per_flit
     assert c.wire_bytes_rev == c.dl_flits_rev * per_flit
     if fec != "none":
@@ -202,13 +203,14 @@ def test_cli_plot(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
 
 _op = st.one_of(
-    st.builds(Op, st.sampled_from(["load", "store"]), st.integers(1, 128).map(lambda w: 4 * w)),
-    st.builds(Op, st.sampled_from(list(ATOMIC_KINDS)), st.sampled_from([4, 8])),
+    st.builds(CompareOp, st.sampled_from(["load", "store"]),
+              st.integers(1, 128).map(lambda w: 4 * w)),
+    st.builds(CompareOp, st.sampled_from(list(ATOMIC_KINDS)), st.sampled_from([4, 8])),
 )
 
 
 @given(ops=st.lists(_op, min_size=1, max_size=6))
-def test_any_workload_moves_exactly_its_data(ops: list[Op]) -> None:
+def test_any_workload_moves_exactly_its_data(ops: list[CompareOp]) -> None:
     c = measure_ualink(ops)
     fwd, rev = Counter(dict(c.breakdown_fwd)), Counter(dict(c.breakdown_rev))
     want_fwd = want_rev = 0

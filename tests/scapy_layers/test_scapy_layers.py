@@ -42,7 +42,7 @@ def test_rdpcap_dissects_link_type_147(tmp_path: Path) -> None:
     assert isinstance(pkt, sl.UALinkCapture)
     assert pkt.slot == 9 and pkt.uncorrectable == 1 and pkt.symbols_corrected == 4
     shown = pkt.show(dump=True)
-    assert "direction_= b_to_a" in shown and "record_kind= fec_codewords" in shown
+    assert "link_direction= b_to_a" in shown and "record_kind= fec_codewords" in shown
 
 
 # -- data link layer ------------------------------------------------------------------

@@ -16,7 +16,7 @@ from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 
 from ualink_ref.compare import headers as H
-from ualink_ref.compare.mapping import ATOMIC_KINDS, RC_OPCODES, Op, RocePacket, map_op
+from ualink_ref.compare.mapping import ATOMIC_KINDS, RC_OPCODES, CompareOp, RocePacket, map_op
 from ualink_ref.scapy import roce as S
 
 # ---------------------------------------------------------------------------
@@ -142,8 +142,8 @@ SIZES = [1, 3, 4, 8, 16, 32, 64, 128, 256, 512, 1000, 1024, 1025, 2048, 4096, 50
 @pytest.mark.parametrize("ip", ["ipv4", "ipv6"])
 @pytest.mark.parametrize("pmtu", [1024, 4096])
 def test_built_frames_equal_the_header_table(ip: str, pmtu: int) -> None:
-    ops = [Op(k, n) for k in ("load", "store") for n in SIZES]
-    ops += [Op(k, n) for k in ATOMIC_KINDS for n in (4, 8)]
+    ops = [CompareOp(k, n) for k in ("load", "store") for n in SIZES]
+    ops += [CompareOp(k, n) for k in ATOMIC_KINDS for n in (4, 8)]
     for op in ops:
         mapping = map_op(op, pmtu)
         for spec, frame in S.build_mapping(mapping, ip=ip):
@@ -155,7 +155,7 @@ def test_built_frames_equal_the_header_table(ip: str, pmtu: int) -> None:
 
 def test_full_rdma_write_of_256_bytes() -> None:
     # 14 + 20 + 8 + 12 + 16 (RETH) + 256 + 4 (ICRC) + 4 (FCS) = 334; + 8 + 12 = 354
-    count = S.count_mapping(map_op(Op("store", 256)))
+    count = S.count_mapping(map_op(CompareOp("store", 256)))
     assert count.frame_bytes_fwd == 334
     assert count.mac_bytes_fwd == 354
     assert round(256 / count.mac_bytes_fwd, 3) == 0.723

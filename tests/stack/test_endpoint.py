@@ -49,7 +49,7 @@ def test_endpoint_pair_one_flit_per_slot(phy: str, ber: float) -> None:
     got_a, got_b = _run(a, b, ber, seed, (len(ops_a), len(ops_b)))
     for ops, tags, got, target in ((ops_a, tags_a, got_a, b), (ops_b, tags_b, got_b, a)):
         model = Model()
-        by_tag = {c.tag: c for c in got}
+        by_tag = {c.handle: c for c in got}
         assert len(by_tag) == len(ops)
         for tag, op in zip(tags, ops, strict=True):
             want = expect(model, op)

@@ -73,8 +73,8 @@ def _step(net: Network, sides: dict[str, Side]) -> None:
         if type(event) is TLFlitDelivered:
             side.delivered.append(event.data)
         elif type(event) is Completion:
-            assert event.tag not in side.completed, f"op {event.tag} completed twice"
-            side.completed[event.tag] = event.status
+            assert event.handle not in side.completed, f"op {event.handle} completed twice"
+            side.completed[event.handle] = event.status
 
 
 def _sent_tl(side: Side) -> list[bytes]:

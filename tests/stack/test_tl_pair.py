@@ -35,7 +35,7 @@ def test_random_ops_both_directions_match_sequential_model(
     got_a, got_b = pair.run()
     for ops, tags, got, target in ((ops_a, tags_a, got_a, b), (ops_b, tags_b, got_b, a)):
         model = Model()
-        by_tag = {c.tag: c for c in got}
+        by_tag = {c.handle: c for c in got}
         assert len(by_tag) == len(got) == len(ops), f"seed {seed}"
         for tag, op in zip(tags, ops, strict=True):
             want = expect(model, op)
@@ -72,6 +72,6 @@ def test_out_of_wire_tags_is_back_pressure() -> None:
     handles = [a.read(2, 64 * (i % 1000), 4) for i in range(3000)]
     got, _ = TLPair(a, b, latency=40).run()
     assert a.counters.tag_stalls > 100  # only 2048 wire tags: the rest waited
-    assert sorted(c.tag for c in got) == handles
+    assert sorted(c.handle for c in got) == handles
     assert all(c.status == Status.OKAY and c.data == bytes(4) for c in got)
     assert a.outstanding == 0 and a.queued == 0

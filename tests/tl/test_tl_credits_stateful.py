@@ -67,8 +67,8 @@ class CreditMachine(RuleBasedStateMachine):
             done = self.pair.completions[name]
             for c in done[self.seen[name]:]:
                 assert c.status == Status.OKAY
-                assert c.tag not in self.done[tl.acc_id], "completed twice"
-                self.done[tl.acc_id].add(c.tag)
+                assert c.handle not in self.done[tl.acc_id], "completed twice"
+                self.done[tl.acc_id].add(c.handle)
             self.seen[name] = len(done)
 
     @invariant()
@@ -97,8 +97,8 @@ class CreditMachine(RuleBasedStateMachine):
         got_a, got_b = self.pair.run(max_slots=200_000)
         for c in got_a + got_b:
             assert c.status == Status.OKAY
-        self.done[1].update(c.tag for c in got_a)
-        self.done[2].update(c.tag for c in got_b)
+        self.done[1].update(c.handle for c in got_a)
+        self.done[2].update(c.handle for c in got_b)
         assert self.done == self.issued  # every op completed, exactly once
         for tx_side, rx_side in ((self.a, self.b), (self.b, self.a)):
             for source in range(NUM_VCS + 1):

@@ -123,14 +123,14 @@ def test_error_statuses_reach_the_originator() -> None:
         a.read(2, 0x40, 4): (Status.OKAY, (8).to_bytes(4, "little")),
     }
     got, _ = TLPair(a, b, latency=4).run()
-    assert {c.tag: (c.status, c.data) for c in got} == tags
+    assert {c.handle: (c.status, c.data) for c in got} == tags
 
 
 def test_write_message_is_delivered_not_stored() -> None:
     a, b = TransactionLayer(1), TransactionLayer(2)
     tag = a.write(2, 0x80, b"hello!!!", message=True)
     got, _ = TLPair(a, b).run()
-    assert [(c.tag, c.status) for c in got] == [(tag, Status.OKAY)]
+    assert [(c.handle, c.status) for c in got] == [(tag, Status.OKAY)]
     assert b.messages == [(1, 0x80, b"hello!!!")]
     assert b.memory.peek(0x80, 8) == bytes(8)
 

@@ -29,8 +29,14 @@ from typing import Any
 from ualink_ref.bitfields import BitFormat
 from ualink_ref.capture.format import PSEUDO_HEADER, CaptureRecord
 from ualink_ref.dl.crc import CRC_COVERAGE, crc32
-from ualink_ref.dl.flit import SEGMENT_OFFSETS, SEQ_MAX, TL_FLIT_BYTES, DLFlit
-from ualink_ref.dl.formats import COMMAND_HEADER, EXPLICIT_HEADER, SEGMENT_HEADER, FlitOp
+from ualink_ref.dl.flit import SEGMENT_OFFSETS, TL_FLIT_BYTES, DLFlit
+from ualink_ref.dl.formats import (
+    COMMAND_HEADER,
+    EXPLICIT_HEADER,
+    SEGMENT_HEADER,
+    FlitOp,
+    header_op,
+)
 from ualink_ref.dl.messages import (
     ChannelCommand,
     ChannelNegotiation,
@@ -40,9 +46,11 @@ from ualink_ref.dl.messages import (
     VendorMessage,
     decode_message,
 )
+from ualink_ref.dl.verdict import Verdict, classify, implicit_seq, next_seq, phase_matches
 from ualink_ref.errors import CrcError, DecodeError
-from ualink_ref.phy import decode_flits
-from ualink_ref.sizes import MAX_WINDOW
+from ualink_ref.sizes import DL_FLIT_BYTES, MAX_WINDOW, check_fec
+from ualink_ref.stack.endpoint import decode_wire
+from ualink_ref.tl.codec import ADDR_LO_BITS
 from ualink_ref.tl.fields import COMMANDS, STATUS_NAMES, FType
 from ualink_ref.tl.flit import TLFlitView, dissect
 from ualink_ref.tl.upli import AtomicOp, atomic_op_of
@@ -120,12 +128,8 @@ class _Direction:
     lossy: bool = False  # a flit was lost (CRC error, malformed) before synchronising
     unplaced: int = 0  # good data flits seen before synchronising
     guessed: bool = False  # synchronised on low bits only (mid-stream, implicit header)
-    # Address cache of compressed requests: way -> request addr field >> 22 (bits 56..24).
+    # Address cache of compressed requests: way -> address bits 56..24 of the loading request.
     ways: list[int | None] = field(default_factory=lambda: [None] * 4)
-
-
-def _next(seq: int) -> int:
-    return seq % SEQ_MAX + 1
 
 
 def _ops_of(view: TLFlitView, ways: list[int | None]) -> tuple[list[TLOp], list[str]]:
@@ -136,9 +140,10 @@ def _ops_of(view: TLFlitView, ways: list[int | None]) -> tuple[list[TLOp], list[
             ft = f.ftype
             v = dict(f.values)
             if ft == FType.REQUEST and v["cload"]:
-                ways[v["cway"]] = v["addr"] >> 22
+                ways[v["cway"]] = (v["addr"] << 2) >> ADDR_LO_BITS
             if ft == FType.COMPRESSED_REQUEST and ways[v["cway"]] is not None:
-                v["addr"] = (ways[v["cway"]] or 0) << 22 | v["addr_lo"]  # as the target sees it
+                # as the target sees it (the addr field counts 4-byte words)
+                v["addr"] = ((ways[v["cway"]] or 0) << ADDR_LO_BITS | v["addr_lo"] << 2) >> 2
             if ft in (FType.REQUEST, FType.COMPRESSED_REQUEST):
                 name = COMMANDS.get(v["cmd"], f"cmd{v['cmd']:#04x}")
                 ops.append(TLOp("request", name, v["tag"], v))
@@ -183,13 +188,13 @@ def _flit_bytes(rec: CaptureRecord) -> Iterator[tuple[bytes, int, bool, str]]:
         return
 
     try:
-        res = decode_flits(rec.data, rec.fec_mode, rec.interleave)
+        # the endpoint's own PHY decode
+        res = decode_wire(rec.data, check_fec(rec.fec_mode), rec.interleave)
     except DecodeError as exc:
         yield b"", 0, True, f"FEC decode failed: {exc}"
         return
-    for k in range(len(res.flits) // 640):
-        yield (res.flits[640 * k : 640 * (k + 1)], int(res.corrected[k]),
-               bool(res.uncorrectable[k]), "")
+    for k, (corrected, bad) in enumerate(zip(res.corrected, res.uncorrectable, strict=True)):
+        yield res.flits[DL_FLIT_BYTES * k : DL_FLIT_BYTES * (k + 1)], corrected, bad, ""
 
 
 @dataclass(frozen=True)
@@ -264,12 +269,11 @@ def _dissect_flit(st: _Direction, ctx: _Ctx) -> DissectedFlit:
                 st.unplaced += 1
                 return ctx.result(flit=flit, status="unsynchronised", messages=messages,
                                   notes=("implicit sequence number before synchronisation",))
-        if flit.flit_seq_lo != st.expected & 7:
+        verdict, _ = classify(flit, st.expected)  # the DL receiver's own rule
+        if verdict is Verdict.GAP:
             # The sender goes implicit only within 7 flits of the acked point, so the
             # number is the first one from `expected` on with these low bits (dl rule 4).
-            seq = st.expected
-            while seq & 7 != flit.flit_seq_lo:
-                seq = _next(seq)
+            seq = implicit_seq(st.expected, flit.flit_seq_lo)
             replayed = _seen(st, seq)
             _remember(st, seq)
             return ctx.result(flit=flit, seq=seq, status="gap", replayed=replayed,
@@ -297,21 +301,24 @@ def _dissect_flit(st: _Direction, ctx: _Ctx) -> DissectedFlit:
         elif st.guessed and seq & 7 == st.expected & 7:
             st.guessed = False  # the explicit header gives the high bits
             st.expected = seq
-        elif seq != st.expected:
-            _remember(st, seq)
-            if (seq - st.expected) % SEQ_MAX >= _REPLAY_MEMORY:
-                return ctx.result(flit=flit, seq=seq, status="duplicate", replayed=replayed,
-                                  messages=messages, notes=("already received",))
-            return ctx.result(flit=flit, seq=seq, status="gap", replayed=replayed,
-                              messages=messages, notes=(f"expected seq {st.expected}",))
+        else:
+            verdict, _ = classify(flit, st.expected)  # the DL receiver's own rule
+            if verdict is not Verdict.ACCEPT:
+                _remember(st, seq)
+                if verdict is Verdict.DUPLICATE:
+                    return ctx.result(flit=flit, seq=seq, status="duplicate",
+                                      replayed=replayed, messages=messages,
+                                      notes=("already received",))
+                return ctx.result(flit=flit, seq=seq, status="gap", replayed=replayed,
+                                  messages=messages, notes=(f"expected seq {st.expected}",))
     replayed = flit.op is FlitOp.REPLAY or _seen(st, seq)
-    if not notes and flit.first_tl_start != -len(st.partial) % TL_FLIT_BYTES:
+    if not notes and not phase_matches(flit, len(st.partial)):
         notes.append(f"TL stream phase mismatch (first_tl_start {flit.first_tl_start}, "
                      f"{len(st.partial)} bytes held): resynchronised")
         st.partial.clear()
         st.pending = 0
         tl = tl[flit.first_tl_start:]
-    st.expected = _next(seq)
+    st.expected = next_seq(seq)
     _remember(st, seq)
     st.partial += tl
     views: list[TLFlitView] = []
@@ -416,7 +423,7 @@ def _details(f: DissectedFlit) -> list[str]:
     raw = f.raw
     if len(raw) != 640:
         return [*out, f"flit bytes: {len(raw)} (not a flit)", *f.notes]
-    op = raw[0] >> 5
+    op = header_op(raw)
     hdr = COMMAND_HEADER if op in (FlitOp.ACK, FlitOp.REPLAY_REQUEST) else EXPLICIT_HEADER
     out.append(_describe(hdr, raw[:3]))
     for k, (hdr_off, _body) in enumerate(SEGMENT_OFFSETS):

@@ -13,10 +13,18 @@ from ualink_ref.capture.run import (
     CaptureLink,
     capture_simulation,
 )
-from ualink_ref.cli.commands import command_help
+from ualink_ref.cli.commands import add_command
 from ualink_ref.errors import CaptureIncomplete
 from ualink_ref.stack.faults import FaultPlan
 from ualink_ref.stack.sim import Burst, random_workload
+
+#: The subcommand's ``--help`` description.
+DESCRIPTION = (
+    "Run a workload between endpoints A and B (the simulator of `ualink-ref simulate`, "
+    "same options) and write every DL flit each receiver gets to a pcap / pcapng "
+    "(link type 147, specs/capture.md). Deterministic: the same arguments give the "
+    "same bytes."
+)
 
 
 def _burst(text: str) -> tuple[int, float]:
@@ -71,17 +79,7 @@ def _cmd_capture(args: argparse.Namespace) -> int:
 
 def register(sub: Any) -> None:
     """Add the ``capture`` subcommand."""
-
-    c = sub.add_parser(
-        "capture",
-        help=command_help("capture"),
-        description=(
-            "Run a workload between endpoints A and B (the simulator of `ualink-ref simulate`, "
-            "same options) and write every DL flit each receiver gets to a pcap / pcapng "
-            "(link type 147, specs/capture.md). Deterministic: the same arguments give the "
-            "same bytes."
-        ),
-    )
+    c = add_command(sub, "capture", DESCRIPTION)
     c.add_argument("--out", required=True, metavar="FILE",
                    help="capture file to write (.pcapng for pcapng, else pcap)")
     c.add_argument("--scenario", choices=sorted(SCENARIOS),

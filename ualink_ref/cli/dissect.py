@@ -9,8 +9,14 @@ from typing import Any
 
 from ualink_ref.capture.dissect import HEADING, Filter, dissect_records, render, summarize
 from ualink_ref.capture.format import DIRECTIONS, read_capture
-from ualink_ref.cli.commands import command_help
+from ualink_ref.cli.commands import add_command
 from ualink_ref.tl.fields import COMMANDS
+
+#: The subcommand's ``--help`` description.
+DESCRIPTION = (
+    "Dissect a ualink_ref capture (link type 147, see specs/capture.md) with the "
+    "project's own decoders: one line per DL flit, -v for every field, then a summary."
+)
 
 
 def _cmd_dissect(args: argparse.Namespace) -> int:
@@ -53,15 +59,7 @@ def _command(text: str) -> str:
 
 def register(sub: Any) -> None:
     """Add the ``dissect`` subcommand."""
-
-    p = sub.add_parser(
-        "dissect",
-        help=command_help("dissect"),
-        description=(
-            "Dissect a ualink_ref capture (link type 147, see specs/capture.md) with the "
-            "project's own decoders: one line per DL flit, -v for every field, then a summary."
-        ),
-    )
+    p = add_command(sub, "dissect", DESCRIPTION)
     p.add_argument("file", metavar="FILE", help="capture file (.pcap or .pcapng)")
     p.add_argument("-v", "--verbose", action="store_true", help="print every field of every flit")
     p.add_argument("--direction", choices=sorted(DIRECTIONS.values()),

@@ -5,12 +5,16 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ualink_ref.cli.commands import command_help
+from ualink_ref.cli.commands import add_command
 from ualink_ref.phy.ber import accumulation_bits, accumulation_time_ns, error_rate_table
 from ualink_ref.phy.flits import MODES
 
 #: Pre-FEC BERs printed when none are given.
 DEFAULT_BERS = (1e-6, 1e-5, 1e-4, 2.4e-4, 5e-4, 1e-3, 2e-3)
+
+
+#: The subcommand's ``--help`` description.
+DESCRIPTION = "Forward error correction figures of the physical layer (specs/phy.md)."
 
 
 def _fmt(value: float | None) -> str:
@@ -54,11 +58,7 @@ def _cmd_table(args: argparse.Namespace) -> int:
 def register(sub: Any) -> None:
     """Add the ``fec`` command to the ``ualink-ref`` parser."""
 
-    fec = sub.add_parser(
-        "fec",
-        help=command_help("fec"),
-        description="Forward error correction figures of the physical layer (specs/phy.md).",
-    )
+    fec = add_command(sub, "fec", DESCRIPTION)
     fsub = fec.add_subparsers(dest="fec_command", required=True, metavar="ACTION")
     table = fsub.add_parser(
         "table",

@@ -8,10 +8,17 @@ import sys
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from ualink_ref.cli.commands import command_help
+from ualink_ref.cli.commands import add_command
 from ualink_ref.errors import UALinkError
 from ualink_ref.stack.faults import FaultPlan
 from ualink_ref.stack.sim import Burst, random_workload, simulate
+
+#: The subcommand's ``--help`` description.
+DESCRIPTION = (
+    "Run a seeded random workload (reads, writes, atomics from both ends) between "
+    "two full-stack endpoints over a channel with random bit errors and optional "
+    "bursts; print the report. Exit status 1 if any op failed or returned wrong data."
+)
 
 
 def _burst(text: str) -> tuple[int, float]:
@@ -106,16 +113,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
 def register(sub: Any) -> None:
     """Add the ``simulate`` subcommand."""
-
-    p = sub.add_parser(
-        "simulate",
-        help=command_help("simulate"),
-        description=(
-            "Run a seeded random workload (reads, writes, atomics from both ends) between "
-            "two full-stack endpoints over a channel with random bit errors and optional "
-            "bursts; print the report. Exit status 1 if any op failed or returned wrong data."
-        ),
-    )
+    p = add_command(sub, "simulate", DESCRIPTION)
     p.add_argument("--ops", type=_int_at_least(0), default=10_000,
                    help="operations (default 10000)")
     p.add_argument("--fec", choices=("kp4", "ll", "none"), default="kp4", help="FEC mode")

@@ -7,9 +7,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ualink_ref.cli.commands import command_help
+from ualink_ref.cli.commands import add_command
 from ualink_ref.testing import vectors
-from ualink_ref.testing.vectors import LAYER_MODULES
+from ualink_ref.testing.export import export, model_documents
+
+#: The subcommand's ``--help`` description.
+DESCRIPTION = "Golden vectors for every layer, as canonical JSON (see specs/vectors.md)."
 
 
 def _cmd_vectors_generate(args: argparse.Namespace) -> int:
@@ -38,14 +41,16 @@ def _cmd_vectors_verify(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
+def _cmd_vectors_export(args: argparse.Namespace) -> int:
+    paths = export(Path(args.out), args.format, model_documents(args.layer or None))
+    print(f"wrote {len(paths)} {args.format} file(s) to {args.out}")
+    return 0
+
+
 def register(sub: Any) -> None:
     """Add the ``vectors`` command (generate / verify)."""
 
-    vec = sub.add_parser(
-        "vectors",
-        help=command_help("vectors"),
-        description="Golden vectors for every layer, as canonical JSON (see specs/vectors.md).",
-    )
+    vec = add_command(sub, "vectors", DESCRIPTION)
     vsub = vec.add_subparsers(dest="vectors_command", required=True, metavar="ACTION")
     gen = vsub.add_parser(
         "generate",
@@ -56,7 +61,7 @@ def register(sub: Any) -> None:
     gen.add_argument(
         "--layer",
         action="append",
-        choices=list(LAYER_MODULES),
+        choices=list(vectors.LAYER_MODULES),
         help="only this layer (repeatable; default: all)",
     )
     gen.set_defaults(func=_cmd_vectors_generate)
@@ -73,3 +78,13 @@ def register(sub: Any) -> None:
         "--max-report", type=int, default=50, metavar="N", help="print at most N mismatches"
     )
     ver.set_defaults(func=_cmd_vectors_verify)
+    exp = vsub.add_parser(
+        "export",
+        help="write the vectors as $readmemh (memh) or CSV files for an HDL testbench",
+        description="Stimulus, expected-response and index files per layer (specs/difftest.md).",
+    )
+    exp.add_argument("--format", required=True, choices=["memh", "csv"])
+    exp.add_argument("--out", required=True, metavar="DIR", help="directory to write into")
+    exp.add_argument("--layer", action="append", choices=list(vectors.LAYER_MODULES),
+                     help="only this layer (repeatable; default: all)")
+    exp.set_defaults(func=_cmd_vectors_export)

@@ -22,7 +22,14 @@ from ualink_ref.compare.headers import (
     HeaderSize,
     frame_bytes,
 )
-from ualink_ref.compare.mapping import ATOMIC_KINDS, OP_KINDS, Op, RoceMapping, RocePacket, map_op
+from ualink_ref.compare.mapping import (
+    ATOMIC_KINDS,
+    OP_KINDS,
+    CompareOp,
+    RoceMapping,
+    RocePacket,
+    map_op,
+)
 from ualink_ref.compare.report import (
     MIX,
     Headline,
@@ -43,10 +50,10 @@ __all__ = [
     "MIX",
     "OP_KINDS",
     "RETH",
+    "CompareOp",
     "HeaderSize",
     "Headline",
     "LiteratureFigure",
-    "Op",
     "Report",
     "RoceMapping",
     "RocePacket",

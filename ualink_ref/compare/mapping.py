@@ -60,7 +60,7 @@ ROCE_ATOMIC_BYTES = 8
 
 
 @dataclass(frozen=True)
-class Op:
+class CompareOp:
     """One memory operation: ``kind`` in :data:`OP_KINDS`, ``size`` in bytes."""
 
     kind: str
@@ -123,7 +123,7 @@ class RocePacket:
 class RoceMapping:
     """The packets an operation becomes, its round trips, and how it was modelled."""
 
-    op: Op
+    op: CompareOp
     pmtu: int
     packets: tuple[RocePacket, ...]
     round_trips: int
@@ -165,7 +165,7 @@ def _read(n: int, pmtu: int) -> list[RocePacket]:
     return out + [RocePacket(name, "rev", p) for name, p in zip(names, parts, strict=True)]
 
 
-def map_op(op: Op, pmtu: int = 1024) -> RoceMapping:
+def map_op(op: CompareOp, pmtu: int = 1024) -> RoceMapping:
     """Map ``op`` to the RoCEv2 packets an RDMA NIC (or its software) would send."""
     if pmtu not in PMTUS:
         raise ValueError(f"path MTU must be one of {PMTUS}, not {pmtu}")

@@ -12,7 +12,7 @@ Two accounting levels, never mixed in one figure:
   544/514 (RS(544,514)); ualink: one 680-byte RS(544,514) codeword per flit.
 
 Efficiency is useful payload ÷ bytes, with the useful payload of
-:class:`~ualink_ref.compare.mapping.Op` (the same for both stacks).
+:class:`~ualink_ref.compare.mapping.CompareOp` (the same for both stacks).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from fractions import Fraction
 from typing import Any
 
 from ualink_ref.compare import headers as H
-from ualink_ref.compare.mapping import ATOMIC_KINDS, Op, map_op
+from ualink_ref.compare.mapping import ATOMIC_KINDS, CompareOp, map_op
 from ualink_ref.compare.ualink_side import UalinkCount, measure_ualink, ualink_requests
 
 LEVELS = ("mac", "wire")
@@ -37,13 +37,13 @@ ATOMIC_SIZES: tuple[int, ...] = (4, 8)
 DEFAULT_REPEAT = 64
 
 #: The documented mixed workload: (op, share of operations). See specs.
-MIX: tuple[tuple[Op, float], ...] = (
-    (Op("load", 64), 0.30),
-    (Op("load", 256), 0.20),
-    (Op("store", 64), 0.10),
-    (Op("store", 256), 0.30),
-    (Op("add", 8), 0.05),
-    (Op("cas", 8), 0.05),
+MIX: tuple[tuple[CompareOp, float], ...] = (
+    (CompareOp("load", 64), 0.30),
+    (CompareOp("load", 256), 0.20),
+    (CompareOp("store", 64), 0.10),
+    (CompareOp("store", 256), 0.30),
+    (CompareOp("add", 8), 0.05),
+    (CompareOp("cas", 8), 0.05),
 )
 MIX_DESCRIPTION = (
     "30% Load 64 B, 20% Load 256 B, 10% Store 64 B, 30% Store 256 B, "
@@ -133,7 +133,7 @@ def _roce_counter() -> RoceCounter:
     return scapy_roce.count_mapping
 
 
-def make_row(op: Op, *, pmtu: int, ip: str, ualink: UalinkCount, repeat: int,
+def make_row(op: CompareOp, *, pmtu: int, ip: str, ualink: UalinkCount, repeat: int,
              roce_counter: RoceCounter) -> Row:
     """Combine the RoCEv2 frame count and a ualink measurement of ``repeat`` × ``op``."""
     mapping = map_op(op, pmtu)
@@ -168,16 +168,16 @@ def make_row(op: Op, *, pmtu: int, ip: str, ualink: UalinkCount, repeat: int,
     )
 
 
-def default_ops() -> list[Op]:
+def default_ops() -> list[CompareOp]:
     """Load and Store at 8 … 4096 bytes, every atomic kind at 4 and 8 bytes."""
-    ops = [Op(kind, n) for kind in ("load", "store") for n in LOAD_STORE_SIZES]
-    ops += [Op(kind, n) for kind in ATOMIC_KINDS for n in ATOMIC_SIZES]
+    ops = [CompareOp(kind, n) for kind in ("load", "store") for n in LOAD_STORE_SIZES]
+    ops += [CompareOp(kind, n) for kind in ATOMIC_KINDS for n in ATOMIC_SIZES]
     return ops
 
 
-def mix_ops(count: int = 200, seed: int = 0) -> list[Op]:
+def mix_ops(count: int = 200, seed: int = 0) -> list[CompareOp]:
     """``count`` operations drawn in the :data:`MIX` proportions, in a seeded order."""
-    ops: list[Op] = []
+    ops: list[CompareOp] = []
     for op, share in MIX:
         ops += [op] * round(share * count)
     random.Random(seed).shuffle(ops)
@@ -252,7 +252,8 @@ class Report:
 
 
 def build_report(*, pmtu: int = 1024, ip: str = "ipv4", fec: str = "kp4",
-                 ops: Sequence[Op] | None = None, repeat: int = DEFAULT_REPEAT, seed: int = 0,
+                 ops: Sequence[CompareOp] | None = None, repeat: int = DEFAULT_REPEAT,
+                 seed: int = 0,
                  measure: UalinkMeasure = measure_ualink,
                  roce_counter: RoceCounter | None = None) -> Report:
     """Measure every op of ``ops`` (default :func:`default_ops`) on both stacks."""
@@ -300,7 +301,7 @@ def literature_figures(roce_counter: RoceCounter | None = None) -> tuple[Literat
     eth = s("ethernet") + s("ipv4") + s("udp") + s("bth") + s("icrc")
     write_frame = H.frame_bytes(("reth",), 256)
     if roce_counter is not None:
-        write_frame = roce_counter(map_op(Op("store", 256)), ip="ipv4").frame_bytes_fwd
+        write_frame = roce_counter(map_op(CompareOp("store", 256)), ip="ipv4").frame_bytes_fwd
     full = H.mac_bytes(write_frame) - 256
     return (
         LiteratureFigure(

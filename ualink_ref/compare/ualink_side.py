@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ualink_ref.compare.mapping import Op
+from ualink_ref.compare.mapping import CompareOp
 from ualink_ref.dl import TLFlitDelivered
 from ualink_ref.errors import LinkStalledError
 from ualink_ref.phy import MODES
@@ -83,7 +83,7 @@ class UalinkCount:
         return self.dl_flits_rev * DL_FLIT_BYTES
 
 
-def ualink_requests(op: Op) -> int:
+def ualink_requests(op: CompareOp) -> int:
     """How many UALink requests ``op`` becomes (loads/stores split at 256 bytes)."""
     if op.is_atomic:
         return 1
@@ -105,7 +105,7 @@ METHOD_TL_DL = (
 )
 
 
-def issue_ops(tl: TransactionLayer | Endpoint, ops: Sequence[Op]) -> int:
+def issue_ops(tl: TransactionLayer | Endpoint, ops: Sequence[CompareOp]) -> int:
     """Queue every op on the requester (TL engine or endpoint); return the request count."""
     issued = 0
     for i, op in enumerate(ops):
@@ -167,7 +167,7 @@ class EndpointLink:
                          on_events=self._record, max_slots=max_slots)
 
 
-def run_endpoints(ops: Sequence[Op], *, fec: FecMode) -> UalinkCount:
+def run_endpoints(ops: Sequence[CompareOp], *, fec: FecMode) -> UalinkCount:
     """Run ``ops`` through two endpoints on the harness; count what left each one."""
     a, b = Endpoint(REQUESTER, fec=fec), Endpoint(TARGET, fec=fec)
     link = EndpointLink(a, b)
@@ -205,7 +205,7 @@ def run_endpoints(ops: Sequence[Op], *, fec: FecMode) -> UalinkCount:
     )
 
 
-def run_tl_pair(ops: Sequence[Op]) -> tuple[list[bytes], list[bytes]]:
+def run_tl_pair(ops: Sequence[CompareOp]) -> tuple[list[bytes], list[bytes]]:
     """Run ``ops`` on two TL engines; return the TL flits sent each way (after start-up)."""
     a, b = TransactionLayer(REQUESTER), TransactionLayer(TARGET)
     pair = TLPair(a, b, record=True)
@@ -222,7 +222,7 @@ def run_tl_pair(ops: Sequence[Op]) -> tuple[list[bytes], list[bytes]]:
     return fwd, rev
 
 
-def run_layers(ops: Sequence[Op], *, fec: FecMode) -> UalinkCount:
+def run_layers(ops: Sequence[CompareOp], *, fec: FecMode) -> UalinkCount:
     """Layer by layer, a cross-check of :func:`run_endpoints`: the TL flits of two TL
     engines (:class:`TLPair`) go all at once to two DataLinks (:class:`LinkPair`), whose
     DL flits are counted; each costs the FEC mode's wire bytes."""
@@ -257,7 +257,7 @@ def run_layers(ops: Sequence[Op], *, fec: FecMode) -> UalinkCount:
     )
 
 
-def measure_ualink(ops: Sequence[Op], *, fec: FecMode = "kp4", seed: int = 0) -> UalinkCount:
+def measure_ualink(ops: Sequence[CompareOp], *, fec: FecMode = "kp4", seed: int = 0) -> UalinkCount:
     """Run ``ops`` through the ualink_ref stack (two endpoints) and count what leaves it,
     both ways. ``seed`` is accepted for symmetry with the other models (the run is
     deterministic)."""

@@ -113,6 +113,7 @@ from ualink_ref.dl.flit import (
 )
 from ualink_ref.dl.formats import FlitOp
 from ualink_ref.dl.messages import DLMessage, decode_message
+from ualink_ref.dl.verdict import Verdict, classify, phase_matches
 from ualink_ref.errors import CrcError, DecodeError, EncodeError
 from ualink_ref.sizes import MAX_WINDOW
 
@@ -425,21 +426,18 @@ class DataLink:
         want = seq_of(self._expected)
         if f.op is FlitOp.REPLAY:
             self._dup_run_answered = False  # a new replay run: it may owe one ack
-        if f.op.is_command:
-            if f.flit_seq_lo != want & 7:
-                self._gap(want, None, events)
-                return events
-        elif f.flit_seq != want:
-            if (f.flit_seq - want) % SEQ_MAX >= MAX_WINDOW:
-                self._counters.duplicates += 1
-                self._ack_pending = True
-                if not self._dup_run_answered:  # one ack per run, not one per duplicate
-                    self._dup_ack_owed = True
-                    self._dup_run_answered = True
-            else:
-                self._gap(want, f.flit_seq, events)
+        verdict, seq = classify(f, want)
+        if verdict is Verdict.DUPLICATE:
+            self._counters.duplicates += 1
+            self._ack_pending = True
+            if not self._dup_run_answered:  # one ack per run, not one per duplicate
+                self._dup_ack_owed = True
+                self._dup_run_answered = True
             return events
-        if f.first_tl_start != (-len(self._rx_partial)) % TL_FLIT_BYTES:
+        if verdict is Verdict.GAP:
+            self._gap(want, seq, events)
+            return events
+        if not phase_matches(f, len(self._rx_partial)):
             self._counters.malformed += 1
             events.append(MalformedFlit(
                 f"TL stream phase: flit says first TL flit at {f.first_tl_start}, "

@@ -24,13 +24,18 @@ from dataclasses import dataclass
 from functools import cache
 
 from ualink_ref.dl.crc import CRC_COVERAGE, crc32
-from ualink_ref.dl.formats import COMMAND_HEADER, EXPLICIT_HEADER, SEGMENT_HEADER, FlitOp
+from ualink_ref.dl.formats import (
+    COMMAND_HEADER,
+    EXPLICIT_HEADER,
+    SEGMENT_HEADER,
+    FlitOp,
+    header_op,
+)
+from ualink_ref.dl.segments import SEGMENT_OFFSETS, walk_segments
 from ualink_ref.errors import (
     CrcError,
-    DecodeError,
     EncodeError,
     FieldRangeError,
-    ReservedBitsError,
     TruncatedError,
 )
 from ualink_ref.sizes import (
@@ -53,21 +58,12 @@ MESSAGE_BYTES = DL_MESSAGE_BYTES
 SEGMENTS = DL_SEGMENTS
 
 
-def _segment_offsets() -> tuple[tuple[int, int], ...]:
-    """(header offset, body offset) of every segment."""
-    out = []
-    pos = HEADER_BYTES
-    for length in SEGMENT_LENGTHS:
-        out.append((pos, pos + 1))
-        pos += 1 + length
-    assert pos == CRC_COVERAGE
-    return tuple(out)
-
-
-#: (segment-header byte offset, segment-body byte offset) for each segment.
-SEGMENT_OFFSETS = _segment_offsets()
-
 NO_MESSAGES: tuple[int | None, ...] = (None,) * SEGMENTS
+# Segment-header field positions, read from the declaration once.
+_SH_STARTS, _SH_MSG, _SH_OFFSET = (SEGMENT_HEADER.position(n).shift
+                                   for n in ("tl_starts", "msg", "tl_offset"))
+#: The largest op value (computed once, not per flit).
+_MAX_OP = max(FlitOp)
 
 
 @dataclass(frozen=True)
@@ -82,7 +78,8 @@ class SegmentLayout:
     @property
     def header(self) -> int:
         """The segment-header byte."""
-        return (self.tl_starts << 6) | (int(self.msg) << 5) | (self.tl_offset << 1)
+        return (self.tl_starts << _SH_STARTS) | (int(self.msg) << _SH_MSG) | (
+            self.tl_offset << _SH_OFFSET)
 
 
 def capacity(messages: tuple[int | None, ...]) -> int:
@@ -243,12 +240,9 @@ class DLFlit:
         return bytes(out)
 
     def tl_flit_starts(self) -> list[int]:
-        """Byte offsets, in the encoded flit, where TL flits begin (for dissectors)."""
-        starts: list[int] = []
-        for (_, body_off), seg in zip(SEGMENT_OFFSETS, self.segments(), strict=True):
-            base = body_off + MESSAGE_BYTES * seg.msg + 4 * seg.tl_offset
-            starts.extend(base + TL_FLIT_BYTES * i for i in range(seg.tl_starts))
-        return starts
+        """Byte offsets, in the encoded flit, where TL flits begin (for dissectors): the
+        segment walk over the flit's own bytes."""
+        return [start for seg in walk_segments(self.encode()) for start in seg.starts]
 
     def describe(self) -> str:
         """One line for humans: op, sequence fields, TL bytes, messages."""
@@ -275,69 +269,26 @@ class DLFlit:
         return _parse(data)
 
 
-@cache
-def _segment_table() -> tuple[tuple[int, int, int] | None, ...]:
-    """(tl_starts, msg, tl_offset) for each segment-header byte; ``None`` if it is invalid.
-
-    Built once from the declaration, so the hot path does one tuple lookup per segment.
-    """
-    table: list[tuple[int, int, int] | None] = []
-    for byte in range(256):
-        try:
-            v = SEGMENT_HEADER.from_int(byte)
-        except DecodeError:
-            table.append(None)  # the only possible failure: alt_sector (reserved) set
-        else:
-            table.append((v["tl_starts"], v["msg"], v["tl_offset"]))
-    return tuple(table)
-
-
 def _parse(data: bytes) -> DLFlit:
     """Parse a flit whose CRC is already known to be good."""
-    op_value = data[0] >> 5
-    if op_value > max(FlitOp):
+    op_value = header_op(data)
+    if op_value > _MAX_OP:
         raise FieldRangeError("dl_header.op", op_value, "unknown op")
     op = FlitOp(op_value)
     fmt = COMMAND_HEADER if op.is_command else EXPLICIT_HEADER
     fields = fmt.unpack(data[:HEADER_BYTES])
-    messages: list[int | None] = []
-    pieces = []
-    seg_headers = []
-    table = _segment_table()
-    for k, ((hdr_off, body_off), length) in enumerate(zip(SEGMENT_OFFSETS, SEGMENT_LENGTHS,
-                                                          strict=True)):
-        entry = table[data[hdr_off]]
-        if entry is None:
-            raise ReservedBitsError(f"segment{k}.alt_sector", data[hdr_off] & 1)
-        starts, msg, offset = entry
-        seg_headers.append(entry)
-        pos = body_off
-        body = length
-        if msg:
-            messages.append(int.from_bytes(data[pos:pos + MESSAGE_BYTES], "big"))
-            pos += MESSAGE_BYTES
-            body -= MESSAGE_BYTES
-        else:
-            messages.append(None)
-        bounds = [4 * offset + 64 * i for i in range(3) if 4 * offset + 64 * i < body]
-        if starts > len(bounds):
-            raise FieldRangeError(f"segment{k}.tl_starts", starts,
-                                  f"only {len(bounds)} TL-flit boundaries fit")
-        n = bounds[starts] if starts < len(bounds) else body
-        pieces.append(data[pos:pos + n])
-        fill = data[pos + n:pos + body]
-        if fill.count(0) != len(fill):
-            raise FieldRangeError(f"segment{k}.fill", next(b for b in fill if b),
-                                  "fill bytes must be zero")
+    segments = walk_segments(data, strict=True)
+    msgs = tuple(s.message for s in segments)
+    pieces = [data[s.begin:s.begin + s.tl_bytes] for s in segments]
     tl = b"".join(pieces)
-    first = 4 * seg_headers[0][2]
-    msgs = tuple(messages)
+    first = 4 * segments[0].tl_offset
     problem = layout_problem(len(tl), first, msgs)
     if problem:
-        raise FieldRangeError("segment0.tl_offset", seg_headers[0][2], problem)
-    for k, (want, got) in enumerate(zip(segment_layout(len(tl), first, msgs), seg_headers,
+        raise FieldRangeError("segment0.tl_offset", segments[0].tl_offset, problem)
+    for k, (want, got) in enumerate(zip(segment_layout(len(tl), first, msgs), segments,
                                         strict=True)):
-        if (want.tl_offset, want.tl_starts, want.tl_bytes) != (got[2], got[0], len(pieces[k])):
+        if (want.tl_offset, want.tl_starts, want.tl_bytes) != (
+                got.tl_offset, got.tl_starts, got.tl_bytes):
             raise FieldRangeError(
                 f"segment{k}", data[SEGMENT_OFFSETS[k][0]],
                 f"inconsistent with a continuous TL stream (expected tl_offset="

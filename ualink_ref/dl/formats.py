@@ -254,6 +254,31 @@ VENDOR_MESSAGE = BitFormat(
                 "project choice: class code 1111 and a single-word layout"),
 )
 
+def field_of(fmt: BitFormat, word: int, name: str) -> int:
+    """Field ``name`` of ``fmt`` read from ``word`` without the codec's checks (dissectors and
+    dispatch must read a field of any bytes, never raise)."""
+    return int(word >> fmt.position(name).shift & fmt.field(name).max_value)
+
+
+# Both header layouts open with the same op and payload bits: one reading serves both.
+assert all(
+    (EXPLICIT_HEADER.position(n).shift, EXPLICIT_HEADER.field(n).width)
+    == (COMMAND_HEADER.position(n).shift, COMMAND_HEADER.field(n).width)
+    for n in ("op", "payload")
+)
+
+
+def header_op(header: bytes) -> int:
+    """The op of a DL flit header (its first 3 bytes), read without checks."""
+    return field_of(EXPLICIT_HEADER, int.from_bytes(header[:EXPLICIT_HEADER.byte_length]), "op")
+
+
+def header_payload(header: bytes) -> bool:
+    """The payload bit of a DL flit header, read without checks."""
+    word = int.from_bytes(header[:EXPLICIT_HEADER.byte_length])
+    return bool(field_of(EXPLICIT_HEADER, word, "payload"))
+
+
 #: Every DL format, in the order ``specs/dl.md`` renders them.
 ALL_FORMATS: tuple[BitFormat, ...] = (
     EXPLICIT_HEADER,
@@ -286,4 +311,7 @@ __all__ = [
     "VENDOR_MESSAGE",
     "FlitOp",
     "MessageClass",
+    "field_of",
+    "header_op",
+    "header_payload",
 ]

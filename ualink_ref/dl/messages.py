@@ -26,6 +26,7 @@ from ualink_ref.dl.formats import (
     UART_MESSAGE,
     VENDOR_MESSAGE,
     MessageClass,
+    field_of,
 )
 from ualink_ref.errors import DecodeError, EncodeError, FieldRangeError
 
@@ -145,12 +146,12 @@ class UnknownMessage:
     @property
     def mclass(self) -> int:
         """The word's message class."""
-        return (self.word >> 2) & 0xF
+        return field_of(DL_MESSAGE, self.word, "mclass")
 
     @property
     def mtype(self) -> int:
         """The word's message type."""
-        return (self.word >> 6) & 0x7
+        return field_of(DL_MESSAGE, self.word, "mtype")
 
 
 DLMessage = (

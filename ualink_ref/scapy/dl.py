@@ -28,7 +28,6 @@ from scapy.fields import (
     ConditionalField,
     Field,
     PacketField,
-    StrLenField,
     XIntField,
 )
 from scapy.packet import Packet
@@ -49,8 +48,10 @@ from ualink_ref.dl.formats import (
     VENDOR_MESSAGE,
     FlitOp,
     MessageClass,
+    field_of,
+    header_op,
 )
-from ualink_ref.scapy.gen import packet_class
+from ualink_ref.scapy.gen import ExactLenField, packet_class
 from ualink_ref.scapy.tlview import TLSpansField, lazy_spans
 
 
@@ -62,7 +63,20 @@ def _no_payload(self: Packet, s: bytes) -> tuple[bytes, bytes]:
 _PART = {"extract_padding": _no_payload}
 
 
-class DispatchPacketField(PacketField):
+class DefaultPacketField(PacketField):
+    """A PacketField that builds its class's defaults when left ``None``.
+
+    A part of a flit is always present on the wire, so an unset part is the
+    class's default bytes (all zero: a valid empty part), never nothing.
+    """
+
+    def addfield(self, pkt: Packet, s: bytes, val: Any) -> bytes:
+        """Build ``val``, or ``cls()`` when it is ``None``."""
+        cls: Any = self.cls  # a Packet class (PacketField's annotation is looser)
+        return s + bytes(cls() if val is None else val)
+
+
+class DispatchPacketField(DefaultPacketField):
     """A PacketField whose class is chosen from the bytes themselves."""
 
     __slots__ = ["choose"]  # Scapy fields use slots
@@ -83,7 +97,7 @@ DLCommandHeader = packet_class(COMMAND_HEADER, class_name="DLCommandHeader", att
 
 
 def _header_class(m: bytes) -> type[Packet]:
-    op = m[0] >> 5 if m else 0
+    op = header_op(m) if m else 0
     return DLCommandHeader if op in (FlitOp.ACK, FlitOp.REPLAY_REQUEST) else DLExplicitHeader
 
 
@@ -105,10 +119,9 @@ def message_layer(m: bytes) -> type[Packet]:
     word = int.from_bytes(m[:MESSAGE_BYTES], "big")
     # Read the common fields without the codec's checks: a word with reserved bits set
     # must still dissect (as the generic layer), never raise.
-    mclass = (word >> DL_MESSAGE.position("mclass").shift) & 0xF
-    mtype = (word >> DL_MESSAGE.position("mtype").shift) & 0x7
-    if word >> DL_MESSAGE.position("compressed").shift & 1 or (
-            word >> DL_MESSAGE.position("rsvd_c").shift & 1):
+    mclass = field_of(DL_MESSAGE, word, "mclass")
+    mtype = field_of(DL_MESSAGE, word, "mtype")
+    if field_of(DL_MESSAGE, word, "compressed") or field_of(DL_MESSAGE, word, "rsvd_c"):
         return DLMessage
     if mclass == MessageClass.VENDOR:
         return DLVendorMessage
@@ -125,8 +138,8 @@ def _segment_class(index: int, length: int) -> type[Packet]:
                 DispatchPacketField("message", None, message_layer, DLMessage),
                 lambda pkt: pkt.getfieldval("msg") == 1,
             ),
-            StrLenField("body", b"",
-                        length_from=lambda pkt: length - MESSAGE_BYTES * pkt.getfieldval("msg")),
+            ExactLenField("body", b"",
+                          length_from=lambda pkt: length - MESSAGE_BYTES * pkt.getfieldval("msg")),
         ],
         attrs=_PART,
     )
@@ -167,16 +180,35 @@ class CrcValidField(Field[Any, Any]):
 
 
 class UALinkDLFlit(Packet):
-    """A 640-byte DL flit: header, five segments, CRC-32 and its validity."""
+    """A 640-byte DL flit: header, five segments, CRC-32 and its validity.
+
+    Built with no arguments it is a valid empty flit (op explicit, no payload,
+    every segment zero); ``crc`` left ``None`` is computed over bytes 0..635 and
+    segment bodies are padded to their segment's length.
+    """
 
     name = "UALink DL flit"
     fields_desc = [  # noqa: RUF012
-        DispatchPacketField("header", None, _header_class, DLExplicitHeader),
-        *(PacketField(f"segment{i}", None, cls) for i, cls in enumerate(DL_SEGMENT_LAYERS)),
+        DispatchPacketField("header", DLExplicitHeader(), _header_class, DLExplicitHeader),
+        *(DefaultPacketField(f"segment{i}", cls(), cls)
+          for i, cls in enumerate(DL_SEGMENT_LAYERS)),
         XIntField("crc", None),
         CrcValidField("crc_valid"),
         TLSpansField("tl_flits"),  # read-only view of the TL bytes (scapy_tlview)
     ]
+
+    def __init__(self, _pkt: bytes = b"", *args: Any, **kwargs: Any) -> None:
+        super().__init__(_pkt, *args, **kwargs)
+        if not _pkt:
+            # Scapy copies packet-valued defaults into ``fields``, where ``fuzz()`` (which
+            # replaces defaults) cannot reach them; keep unset parts as this instance's
+            # own default copies instead, so fuzz(UALinkDLFlit()) randomises every part.
+            # (Scapy shares one default_fields dict per class: copy it first.)
+            self.default_fields = dict(self.default_fields)
+            for f in self.fields_desc:
+                if isinstance(f, DefaultPacketField) and f.name not in kwargs and (
+                        f.name in self.fields):
+                    self.default_fields[f.name] = self.fields.pop(f.name)
 
     def post_build(self, pkt: bytes, pay: bytes) -> bytes:
         """Fill in the CRC when it was left ``None``."""
@@ -203,11 +235,13 @@ class UALinkDLFlit(Packet):
         header = self.getfieldval("header")
         parts = [header.sprintf("%op%") if header is not None else "?"]
         if header is not None:
+            present = {f.name for f in header.fields_desc}
             for name in ("flit_seq", "ack_req_seq", "flit_seq_lo"):
-                if name in header.fields:
+                if name in present:
                     parts.append(f"{name}={header.getfieldval(name)}")
         valid = self.getfieldval("crc_valid")
-        parts.append("crc " + ("?" if valid is None else "ok" if valid else "BAD"))
+        parts.append("crc " + ("(computed on build)" if valid is None else "ok" if valid
+                               else "BAD"))
         underlayer = self.underlayer
         keep = [type(underlayer)] if underlayer is not None else []
         return "DL " + " ".join(parts), keep
@@ -220,6 +254,7 @@ __all__ = [
     "DLCommandHeader",
     "DLExplicitHeader",
     "DLMessage",
+    "DefaultPacketField",
     "DispatchPacketField",
     "UALinkDLFlit",
     "message_layer",

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from scapy.fields import PacketListField, StrFixedLenField, StrLenField
+from scapy.fields import PacketListField, StrFixedLenField
 from scapy.packet import Packet
 
 from ualink_ref.errors import DecodeError
-from ualink_ref.scapy.gen import packet_class
-from ualink_ref.tl.fields import FORMATS, REQUEST, RESPONSE, SECTOR_BYTES, SECTORS
-from ualink_ref.tl.flit import HALF_FLIT_BYTES, TL_FLIT_BYTES, data_halves_of
+from ualink_ref.scapy.gen import ExactLenField, packet_class
+from ualink_ref.tl.fields import FORMATS, REQUEST, RESPONSE, SECTOR_BYTES, SECTORS, FType
+from ualink_ref.tl.flit import HALF_FLIT_BYTES, SECTORS_PER_HALF, TL_FLIT_BYTES, data_halves_of
 
 
 def _no_payload(self: Packet, s: bytes) -> tuple[bytes, bytes]:
@@ -44,8 +44,12 @@ def _field_data_halves(field: Packet) -> int:
     """Data half-flits that the field announces (0 for an unknown command or sector)."""
     if "ftype" not in getattr(field, "fieldtype", {}):  # TLUnknownSector, Raw
         return 0
+    ftype = field.getfieldval("ftype")
+    fmt = FORMATS.get(ftype)
+    if fmt is None or any(f.name not in field.fieldtype for f in fmt.fields):
+        return 0  # an FTYPE set (or fuzzed) to another layout's value: no data rule applies
     try:
-        return data_halves_of(field.getfieldval("ftype"), _values(field))
+        return data_halves_of(ftype, _values(field))
     except DecodeError:  # unknown command: the dissector shows it, the data length is unknown
         return 0
 
@@ -61,6 +65,11 @@ def _next_field(
     return TL_FIELD_LAYERS[ftype]
 
 
+def _pad(data: bytes, size: int) -> bytes:
+    """``data`` zero-padded to ``size`` bytes (zero sectors are NOPs); longer is kept."""
+    return data + bytes(max(0, size - len(data)))
+
+
 class TLUnknownSector(Packet):
     """A sector whose FTYPE is not modelled: shown raw, 4 bytes."""
 
@@ -71,13 +80,35 @@ class TLUnknownSector(Packet):
         """Followed by the next sector."""
         return b"", s
 
+    def mysummary(self) -> str:
+        """``TL unknown sector ftype=N``."""
+        raw = self.getfieldval("raw") or b"\0"
+        return f"TL unknown sector ftype={raw[0] >> 4}"
+
+
+def _field_summary(field: Packet) -> str:
+    """A control field for a half-flit's summary (``""`` for a NOP sector)."""
+    if not isinstance(field, Packet) or "ftype" not in getattr(field, "fieldtype", {}):
+        return field.summary() if isinstance(field, Packet) else ""
+    values = _values(field)
+    if values.get("ftype") == FType.FLOW_CONTROL and not any(
+            v for k, v in values.items() if k != "ftype"):
+        return ""
+    return str(field.mysummary())
+
 
 class TLControlHalf(Packet):
-    """A 32-byte control half-flit: its control fields in sector order (NOPs included)."""
+    """A 32-byte control half-flit: its control fields in sector order (NOPs included).
+
+    Built with fewer than 8 sectors of fields it is padded with zero (NOP) sectors;
+    the default is 8 NOP flow-control fields, so ``fuzz()`` randomises each sector.
+    """
 
     name = "TL control half-flit"
     fields_desc = [  # noqa: RUF012
-        PacketListField("ctrl_fields", [], next_cls_cb=_next_field, max_count=8,
+        PacketListField("ctrl_fields",
+                        [TL_FIELD_LAYERS[FType.FLOW_CONTROL]() for _ in range(SECTORS_PER_HALF)],
+                        next_cls_cb=_next_field, max_count=8,
                         length_from=lambda pkt: HALF_FLIT_BYTES),
     ]
 
@@ -85,9 +116,18 @@ class TLControlHalf(Packet):
         """The next half-flit follows."""
         return b"", s
 
+    def post_build(self, pkt: bytes, pay: bytes) -> bytes:
+        """Pad to 32 bytes with NOP sectors."""
+        return _pad(pkt, HALF_FLIT_BYTES) + pay
+
     def data_halves(self) -> int:
         """Data half-flits announced by this half-flit's fields."""
         return sum(_field_data_halves(f) for f in self.getfieldval("ctrl_fields"))
+
+    def mysummary(self) -> str:
+        """``TL control half: <fields>`` (NOP sectors left out)."""
+        shown = [t for t in (_field_summary(f) for f in self.getfieldval("ctrl_fields")) if t]
+        return "TL control half: " + ("; ".join(shown) or "NOP")
 
 
 class TLDataHalf(Packet):
@@ -99,6 +139,11 @@ class TLDataHalf(Packet):
     def extract_padding(self, s: bytes) -> tuple[bytes, bytes]:
         """The next half-flit follows."""
         return b"", s
+
+    def mysummary(self) -> str:
+        """``TL data half <first bytes>``."""
+        data = bytes(self.getfieldval("data") or b"")
+        return f"TL data half {data[:8].hex()}{'...' if len(data) > 8 else ''}"
 
 
 def _next_half(
@@ -122,10 +167,19 @@ class TLFlit(Packet):
 
     name = "TL flit"
     fields_desc = [  # noqa: RUF012
-        PacketListField("halves", [], next_cls_cb=_next_half, max_count=2,
-                        length_from=lambda pkt: TL_FLIT_BYTES),
+        PacketListField("halves", [TLControlHalf(), TLControlHalf()], next_cls_cb=_next_half,
+                        max_count=2, length_from=lambda pkt: TL_FLIT_BYTES),
     ]
     pending_before = 0
+
+    def post_build(self, pkt: bytes, pay: bytes) -> bytes:
+        """Pad to 64 bytes (a missing half is a NOP control half-flit)."""
+        return _pad(pkt, TL_FLIT_BYTES) + pay
+
+    def mysummary(self) -> str:
+        """``TL flit [<half 0>] [<half 1>]``: the nested half-flits' summaries."""
+        return "TL flit " + " ".join(f"[{h.mysummary()}]"
+                                     for h in self.getfieldval("halves"))
 
 
 def tl_flit(data: bytes, pending: int = 0) -> TLFlit:
@@ -145,7 +199,7 @@ UPLIRequest = packet_class(
     REQUEST,
     class_name="UPLIRequest",
     display_name="UPLI request",
-    extra_fields=[StrLenField("data", b"", length_from=_upli_data_length)],
+    extra_fields=[ExactLenField("data", b"", length_from=_upli_data_length)],
 )
 
 #: UPLI response view: an uncompressed response field with its data beats.
@@ -153,7 +207,7 @@ UPLIResponse = packet_class(
     RESPONSE,
     class_name="UPLIResponse",
     display_name="UPLI response",
-    extra_fields=[StrLenField("data", b"", length_from=_upli_data_length)],
+    extra_fields=[ExactLenField("data", b"", length_from=_upli_data_length)],
 )
 
 __all__ = [

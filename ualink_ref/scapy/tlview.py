@@ -30,15 +30,10 @@ from scapy.fields import (
 )
 from scapy.packet import Packet
 
-from ualink_ref.dl.flit import (
-    FLIT_BYTES,
-    MESSAGE_BYTES,
-    SEGMENT_LENGTHS,
-    SEGMENT_OFFSETS,
-    TL_FLIT_BYTES,
-)
-from ualink_ref.dl.formats import SEGMENT_HEADER
+from ualink_ref.dl.segments import walk_segments
 from ualink_ref.scapy.tl import TLControlHalf, TLFlit, tl_flit
+from ualink_ref.sizes import DL_FLIT_BYTES as FLIT_BYTES
+from ualink_ref.sizes import TL_FLIT_BYTES
 
 #: ``DLTLSpan.kind`` values.
 LEADING, WHOLE, TRAILING, FILL, UNEXPLAINED = 0, 1, 2, 3, 4
@@ -51,11 +46,6 @@ SPAN_KINDS = {
     # segment headers give (the codec rejects such a flit)
     UNEXPLAINED: "unexplained_by_segment_headers",
 }
-
-
-def _segment_bits(byte: int, name: str) -> int:
-    pos = SEGMENT_HEADER.position(name)
-    return (byte >> pos.shift) & ((1 << pos.field.width) - 1)
 
 
 class DLTLSpan(Packet):
@@ -91,21 +81,12 @@ def tl_stream(raw: bytes) -> tuple[list[int], list[int], int | None]:
     positions: list[int] = []
     starts: list[int] = []
     fill: int | None = None
-    for (hdr_off, body_off), length in zip(SEGMENT_OFFSETS, SEGMENT_LENGTHS, strict=True):
-        if hdr_off >= len(raw):
-            break
-        byte = raw[hdr_off]
-        msg = _segment_bits(byte, "msg")
-        body = length - MESSAGE_BYTES * msg
-        begin = body_off + MESSAGE_BYTES * msg
-        bounds = [4 * _segment_bits(byte, "tl_offset") + TL_FLIT_BYTES * i for i in range(3)]
-        bounds = [b for b in bounds if b < body]
-        n_starts = min(_segment_bits(byte, "tl_starts"), len(bounds))
+    for seg in walk_segments(raw, strict=False):  # the codec's own walk, never raising
         if fill is None:
-            starts += [len(positions) + b for b in bounds[:n_starts]]
-            if n_starts < len(bounds):  # the first uncounted boundary starts the fill
-                fill = len(positions) + bounds[n_starts]
-        positions += range(begin, begin + body)
+            starts += [len(positions) + s - seg.begin for s in seg.starts]
+            if seg.tl_bytes < seg.room:  # the first uncounted boundary starts the fill
+                fill = len(positions) + seg.tl_bytes
+        positions += range(seg.begin, seg.begin + seg.room)
     return positions, starts, fill
 
 

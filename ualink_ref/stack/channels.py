@@ -12,6 +12,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from ualink_ref.dl.formats import header_payload
 from ualink_ref.phy import BitErrorChannel, BurstChannel, apply_bit_errors
 
 
@@ -176,8 +177,8 @@ class Outage:
 
 
 def carries_payload(flit: bytes) -> bool:
-    """The payload bit of a DL flit's header (bit 4 of byte 0), read without decoding."""
-    return bool(flit[0] & 0x10)
+    """The payload bit of a DL flit's header, read without decoding."""
+    return header_payload(flit)
 
 
 def flip_bits(data: bytes, positions: list[int]) -> bytes:

@@ -89,6 +89,21 @@ class FecDecoded:
     flits: bytes
     corrected: tuple[int, ...]
     uncorrectable: tuple[bool, ...]
+    codewords_corrected: int = 0
+    codewords_uncorrectable: int = 0
+
+
+def decode_wire(data: bytes, fec: FecMode, interleave: int = 1) -> FecDecoded:
+    """The PHY's receive side as the endpoint runs it: whole flits' worth of ``data``
+    FEC-decoded (with ``fec="none"`` the bytes are the flits)."""
+    if fec == "none":
+        count = len(data) // DL_FLIT_BYTES
+        return FecDecoded(bytes(data), (0,) * count, (False,) * count)
+    result = decode_flits(data, fec, interleave)
+    return FecDecoded(result.flits, tuple(result.corrected.tolist()),
+                      tuple(result.uncorrectable.tolist()),
+                      int((result.codeword_corrected > 0).sum()),
+                      int(result.codeword_uncorrectable.sum()))
 
 
 #: What :meth:`Endpoint.receive` returns: the chunk's FEC verdict, DL events, completions.
@@ -322,22 +337,15 @@ class Endpoint:
         count = len(data) // per
         self._wire_received += len(data)
         self._flits_received += count
-        if self.fec == "none":
-            flits = bytes(data)
-            decoded = FecDecoded(flits, (0,) * count, (False,) * count)
-        else:
-            result = decode_flits(data, self.fec, self.interleave)
-            flits = result.flits
-            corrected = result.corrected
-            if corrected.any():
-                self._corrected_symbols += int(corrected.sum())
-                self._corrected_flits += int((corrected > 0).sum())
-                self._corrected_codewords += int((result.codeword_corrected > 0).sum())
-            if result.uncorrectable.any():
-                self._uncorrectable += int(result.uncorrectable.sum())
-                self._uncorrectable_codewords += int(result.codeword_uncorrectable.sum())
-            decoded = FecDecoded(flits, tuple(corrected.tolist()),
-                                 tuple(result.uncorrectable.tolist()))
+        decoded = decode_wire(data, self.fec, self.interleave)
+        flits = decoded.flits
+        if decoded.codewords_corrected:
+            self._corrected_symbols += sum(decoded.corrected)
+            self._corrected_flits += sum(1 for c in decoded.corrected if c)
+            self._corrected_codewords += decoded.codewords_corrected
+        if decoded.codewords_uncorrectable:
+            self._uncorrectable += sum(decoded.uncorrectable)
+            self._uncorrectable_codewords += decoded.codewords_uncorrectable
         events: list[EndpointEvent] = [decoded]
         self._run_timer(now)
         dl = self.dl
@@ -412,4 +420,5 @@ class Endpoint:
         )
 
 
-__all__ = ["Completion", "Endpoint", "EndpointCounters", "EndpointEvent", "FecDecoded"]
+__all__ = ["Completion", "Endpoint", "EndpointCounters", "EndpointEvent", "FecDecoded",
+           "decode_wire"]

@@ -269,7 +269,7 @@ class _Side:
     dst: int  # the peer's accelerator ID
     ops: list[int]  # workload indices, in order
     next: int = 0
-    in_flight: dict[int, tuple[int, int]] = field(default_factory=dict)  # tag -> (index, slot)
+    in_flight: dict[int, tuple[int, int]] = field(default_factory=dict)  # handle -> (index, slot)
 
 
 class Simulation:
@@ -386,7 +386,7 @@ class Simulation:
         for name, event in events:
             if type(event) is not Completion:
                 continue
-            index, issued = self._sides[name].in_flight.pop(event.tag)
+            index, issued = self._sides[name].in_flight.pop(event.handle)
             if self.results[index] is not None:
                 raise AssertionError(f"op {index} completed twice (seed {self.seed})")
             self.results[index] = event

@@ -43,17 +43,6 @@ from ualink_ref.dl import formats as F
 from ualink_ref.dl import messages as M
 from ualink_ref.dl.flit import SEGMENTS, TL_FLIT_BYTES, DLFlit, capacity
 from ualink_ref.dl.formats import FlitOp
-from ualink_ref.dl.messages import (
-    ChannelCommand,
-    ChannelNegotiation,
-    DeviceId,
-    DLMessage,
-    NoOp,
-    PortNumber,
-    TLRateNotification,
-    UartData,
-    VendorMessage,
-)
 from ualink_ref.sizes import DL_FLIT_BYTES, WIRE_BYTES_PER_FLIT
 from ualink_ref.stack.sim import Op
 from ualink_ref.tl.fields import FORMATS, SECTORS, FType
@@ -303,16 +292,16 @@ def capture_records(
 
 
 
-def known_dl_messages() -> st.SearchStrategy[DLMessage]:
+def known_dl_messages() -> st.SearchStrategy[M.DLMessage]:
     """Any DL message this model knows (no ``UnknownMessage``)."""
     return st.one_of(
-        st.just(NoOp()),
-        st.builds(TLRateNotification, st.integers(0, 255)),
-        st.builds(DeviceId, st.booleans(), st.integers(0, 0xFFFF)),
-        st.builds(PortNumber, st.booleans(), st.integers(0, 255)),
-        st.builds(ChannelNegotiation, st.sampled_from(ChannelCommand)),
-        st.builds(UartData, st.binary(max_size=2)),
-        st.builds(VendorMessage, st.integers(0, 7), st.integers(0, (1 << 23) - 1)),
+        st.just(M.NoOp()),
+        st.builds(M.TLRateNotification, st.integers(0, 255)),
+        st.builds(M.DeviceId, st.booleans(), st.integers(0, 0xFFFF)),
+        st.builds(M.PortNumber, st.booleans(), st.integers(0, 255)),
+        st.builds(M.ChannelNegotiation, st.sampled_from(M.ChannelCommand)),
+        st.builds(M.UartData, st.binary(max_size=2)),
+        st.builds(M.VendorMessage, st.integers(0, 7), st.integers(0, (1 << 23) - 1)),
     )
 
 

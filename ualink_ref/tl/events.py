@@ -9,16 +9,18 @@ from ualink_ref.tl.upli import Status
 
 @dataclass(frozen=True, slots=True)
 class Completion:
-    """The end of one operation: its handle, status and returned data (or ``None``)."""
+    """The end of one operation: its handle (what ``read`` / ``write`` / ``atomic``
+    returned — not the wire tag, which is reused), status and returned data (or ``None``)."""
 
-    tag: int
+    handle: int
     status: Status
     data: bytes | None
 
 
 @dataclass
 class TLCounters:
-    """Running totals of one TransactionLayer (mutable; read them any time)."""
+    """Running totals of one TransactionLayer (``TransactionLayer.counters`` returns a
+    snapshot, as the DL's and the endpoint's do)."""
 
     flits_sent: int = 0
     flits_received: int = 0

@@ -19,6 +19,10 @@ half-flits are still owed — :func:`dissect` takes it as ``pending`` (0 at
 link start) and returns the new value. A TL flit that starts with a control
 half-flit (``pending`` = 0, which is every flit that does not continue a
 multi-beat payload) dissects with no earlier state at all.
+
+The walk itself is :class:`ualink_ref.tl.framing.TLDeframer` (the one
+implementation of these rules, shared with the TL engine and the Scapy
+view); this module renders what it finds field by field.
 """
 
 from __future__ import annotations
@@ -28,30 +32,22 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ualink_ref.bitfields import BitFormat
-from ualink_ref.errors import DecodeError, EncodeError, FieldRangeError, TruncatedError
-from ualink_ref.tl.fields import FORMATS, SECTOR_BYTES, SECTORS, FType, encode_field
-from ualink_ref.tl.upli import Status, is_known, request_data_halves
+from ualink_ref.errors import DecodeError, EncodeError, TruncatedError
+from ualink_ref.sizes import TL_FLIT_BYTES, TL_HALF_BYTES
+from ualink_ref.tl import codec as C
+from ualink_ref.tl.fields import FLOW_CONTROL, SECTOR_BYTES, FType, encode_field
+from ualink_ref.tl.framing import TLDeframer, data_halves
 
-TL_FLIT_BYTES = 64
-HALF_FLIT_BYTES = 32
-SECTORS_PER_HALF = 8
+HALF_FLIT_BYTES = TL_HALF_BYTES
+SECTORS_PER_HALF = HALF_FLIT_BYTES // SECTOR_BYTES
 ZERO_HALF = bytes(HALF_FLIT_BYTES)
+_NOP_VALUES = {f.name: 0 for f in FLOW_CONTROL.fields}
 
 
 def data_halves_of(ftype: int, values: Mapping[str, int]) -> int:
-    """Data half-flits that follow a control field (see the module rules)."""
-    if ftype in (FType.REQUEST, FType.COMPRESSED_REQUEST):
-        cmd = values["cmd"]
-        if not is_known(cmd):
-            raise FieldRangeError("cmd", cmd, "unknown command: data length unknown")
-        return request_data_halves(cmd, values["numbeats"])
-    if ftype == FType.RESPONSE:
-        if values["rd_wr"] == 0 and values["status"] == Status.OKAY:
-            return 2 * (values["len"] + 1)
-        return 0
-    if ftype == FType.COMPRESSED_RESPONSE_DATA:
-        return 2 * (values["len"] + 1)
-    return 0
+    """Data half-flits that follow a control field given as the readable codec's dict
+    (:func:`ualink_ref.tl.framing.data_halves`, the one rule)."""
+    return data_halves(C.from_dict(ftype, values))
 
 
 @dataclass(frozen=True)
@@ -118,24 +114,16 @@ def encode_control_half(fields: Sequence[tuple[int, Mapping[str, int]]]) -> byte
 
 def decode_control_half(half: bytes | bytearray | memoryview) -> tuple[ControlField, ...]:
     """Decode every field of one control half-flit (NOP sectors included)."""
-    if len(half) != HALF_FLIT_BYTES:
-        raise TruncatedError("TL control half-flit", HALF_FLIT_BYTES, len(half))
-    fields = []
-    sector = 0
-    while sector < SECTORS_PER_HALF:
-        start = sector * SECTOR_BYTES
-        ftype = half[start] >> 4
-        size = SECTORS.get(ftype)
-        if size is None:
-            raise FieldRangeError("ftype", ftype, f"unknown TL field type at sector {sector}")
-        if sector + size > SECTORS_PER_HALF:
-            raise DecodeError(
-                f"TL field {FORMATS[ftype].name} at sector {sector} straddles the half-flit"
-            )
-        fmt = FORMATS[ftype]
-        values = fmt.unpack(bytes(half[start : start + size * SECTOR_BYTES]))
-        fields.append(ControlField(sector, fmt, values, data_halves_of(ftype, values)))
-        sector += size
+    return _control_fields(C.decode_control_half(half))
+
+
+def _control_fields(decoded: list[tuple[int, C.TLField]]) -> tuple[ControlField, ...]:
+    """The readable view of typed fields, with the trailing NOP sectors filled in."""
+    fields = [ControlField(sector, C.format_of(value), C.as_dict(value), data_halves(value))
+              for sector, value in decoded]
+    used = decoded[-1][0] + C.SECTORS_OF[C.FTYPE_OF[type(decoded[-1][1])]] if decoded else 0
+    fields += [ControlField(s, FLOW_CONTROL, dict(_NOP_VALUES), 0)
+               for s in range(used, SECTORS_PER_HALF)]
     return tuple(fields)
 
 
@@ -150,17 +138,18 @@ def dissect(flit: bytes | bytearray | memoryview, pending: int = 0) -> TLFlitVie
         raise TruncatedError("TL flit", TL_FLIT_BYTES, len(flit))
     if not isinstance(pending, int) or pending < 0:
         raise DecodeError(f"pending data half-flits must be >= 0, got {pending!r}")
+    walk = TLDeframer(pending)
     halves: list[HalfFlit] = []
     for i in range(2):
         raw = bytes(flit[i * HALF_FLIT_BYTES : (i + 1) * HALF_FLIT_BYTES])
-        if pending:
+        if walk.next_is_data():
+            walk.feed_half(raw)
             halves.append(HalfFlit("data", raw))
-            pending -= 1
         else:
-            fields = decode_control_half(raw)
-            halves.append(HalfFlit("control", raw, fields))
-            pending = sum(f.data_halves for f in fields)
-    return TLFlitView((halves[0], halves[1]), pending)
+            started, _done = walk.feed_half(raw)
+            decoded = [(p.sector, p.value) for p in started if p.value is not None]
+            halves.append(HalfFlit("control", raw, _control_fields(decoded)))
+    return TLFlitView((halves[0], halves[1]), walk.pending)
 
 
 def dissect_stream(flits: Iterable[bytes]) -> list[TLFlitView]:

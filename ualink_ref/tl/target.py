@@ -10,34 +10,31 @@ another accelerator, an invalid atomic encoding, inconsistent ``len`` /
 
 from __future__ import annotations
 
+from ualink_ref.sizes import TL_HALF_BYTES
+from ualink_ref.tl.codec import Request
 from ualink_ref.tl.memory import Memory
 from ualink_ref.tl.upli import REGION_BYTES, Command, Status, atomic_op_of, beats_for
 
-_HALF = 32
-_RD_WR_READ = {Command.READ: 0, Command.ATOMIC_R: 0}
+_HALF = TL_HALF_BYTES
+#: Read-type commands (a response's ``rd_wr`` = 0); every other command is write-type.
+_READ_TYPE = frozenset((Command.READ, Command.ATOMIC_R))
 
 
 def execute(
     memory: Memory,
     acc_id: int,
     messages: list[tuple[int, int, bytes]],
-    cmd: int,
-    asi: int,
-    attr: int,
-    len_field: int,
-    addr: int,
-    src: int,
-    dst: int,
-    numbeats: int,
+    request: Request,
     halves: list[bytes],
 ) -> tuple[int, int, list[bytes], int]:
     """Serve one request; return ``(status, rd_wr, response data half-flits, beats)``."""
-    nbytes = (len_field + 1) * 4
-    rd_wr = _RD_WR_READ.get(cmd, 1)  # type: ignore[call-overload]
+    cmd, attr, addr, numbeats = request.cmd, request.attr, request.addr, request.numbeats
+    nbytes = (request.len + 1) * 4
+    rd_wr = 0 if cmd in _READ_TYPE else 1
     status = 0
     out: list[bytes] = []
     beats = 0
-    if asi or dst != acc_id:
+    if request.asi or request.dst_acc != acc_id:
         status = Status.UNSUPPORTED_REQUEST
     elif cmd == Command.ATOMIC_R or cmd == Command.ATOMIC_NR:
         op = atomic_op_of(attr)
@@ -67,7 +64,7 @@ def execute(
                 data += bytes(beats * 64 - nbytes)
             out = [data[i : i + _HALF] for i in range(0, beats * 64, _HALF)]
     elif cmd == Command.WRITE_MESSAGE:
-        messages.append((src, addr, b"".join(halves)[:nbytes]))
+        messages.append((request.src_acc, addr, b"".join(halves)[:nbytes]))
     else:
         if cmd == Command.WRITE:
             mask = int.from_bytes(halves[0], "little") & ((1 << nbytes) - 1)

@@ -46,17 +46,33 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Sequence
+from dataclasses import replace
+from typing import NamedTuple
 
 from ualink_ref.errors import (
-    DecodeError,
+    AddressCacheError,
     EncodeError,
     FieldRangeError,
-    ProtocolError,
+    MisroutedError,
     ReservedBitsError,
+    ResponseMismatchError,
     TagError,
     TruncatedError,
+    UnsupportedError,
 )
-from ualink_ref.tl import fields as F
+from ualink_ref.sizes import TL_FLIT_BYTES, TL_HALF_BYTES
+from ualink_ref.tl.codec import (
+    ADDR_LO_BITS,
+    CompressedRequest,
+    CompressedResponseData,
+    CompressedResponseNoData,
+    FlowControl,
+    Request,
+    Response,
+    TLField,
+    VcFlowControl,
+    pack_field,
+)
 from ualink_ref.tl.credits import (
     NUM_VCS,
     POOL,
@@ -70,6 +86,7 @@ from ualink_ref.tl.credits import (
     check_config,
 )
 from ualink_ref.tl.events import Completion, TLCounters
+from ualink_ref.tl.framing import PendingField, TLDeframer
 from ualink_ref.tl.memory import Memory
 from ualink_ref.tl.target import execute
 from ualink_ref.tl.upli import (
@@ -82,32 +99,36 @@ from ualink_ref.tl.upli import (
     beats_for,
     check_access,
     check_atomic,
-)
-from ualink_ref.tl.wire import (
-    ADDR_LO_BITS,
-    pack_compressed_request,
-    pack_compressed_response,
-    pack_flow_control,
-    pack_request,
-    pack_response,
-    unpack_compressed_request,
-    unpack_compressed_response,
-    unpack_flow_control,
-    unpack_request,
-    unpack_response,
+    request_data_credits,
 )
 
 _STATUS = tuple(Status)
-# Sectors per FTYPE (0 = unknown), and masks keeping sectors s..7 of a half-flit.
-_SIZES = tuple(F.SECTORS.get(ft, 0) for ft in range(16))
-_REST_MASK = tuple((1 << (256 - 32 * s)) - 1 for s in range(8))
-_HALF = 32
+_HALF = TL_HALF_BYTES
 _ZERO_HALF = bytes(_HALF)
+_ADDR_LO_MASK = (1 << ADDR_LO_BITS) - 1
 
-_RD_WR_READ = {Command.READ: 0, Command.ATOMIC_R: 0}
-_DATA_COMMANDS = frozenset(
-    (Command.WRITE_FULL, Command.WRITE_MESSAGE, Command.ATOMIC_R, Command.ATOMIC_NR)
-)
+
+_REQUESTS = (Request, CompressedRequest)
+_RESPONSES = (Response, CompressedResponseData, CompressedResponseNoData)
+_CREDIT_RETURNS = (FlowControl, VcFlowControl)
+
+
+class _RxRequest(NamedTuple):
+    """A received request, expanded from the address cache, and the credits it holds."""
+
+    request: Request
+    source: int  # credit source: a VC, or POOL
+    data_credits: int
+
+
+class _RxResponse(NamedTuple):
+    """A received response, reduced to what completing its operation needs."""
+
+    tag: int
+    status: int
+    source: int
+    beats: int
+    src: int  # the responder, or -1 when implied (a compressed response)
 
 
 class _Op:
@@ -176,7 +197,7 @@ class TransactionLayer:
         self.compress = compress
         self.credit_config = credits or CreditConfig()
         check_config(self.credit_config)
-        self.counters = TLCounters()
+        self._counters = TLCounters()
         self.messages: list[tuple[int, int, bytes]] = []  # Write Message: (src, addr, data)
         self.tx_credits = SenderCredits()
         self.rx_credits = ReceiverCredits(self.credit_config)
@@ -190,9 +211,10 @@ class TransactionLayer:
         self._tx_data: deque[bytes] = deque()
         self._tx_ways: list[tuple[int, int, int, int] | None] = [None] * 4
         self._tx_next_way = 0
-        self._rx_ways: list[tuple[int, int, int, int, int] | None] = [None] * 4
-        # Received fields waiting for (or processed in order after) their data.
-        self._rx_items: deque[list[object]] = deque()
+        # Address-cache ways as loaded by received requests with cload set.
+        self._rx_ways: list[Request | None] = [None] * 4
+        # The one half-flit framing walk; fields wait in it for their data.
+        self._deframer = TLDeframer()
 
     # -- originator API -----------------------------------------------------------
 
@@ -292,6 +314,11 @@ class TransactionLayer:
     # -- state --------------------------------------------------------------------
 
     @property
+    def counters(self) -> TLCounters:
+        """A snapshot of this TL's running totals."""
+        return replace(self._counters)
+
+    @property
     def queued(self) -> int:
         """Requests issued but not yet sent (waiting for tags or credits)."""
         return len(self._req_q)
@@ -305,7 +332,7 @@ class TransactionLayer:
     def busy(self) -> bool:
         """True while anything is queued, outstanding, owed as data, or to be answered."""
         return bool(self._req_q or self._outstanding or self._rsp_q or self._tx_data
-                    or self._rx_items)
+                    or self._deframer.pending)
 
     # -- flit output --------------------------------------------------------------
 
@@ -319,14 +346,14 @@ class TransactionLayer:
         if first is None:
             return None
         second = self._tx_data.popleft() if self._tx_data else self._control_half()
-        self.counters.flits_sent += 1
+        self._counters.flits_sent += 1
         return first + (second if second is not None else _ZERO_HALF)
 
     def _control_half(self) -> bytes | None:
         room = 8
         parts: list[bytes] = []
         rx = self.rx_credits
-        counters = self.counters
+        counters = self._counters
         if rx.urgent:
             room -= self._emit_returns(parts, room)
         # Responses first: they free the peer's tags and never wait on our requests.
@@ -348,12 +375,12 @@ class TransactionLayer:
             pool = 1 if source == POOL else 0
             len_field = rsp.beats - 1 if rsp.beats else 0
             if compressed:
-                parts.append(pack_compressed_response(rsp.beats > 0, rsp.vc, rsp.tag, pool,
-                                                      len_field))
+                cls = CompressedResponseData if rsp.beats else CompressedResponseNoData
+                parts.append(pack_field(cls(rsp.vc, rsp.tag, pool, len_field)))
                 counters.compressed_responses += 1
             else:
-                parts.append(pack_response(rsp.vc, rsp.tag, pool, len_field, rsp.status,
-                                           rsp.rd_wr, rsp.src, rsp.dst))
+                parts.append(pack_field(Response(rsp.vc, rsp.tag, pool, len_field, 0,
+                                                 rsp.status, rsp.rd_wr, 1, rsp.src, rsp.dst)))
             room -= size
             counters.responses_sent += 1
             if rsp.halves:
@@ -385,8 +412,9 @@ class TransactionLayer:
             self._outstanding[tag] = op
             pool = 1 if source == POOL else 0
             if way >= 0:
-                parts.append(pack_compressed_request(op.cmd, op.vc, tag, pool, op.attr,
-                                                     op.len_field, way, op.numbeats, op.addr))
+                parts.append(pack_field(CompressedRequest(
+                    op.cmd, op.vc, tag, pool, op.attr, op.len_field, way, op.numbeats,
+                    op.addr & _ADDR_LO_MASK)))
                 counters.compressed_requests += 1
             else:
                 cload = 0
@@ -396,9 +424,9 @@ class TransactionLayer:
                     cway = self._tx_next_way
                     self._tx_ways[cway] = key
                     self._tx_next_way = (cway + 1) & 3
-                parts.append(pack_request(op.cmd, op.vc, 0, tag, pool, op.attr, op.len_field,
-                                          op.metadata, op.addr, self.acc_id, op.dst, cload, cway,
-                                          op.numbeats))
+                parts.append(pack_field(Request(
+                    op.cmd, op.vc, 0, tag, pool, op.attr, op.len_field, op.metadata, op.addr,
+                    self.acc_id, op.dst, cload, cway, op.numbeats)))
             room -= size
             counters.requests_sent += 1
             if op.halves:
@@ -417,8 +445,9 @@ class TransactionLayer:
     def _emit_returns(self, parts: list[bytes], room: int) -> int:
         returns = self.rx_credits.take_returns(room)
         for source, counts in returns:
-            parts.append(pack_flow_control(source, counts))
-        self.counters.credit_returns_sent += len(returns)
+            value = FlowControl(*counts) if source == POOL else VcFlowControl(source, *counts)
+            parts.append(pack_field(value))
+        self._counters.credit_returns_sent += len(returns)
         return len(returns)
 
     # -- flit input ---------------------------------------------------------------
@@ -428,166 +457,115 @@ class TransactionLayer:
 
         Raises :class:`~ualink_ref.errors.DecodeError` for malformed fields and
         :class:`~ualink_ref.errors.ProtocolError` (``CreditError``,
-        ``TagError``) when the peer breaks a rule.
+        ``TagError``, ...) when the peer breaks a rule.
         """
-        if not isinstance(flit, bytes | bytearray | memoryview) or len(flit) != 64:
-            raise TruncatedError("TL flit", 64, len(flit) if hasattr(flit, "__len__") else -1)
-        self.counters.flits_received += 1
+        if not isinstance(flit, bytes | bytearray | memoryview) or len(flit) != TL_FLIT_BYTES:
+            size = len(flit) if isinstance(flit, bytes | bytearray | memoryview) else -1
+            raise TruncatedError("TL flit", TL_FLIT_BYTES, size)
+        self._counters.flits_received += 1
         flit = bytes(flit)
-        self._receive_half(flit[:_HALF])
-        self._receive_half(flit[_HALF:])
+        feed = self._deframer.feed_half
+        for half in (flit[:_HALF], flit[_HALF:]):
+            started, done = feed(half)
+            for pending in started:
+                pending.context = self._on_field(pending.value)
+            for pending in done:
+                self._on_complete(pending)
         if not self._events:
             return []
         events, self._events = self._events, []
         return events
 
-    def _receive_half(self, half: bytes) -> None:
-        items = self._rx_items
-        if items:
-            item = items[0]
-            halves: list[bytes] = item[2]  # type: ignore[assignment]
-            halves.append(half)
-            if len(halves) >= item[0]:  # type: ignore[operator]
-                self._drain()
-            return
-        # Parse the control half-flit as one 256-bit integer: field k's bits are
-        # a shift away, and "the rest is NOP padding" is one mask test.
-        rest_all = int.from_bytes(half, "big")
-        sector = 0
-        while sector < 8:
-            bits = 256 - 32 * sector
-            rest = rest_all & _REST_MASK[sector]
-            if not rest:
-                break  # the rest is NOP padding
-            ftype = rest >> (bits - 4)
-            size = _SIZES[ftype] if ftype < 16 else 0
-            if not size:
-                raise FieldRangeError("ftype", ftype, f"unknown TL field type at sector {sector}")
-            if sector + size > 8:
-                raise DecodeError(
-                    f"TL field type {ftype} at sector {sector} straddles the half-flit"
-                )
-            word = rest >> (bits - 32 * size)
-            if ftype == 3:
-                self._rx_request(word, True)
-            elif ftype == 1:
-                self._rx_request(word, False)
-            elif ftype == 4 or ftype == 5:
-                self._rx_response(word, True)
-            elif ftype == 2:
-                self._rx_response(word, False)
-            else:
-                self._rx_flow_control(word)
-            sector += size
-        if items:
-            self._drain()
+    def _on_field(self, value: TLField | None) -> _RxRequest | _RxResponse | None:
+        """Account for a field as soon as it is read (credits, caches); what it needs later."""
+        if isinstance(value, _REQUESTS):
+            return self._rx_request(value)
+        if isinstance(value, _RESPONSES):
+            return self._rx_response(value)
+        if isinstance(value, _CREDIT_RETURNS):
+            source = POOL if isinstance(value, FlowControl) else value.vchan
+            counts = (value.req_cmd, value.rsp_cmd, value.req_data, value.rsp_data)
+            grant = self.tx_credits.grant
+            for cls in range(4):
+                if counts[cls]:
+                    grant(source, cls, counts[cls])
+        return None
 
-    def _rx_flow_control(self, word: int) -> None:
-        source, counts = unpack_flow_control(word)
-        grant = self.tx_credits.grant
-        for cls in range(4):
-            if counts[cls]:
-                grant(source, cls, counts[cls])
+    def _on_complete(self, pending: PendingField) -> None:
+        """A field whose data is complete: serve a request, complete an operation."""
+        context = pending.context
+        if isinstance(context, _RxRequest):
+            self._serve(context, pending.data)
+        elif isinstance(context, _RxResponse):
+            self._complete(context, pending.data)
 
-    def _rx_request(self, word: int, compressed: bool) -> None:
-        if compressed:
-            cmd, vc, tag, pool, attr, len_field, cway, numbeats, addr_lo = (
-                unpack_compressed_request(word)
-            )
-            cached = self._rx_ways[cway]
-            if cached is None:
-                raise ProtocolError("compressed request names an empty address-cache way")
-            asi, src, dst, metadata, hi = cached
-            addr = hi << ADDR_LO_BITS | addr_lo
+    def _rx_request(self, value: Request | CompressedRequest) -> _RxRequest:
+        if isinstance(value, CompressedRequest):
+            way = self._rx_ways[value.cway]
+            if way is None:
+                raise AddressCacheError(value.cway)
+            request = Request(value.cmd, value.vchan, way.asi, value.tag, value.pool, value.attr,
+                              value.len, way.metadata,
+                              (way.addr & ~_ADDR_LO_MASK) | value.addr_lo, way.src_acc,
+                              way.dst_acc, 0, value.cway, value.numbeats)
         else:
-            (cmd, vc, asi, tag, pool, attr, len_field, metadata, addr, src, dst, cload, cway,
-             numbeats) = unpack_request(word)
-            if cload:
-                self._rx_ways[cway] = (asi, src, dst, metadata, addr >> ADDR_LO_BITS)
-        if cmd == Command.READ:
-            halves = 0
-        elif cmd == Command.WRITE:
-            halves = 2 * (numbeats + 1) + 1  # byte-enable half-flit, then the beats
-        elif cmd in _DATA_COMMANDS:
-            halves = 2 * (numbeats + 1)
-        else:
-            raise FieldRangeError("cmd", cmd, "unknown command: data length unknown")
-        data_credits = (halves + 1) // 2
-        source = POOL if pool else vc
+            request = value
+            if request.cload:
+                self._rx_ways[request.cway] = request
+        data_credits = request_data_credits(request.cmd, request.numbeats)
+        source = POOL if request.pool else request.vchan
         self.rx_credits.consume(source, REQ_CMD, REQ_DATA, data_credits)
-        self.counters.requests_received += 1
-        self._rx_items.append(
-            [halves, 0, [], (cmd, vc, asi, tag, attr, len_field, metadata, addr, src, dst,
-                             numbeats, source, data_credits)]
-        )
+        self._counters.requests_received += 1
+        return _RxRequest(request, source, data_credits)
 
-    def _rx_response(self, word: int, compressed: bool) -> None:
-        if compressed:
-            ftype, vc, tag, pool, len_field, offset, last, spare = unpack_compressed_response(word)
-            if spare:
-                raise ReservedBitsError("tl_compressed_response.spare", spare)
-            status = 0
-            beats = len_field + 1 if ftype == 4 else 0
-            dst = self.acc_id
-            src = -1  # implied: the destination of the request the tag names
+    def _rx_response(
+        self, value: Response | CompressedResponseData | CompressedResponseNoData
+    ) -> _RxResponse:
+        if isinstance(value, Response):
+            if value.spare:
+                raise ReservedBitsError("tl_response.spare", value.spare)
+            status, src, dst = value.status, value.src_acc, value.dst_acc
+            beats = value.len + 1 if value.rd_wr == 0 and status == Status.OKAY else 0
         else:
-            vc, tag, pool, len_field, offset, status, rd_wr, last, src, dst, spare = (
-                unpack_response(word)
-            )
-            if spare:
-                raise ReservedBitsError("tl_response.spare", spare)
-            beats = len_field + 1 if rd_wr == 0 and status == 0 else 0
-        source = POOL if pool else vc
+            if value.spare:
+                raise ReservedBitsError(f"{type(value).__name__}.spare", value.spare)
+            status, src, dst = Status.OKAY, -1, self.acc_id  # src implied by the tag's request
+            beats = value.len + 1 if isinstance(value, CompressedResponseData) else 0
+        source = POOL if value.pool else value.vchan
         self.rx_credits.consume(source, RSP_CMD, RSP_DATA, beats)
-        if offset or not last:
-            raise ProtocolError("split responses (offset != 0 or last == 0) are not modelled")
+        if value.offset or not value.last:
+            raise UnsupportedError("split responses (offset != 0 or last == 0)")
         if dst != self.acc_id:
-            raise ProtocolError(f"response for accelerator {dst} arrived at {self.acc_id}")
+            raise MisroutedError("response", dst, self.acc_id)
         if status >= len(_STATUS):
             raise FieldRangeError("status", status, "unknown status code")
-        self.counters.responses_received += 1
-        self._rx_items.append([2 * beats, 1, [], (tag, status, source, beats, src)])
+        self._counters.responses_received += 1
+        return _RxResponse(value.tag, status, source, beats, src)
 
-    def _drain(self) -> None:
-        """Process received fields, in order, as soon as their data is complete."""
-        items = self._rx_items
-        while items:
-            item = items[0]
-            halves: list[bytes] = item[2]  # type: ignore[assignment]
-            if len(halves) < item[0]:  # type: ignore[operator]
-                return
-            items.popleft()
-            if item[1]:
-                self._complete(item[3], halves)  # type: ignore[arg-type]
-            else:
-                self._serve(item[3], halves)  # type: ignore[arg-type]
+    def _serve(self, rx: _RxRequest, halves: list[bytes]) -> None:
+        request = rx.request
+        self.rx_credits.free(rx.source, REQ_CMD, REQ_DATA, rx.data_credits)
+        status, rd_wr, out, beats = execute(self.memory, self.acc_id, self.messages, request,
+                                            halves)
+        self._rsp_q.append(_Rsp(request.tag, request.vchan, status, rd_wr, request.dst_acc,
+                                request.src_acc, out, beats))
 
-    def _serve(self, info: tuple[int, ...], halves: list[bytes]) -> None:
-        (cmd, vc, asi, tag, attr, len_field, _metadata, addr, src, dst,
-         numbeats, source, data_credits) = info
-        self.rx_credits.free(source, REQ_CMD, REQ_DATA, data_credits)
-        status, rd_wr, out, beats = execute(
-            self.memory, self.acc_id, self.messages, cmd, asi, attr, len_field, addr, src, dst,
-            numbeats, halves,
-        )
-        self._rsp_q.append(_Rsp(tag, vc, status, rd_wr, dst, src, out, beats))
-
-    def _complete(self, info: tuple[int, int, int, int, int], halves: list[bytes]) -> None:
-        tag, status, source, beats, src = info
-        self.rx_credits.free(source, RSP_CMD, RSP_DATA, beats)
+    def _complete(self, rx: _RxResponse, halves: list[bytes]) -> None:
+        tag, status, beats = rx.tag, rx.status, rx.beats
+        self.rx_credits.free(rx.source, RSP_CMD, RSP_DATA, beats)
         op = self._outstanding.pop(tag, None)
         if op is None:
             raise TagError(f"response for tag {tag}, which is not outstanding")
-        if src >= 0 and src != op.dst:
-            raise ProtocolError(f"response for tag {tag} from {src}, request went to {op.dst}")
+        if rx.src >= 0 and rx.src != op.dst:
+            raise ResponseMismatchError(tag, "src_acc", rx.src, op.dst)
         self._free_tags.append(tag)
         data: bytes | None = None
         if status == 0 and op.nbytes:
             if beats != beats_for(op.nbytes):
-                raise ProtocolError(f"response for tag {tag} carries {beats} beats")
+                raise ResponseMismatchError(tag, "beats", beats, beats_for(op.nbytes))
             data = b"".join(halves)[: op.nbytes]
         elif status == 0 and beats:
-            raise ProtocolError(f"response for tag {tag} carries unexpected data")
+            raise ResponseMismatchError(tag, "beats", beats, 0)
         self._events.append(Completion(op.handle, _STATUS[status], data))
 
     def fail_outstanding(self, status: Status) -> list[Completion]:
@@ -600,7 +578,7 @@ class TransactionLayer:
         self._req_q.clear()
         self._rsp_q.clear()
         self._tx_data.clear()
-        self._rx_items.clear()
+        self._deframer = TLDeframer()  # a half-received field will never be finished
         return [Completion(op.handle, status, None) for op in ops]
 
 

@@ -124,7 +124,7 @@ def compute(kind: str, inputs: dict[str, Any]) -> dict[str, Any]:
             "flit_loss": _fmt(flit_loss_ratio(mode, ber)),
             "post_fec_ber": _fmt(post_fec_ber(mode, ber)),
         }
-    raise KeyError(f"unknown phy vector kind {kind!r}")
+    raise ValueError(f"unknown phy vector kind {kind!r}")
 
 
 def _encode_cases(name: str, code: ReedSolomonCode) -> list[VectorInput]:

@@ -198,7 +198,8 @@ def _issue(tl: Any, dst: int, op: dict[str, Any]) -> int:
 
 def _completion_json(c: Completion) -> dict[str, Any]:
     data = None if c.data is None else hexstr(c.data)
-    return {"tag": c.tag, "status": c.status.name, "data": data}
+    # The vectors' key stays "tag" (committed layout); it holds the operation's handle.
+    return {"tag": c.handle, "status": c.status.name, "data": data}
 
 
 def _upli_op(inputs: dict[str, Any]) -> dict[str, Any]:

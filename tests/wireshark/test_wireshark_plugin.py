@@ -1,0 +1,75 @@
+"""The committed Lua plugin is the generator's output; names, masks and the install command."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from ualink_ref.cli import main
+from ualink_ref.wireshark import PLUGIN_NAME, plugin_path
+from ualink_ref.wireshark.generate import FORMATS, filter_name, generate_plugin
+
+PLUGIN = plugin_path().read_text(encoding="utf-8")
+
+
+def test_committed_plugin_equals_fresh_generation() -> None:
+    assert generate_plugin() == PLUGIN, (
+        "ualink.lua is stale: run `python -m ualink_ref.wireshark.generate`")
+
+
+def _protofield(abbrev: str) -> str:
+    match = re.search(r"ProtoField\.(\w+)\(\"" + re.escape(abbrev) + r"\", [^\n]*", PLUGIN)
+    assert match is not None, abbrev
+    return match.group(0)
+
+
+@pytest.mark.parametrize(("abbrev", "ftype", "mask"), [
+    # Hand-derived from the layouts in specs/: op is the top 3 bits of DL byte 0;
+    # cmd follows the 4-bit FTYPE in a 16-bit window; direction is bits 3..2 of
+    # pseudo-header byte 3 (after record_kind); the 55-bit addr has no exact double mask.
+    ("ualink.dl.hdr.op", "uint8", "0xe0"),
+    ("ualink.tl.req.cmd", "uint16", "0xfc0"),
+    ("ualink.cap.direction", "uint8", "0xc"),
+    ("ualink.dl.seg.tl_offset", "uint8", "0x1e"),
+    ("ualink.tl.req.addr", "uint64", "nil"),
+])
+def test_masks_are_the_hand_derived_ones(abbrev: str, ftype: str, mask: str) -> None:
+    line = _protofield(abbrev)
+    assert line.startswith(f"ProtoField.{ftype}(")
+    assert f", {mask}, " in line
+
+
+def test_every_declared_field_has_a_wireshark_style_name_and_description() -> None:
+    for fmt in FORMATS:
+        for f in fmt.fields:
+            name = filter_name(fmt, f.name)
+            assert re.fullmatch(r"ualink(\.[a-z0-9_]+)+", name), name
+            # Formats of one shape share a prefix (ualink.dl.hdr.op, ualink.tl.ftype): one
+            # of the ProtoFields with this name carries this field's text.
+            lines = [m.group(0) for m in re.finditer(
+                r"ProtoField\.\w+\(\"" + re.escape(name) + r"\", [^\n]*", PLUGIN)]
+            assert any(f.description.replace('"', '\\"') in line
+                       and all(f'"{label}"' in line for label in (f.enum or {}).values())
+                       for line in lines), name
+    for wanted in ("ualink.dl.crc_status", "ualink.tl.req.cmd", "ualink.tl.rsp.status"):
+        assert f'"{wanted}"' in PLUGIN
+
+
+def test_install_copies_the_plugin(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["wireshark", "install", "--dir", str(tmp_path / "plugins")]) == 0
+    assert (tmp_path / "plugins" / PLUGIN_NAME).read_bytes() == plugin_path().read_bytes()
+    assert str(tmp_path / "plugins" / PLUGIN_NAME) in capsys.readouterr().out
+
+
+def test_install_default_folder_is_the_personal_plugin_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert main(["wireshark", "install"]) == 0
+    assert (tmp_path / ".local/lib/wireshark/plugins" / PLUGIN_NAME).is_file()
+
+
+def test_print_path(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["wireshark", "install", "--print-path"]) == 0
+    assert capsys.readouterr().out.strip() == str(plugin_path())

@@ -1,0 +1,337 @@
+"""Typed TL control fields: one value class per layout, packed with the layout's own shifts.
+
+Each class below is the value of one :class:`~ualink_ref.bitfields.BitFormat`
+of :mod:`ualink_ref.tl.fields`: its attributes are that format's fields, in
+order, without ``ftype`` (the class *is* the FTYPE). Nothing is typed twice:
+every shift and mask is read from the declaration when this module loads, and
+``tests/tl/test_tl_codec.py`` checks each class's attribute list against its
+format and both paths (``BitFormat.pack`` / ``unpack`` and these) bit for bit.
+
+Pack any of them with :func:`pack_field`. Address fields hold **byte**
+addresses: the wire carries bits 56..2 (``addr``) or 23..2 (``addr_lo``), so
+packing drops the two low bits (which must be zero) and unpacking puts them
+back as zeros.
+
+These are ``NamedTuple`` s: immutable, typed, and cheap to build on the
+engine's hot path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple
+
+from ualink_ref.bitfields import BitFormat
+from ualink_ref.errors import DecodeError, EncodeError, FieldRangeError, TruncatedError
+from ualink_ref.sizes import TL_HALF_BYTES
+from ualink_ref.tl import fields as F
+from ualink_ref.tl.fields import SECTOR_BYTES, FType
+
+#: Address bits a compressed request carries (``addr_lo``: bits 23..2, plus 1..0 = 0); an
+#: address-cache way supplies the bits above.
+ADDR_LO_BITS = F.COMPRESSED_REQUEST.field("addr_lo").width + 2
+#: Fields that hold byte addresses (their two low bits are not on the wire).
+_BYTE_ADDRESS = {"addr": 2, "addr_lo": 2}
+
+
+class FlowControl(NamedTuple):
+    """FTYPE 0: shared-pool credit returns (all zero: a NOP sector)."""
+
+    req_cmd: int = 0
+    rsp_cmd: int = 0
+    req_data: int = 0
+    rsp_data: int = 0
+
+
+class Request(NamedTuple):
+    """FTYPE 1: an uncompressed request; ``addr`` is the byte address."""
+
+    cmd: int
+    vchan: int
+    asi: int
+    tag: int
+    pool: int
+    attr: int
+    len: int
+    metadata: int
+    addr: int
+    src_acc: int
+    dst_acc: int
+    cload: int
+    cway: int
+    numbeats: int
+
+
+class Response(NamedTuple):
+    """FTYPE 2: an uncompressed response."""
+
+    vchan: int
+    tag: int
+    pool: int
+    len: int
+    offset: int
+    status: int
+    rd_wr: int
+    last: int
+    src_acc: int
+    dst_acc: int
+    spare: int = 0
+
+
+class CompressedRequest(NamedTuple):
+    """FTYPE 3: a compressed request; ``addr_lo`` is address bits 23..0 (1..0 zero)."""
+
+    cmd: int
+    vchan: int
+    tag: int
+    pool: int
+    attr: int
+    len: int
+    cway: int
+    numbeats: int
+    addr_lo: int
+
+
+class CompressedResponseData(NamedTuple):
+    """FTYPE 4: a compressed OKAY response with data."""
+
+    vchan: int
+    tag: int
+    pool: int
+    len: int
+    offset: int = 0
+    last: int = 1
+    spare: int = 0
+
+
+class CompressedResponseNoData(NamedTuple):
+    """FTYPE 5: a compressed OKAY response without data (same layout as FTYPE 4)."""
+
+    vchan: int
+    tag: int
+    pool: int
+    len: int
+    offset: int = 0
+    last: int = 1
+    spare: int = 0
+
+
+class VcFlowControl(NamedTuple):
+    """FTYPE 6: credit returns for one virtual channel."""
+
+    vchan: int
+    req_cmd: int = 0
+    rsp_cmd: int = 0
+    req_data: int = 0
+    rsp_data: int = 0
+
+
+#: Any typed control field.
+TLField = (FlowControl | Request | Response | CompressedRequest | CompressedResponseData
+           | CompressedResponseNoData | VcFlowControl)
+AnyResponse = Response | CompressedResponseData | CompressedResponseNoData
+
+#: FTYPE -> value class, and value class -> FTYPE.
+CLASSES: dict[FType, type[TLField]] = {
+    FType.FLOW_CONTROL: FlowControl,
+    FType.REQUEST: Request,
+    FType.RESPONSE: Response,
+    FType.COMPRESSED_REQUEST: CompressedRequest,
+    FType.COMPRESSED_RESPONSE_DATA: CompressedResponseData,
+    FType.COMPRESSED_RESPONSE_NODATA: CompressedResponseNoData,
+    FType.VC_FLOW_CONTROL: VcFlowControl,
+}
+FTYPE_OF: dict[type[TLField], FType] = {cls: ftype for ftype, cls in CLASSES.items()}
+
+
+class _Layout(NamedTuple):
+    ftype_bits: int  # FTYPE << its shift
+    nbytes: int
+    spec: tuple[tuple[str, int, int, int], ...]  # (name, shift, mask, low bits dropped)
+
+
+def _layout(fmt: BitFormat, cls: type[TLField]) -> _Layout:
+    names = [f.name for f in fmt.fields if f.name != "ftype"]
+    if list(cls._fields) != names:  # the class must mirror its declaration exactly
+        raise AssertionError(f"{cls.__name__} fields {cls._fields} != {fmt.name} {names}")
+    spec = tuple((n, fmt.position(n).shift, fmt.field(n).max_value, _BYTE_ADDRESS.get(n, 0))
+                 for n in names)
+    ftype = fmt.field("ftype").default
+    return _Layout(ftype << fmt.position("ftype").shift, fmt.byte_length, spec)
+
+
+_LAYOUTS: dict[type[TLField], _Layout] = {
+    cls: _layout(F.FORMATS[ft], cls) for ft, cls in CLASSES.items()
+}
+#: FTYPE (0..15) -> (value class, layout) or ``None`` for an unknown FTYPE.
+_KNOWN = {int(ftype) for ftype in CLASSES}
+_BY_FTYPE: tuple[tuple[type[TLField], _Layout] | None, ...] = tuple(
+    (CLASSES[FType(ft)], _LAYOUTS[CLASSES[FType(ft)]]) if ft in _KNOWN else None
+    for ft in range(16)
+)
+#: Sectors a field of each FTYPE occupies (0: unknown FTYPE).
+SECTORS_OF: tuple[int, ...] = tuple(
+    (entry[1].nbytes // SECTOR_BYTES) if entry else 0 for entry in _BY_FTYPE
+)
+
+
+def _compile(cls: type[TLField], layout: _Layout) -> tuple[Callable[..., bytes],
+                                                            Callable[[int], TLField]]:
+    """Straight-line pack and unpack functions for one class, generated from its layout.
+
+    Generated rather than looped because this is the TL engine's hot path; the
+    code holds nothing but the declaration's shifts and masks.
+    """
+    names = [n for n, *_ in layout.spec]
+    fits = " and ".join(
+        f"0 <= {n} <= {m << low}" + (f" and not {n} & {(1 << low) - 1}" if low else "")
+        for n, _s, m, low in layout.spec)
+    word = " | ".join([str(layout.ftype_bits)] + [
+        f"({n} >> {low}) << {s}" if low else f"{n} << {s}" for n, s, _m, low in layout.spec])
+    fields = ", ".join(
+        f"(word >> {s} & {m}) << {low}" if low else f"word >> {s} & {m}"
+        for _n, s, m, low in layout.spec)
+    source = (
+        f"def pack(value):\n"
+        f"    {', '.join(names)}, = value\n"
+        f"    if not ({fits}):\n"
+        f"        raise_misfit(value)\n"
+        f"    return ({word}).to_bytes({layout.nbytes}, 'big')\n"
+        f"def unpack(word):\n"
+        f"    return new(cls, ({fields},))\n"
+    )
+    scope: dict[str, Any] = {"raise_misfit": _raise_misfit, "new": tuple.__new__, "cls": cls}
+    exec(compile(source, f"<tl codec: {cls.__name__}>", "exec"), scope)
+    return scope["pack"], scope["unpack"]
+
+
+def _raise_misfit(value: TLField) -> None:
+    for v, (name, _shift, mask, low) in zip(value, _LAYOUTS[type(value)].spec, strict=True):
+        if not isinstance(v, int) or v < 0 or (v >> low) > mask or (low and v & ((1 << low) - 1)):
+            raise EncodeError(f"{type(value).__name__}.{name} = {v!r} does not fit", field=name)
+    raise EncodeError(f"{value!r} does not fit its layout")
+
+
+_CODE = {cls: _compile(cls, layout) for cls, layout in _LAYOUTS.items()}
+_UNPACK_BY_FTYPE: tuple[Callable[[int], TLField] | None, ...] = tuple(
+    _CODE[entry[0]][1] if entry else None for entry in _BY_FTYPE
+)
+
+
+def _pack(value: TLField) -> bytes:
+    try:
+        return _CODE[type(value)][0](value)
+    except TypeError:  # a value that is not an integer
+        _raise_misfit(value)
+        raise
+
+
+def pack_field(value: TLField) -> bytes:
+    """The bytes of any typed field (its class names its FTYPE)."""
+    return _pack(value)
+
+
+def unpack_word(ftype: int, word: int) -> TLField:
+    """The typed value of a field of type ``ftype`` whose bits are ``word`` (no checks)."""
+    unpack = _UNPACK_BY_FTYPE[ftype]
+    if unpack is None:
+        raise FieldRangeError("ftype", ftype, "unknown TL field type")
+    return unpack(word)
+
+
+def unpack_field(data: bytes | bytearray | memoryview) -> TLField:
+    """Decode one whole control field (its length must match its FTYPE)."""
+    if not isinstance(data, bytes | bytearray | memoryview) or len(data) < SECTOR_BYTES:
+        size = len(data) if isinstance(data, bytes | bytearray | memoryview) else -1
+        raise TruncatedError("TL field", SECTOR_BYTES, size)
+    ftype = data[0] >> 4
+    sectors = SECTORS_OF[ftype]
+    if not sectors:
+        raise FieldRangeError("ftype", ftype, "unknown TL field type")
+    if len(data) != sectors * SECTOR_BYTES:
+        raise TruncatedError(F.FORMATS[ftype].name, sectors * SECTOR_BYTES, len(data))
+    return unpack_word(ftype, int.from_bytes(data, "big"))
+
+
+#: Masks keeping sectors s..7 of a half-flit read as one 256-bit integer.
+_REST_MASK = tuple((1 << (8 * TL_HALF_BYTES - 32 * s)) - 1 for s in range(8))
+
+
+def decode_control_half(half: bytes | bytearray | memoryview) -> list[tuple[int, TLField]]:
+    """``(sector, field)`` for every field of one control half-flit, stopping at the
+    all-zero rest (NOP padding: only sectors that hold something are returned).
+
+    Raises :class:`~ualink_ref.errors.DecodeError` for an unknown FTYPE or a field
+    that straddles the half-flit.
+    """
+    if not isinstance(half, bytes | bytearray | memoryview) or len(half) != TL_HALF_BYTES:
+        size = len(half) if isinstance(half, bytes | bytearray | memoryview) else -1
+        raise TruncatedError("TL control half-flit", TL_HALF_BYTES, size)
+    # One 256-bit integer: field k's bits are a shift away, "the rest is NOP" one test.
+    rest_all = int.from_bytes(half, "big")
+    out: list[tuple[int, TLField]] = []
+    sector = 0
+    while sector < 8:
+        bits = 256 - 32 * sector
+        rest = rest_all & _REST_MASK[sector]
+        if not rest:
+            break
+        ftype = rest >> (bits - 4)
+        size = SECTORS_OF[ftype]
+        unpack = _UNPACK_BY_FTYPE[ftype]
+        if unpack is None:
+            raise FieldRangeError("ftype", ftype, f"unknown TL field type at sector {sector}")
+        if sector + size > 8:
+            raise DecodeError(f"TL field type {ftype} at sector {sector} straddles the half-flit")
+        out.append((sector, unpack(rest >> (bits - 32 * size))))
+        sector += size
+    return out
+
+
+def as_dict(value: TLField) -> dict[str, int]:
+    """The field's values as the readable codec names them (``ftype`` included, addresses
+    in the wire's 4-byte units), i.e. what ``BitFormat.unpack`` returns."""
+    layout = _LAYOUTS[type(value)]
+    out = {"ftype": int(FTYPE_OF[type(value)])}
+    for v, (name, _shift, _mask, low) in zip(value, layout.spec, strict=True):
+        out[name] = v >> low
+    return out
+
+
+def from_dict(ftype: int, values: Mapping[str, int]) -> TLField:
+    """The typed value of a field given as the readable codec's dict (the inverse of
+    :func:`as_dict`; ``ftype`` in ``values`` is ignored, missing fields are zero)."""
+    entry = _BY_FTYPE[ftype] if 0 <= ftype < 16 else None
+    if entry is None:
+        raise FieldRangeError("ftype", ftype, "unknown TL field type")
+    cls, layout = entry
+    return cls._make([values.get(name, 0) << low for name, _s, _m, low in layout.spec])
+
+
+def format_of(value: TLField) -> BitFormat:
+    """The declaration ``value`` is an instance of."""
+    return F.FORMATS[FTYPE_OF[type(value)]]
+
+
+__all__ = [
+    "ADDR_LO_BITS",
+    "CLASSES",
+    "FTYPE_OF",
+    "SECTORS_OF",
+    "AnyResponse",
+    "CompressedRequest",
+    "CompressedResponseData",
+    "CompressedResponseNoData",
+    "FlowControl",
+    "Request",
+    "Response",
+    "TLField",
+    "VcFlowControl",
+    "as_dict",
+    "decode_control_half",
+    "format_of",
+    "from_dict",
+    "pack_field",
+    "unpack_field",
+    "unpack_word",
+]
