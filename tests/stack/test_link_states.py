@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from ualink_ref.dl import DataLink, TLFlitDelivered
+from ualink_ref.dl.formats import header_payload
 from ualink_ref.dl.linkstate import TRANSITIONS, LinkInput, LinkManager, LinkState
 from ualink_ref.stack.endpoint import Completion, Endpoint
 from ualink_ref.stack.harness import Network
@@ -31,9 +32,10 @@ class Switchable:
     down: bool = False
     corrupt_next: int = 0
     lost: int = 0
+    drop_data: bool = False  # lose flits that carry TL bytes, pass the rest
 
     def transmit(self, wire: bytes, first_flit: int, flits: int) -> bytes | None:
-        if self.down:
+        if self.down or (self.drop_data and header_payload(wire[:3])):
             self.lost += flits
             return None
         if self.corrupt_next:
@@ -199,3 +201,38 @@ def test_retrain_keeps_the_replay_buffer_and_completes_everything_okay() -> None
     assert sides["a"].completed == {t: Status.OKAY for t in tags}
     assert sides["b"].delivered == _sent_tl(sides["a"])
     assert sides["a"].ep.link.time_down(net.now) > 0
+
+
+def test_a_silent_faulted_peer_is_found_by_the_idle_probe() -> None:
+    # The ci-profile liveness failure, reduced: b went to fault before its credit grants
+    # reached a, so a's write waits on credits with nothing the DL could replay. Without
+    # the idle probe (specs/dl.md L10) a stayed idle and busy forever.
+    net, sides, chans = _pair()
+    a, b = sides["a"].ep, sides["b"].ep
+    chans["ba"].drop_data = True  # b's credit grants are lost; b's acks to a arrive
+    for _ in range(40):
+        _step(net, sides)
+    assert a.dl.acked >= 1 and a.dl.in_flight == 0 and a.tl.tx_credits.received_total == [0, 0, 0, 0]
+    b.link.handle(LinkInput.TRAIN_EXHAUSTED if b.link_state is LinkState.TRAINING
+                  else LinkInput.RETRAIN_EXHAUSTED, net.now, "forced for the test")
+    assert b.link_state is LinkState.FAULT
+    chans["ba"].drop_data = False
+    sides["a"].issued.append(sides["a"].ep.write(2, 0x100, b"\x07" * 8))
+    bound = 256 + 24 + 3 * 24 + 50  # idle_after + probe wait + max_retrains trainings + slack
+    for _ in range(bound):
+        _step(net, sides)
+        if not net.busy:
+            break
+    assert not net.busy
+    assert a.link_state is LinkState.FAULT and a.link.counters.probes_sent >= 1
+    assert any("idle probe" in c.cause for c in a.link.changes)
+    assert sides["a"].completed == {sides["a"].issued[0]: Status.DATA_ERROR}
+
+
+def test_an_idle_healthy_pair_probes_once_and_stays_up() -> None:
+    net, sides, chans = _pair()
+    for _ in range(1500):
+        _step(net, sides)
+    for s in sides.values():
+        assert s.ep.link_state is LinkState.IDLE
+        assert s.ep.link.counters.probes_sent == 1  # control answers are not traffic

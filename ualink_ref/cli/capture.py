@@ -66,6 +66,11 @@ def _cmd_capture(args: argparse.Namespace) -> int:
         else:
             summary = (f"{report.ops_completed} ops completed in {report.slots} flit slots, "
                        f"{report.crc_errors} CRC errors, {report.replays} replays")
+            if report.link_fault is not None:  # written, but the link gave up: say why
+                failed = report.ops_failed_by_fault
+                summary += (f"; LINK FAULT: {report.link_fault}; {failed} op(s) completed "
+                            "with an error status")
+                status = 1
     try:
         size = write_capture(Path(args.out), records)
     except OSError as exc:

@@ -276,6 +276,13 @@ class DataLink:
                     or self._rmsgq)
 
     @property
+    def control_only(self) -> bool:
+        """True when only control messages are waiting (the next flit is control only)."""
+        return bool(self._ctlq) and not (self._txq or self._msgq or self._buffer
+                                         or self._ack_pending or self._rr_owed
+                                         or self._replay_at is not None or self._rmsgq)
+
+    @property
     def acked(self) -> int:
         """Data flits sent and acknowledged so far (it grows exactly when the peer
         confirms progress; the link state machine watches it)."""

@@ -2,7 +2,7 @@
 
 A :class:`LinkManager` sits on one :class:`~ualink_ref.dl.DataLink` and runs
 the link state machine beside it. Rules (the same text, with provenance, is in
-``specs/dl.md`` section 8, rules L1-L9):
+``specs/dl.md`` section 8, rules L1-L10):
 
 L1. States: ``down`` (never trained), ``training``, ``up``, ``idle`` (up with
     nothing to send for ``idle_after`` time units), ``fault`` (given up;
@@ -39,6 +39,16 @@ L8. UART stream: ``uart_send(data)`` splits bytes of any length into
 L9. Vendor-defined messages are passed up as they are (the
     ``DLMessageReceived`` event); unknown classes or types are counted
     (``unknown_messages``) and otherwise ignored; no state changes.
+L10. Idle probe (liveness): a link in ``idle`` sends nothing, so an end whose
+    peer went to ``fault`` (and fell silent) would wait forever when it has
+    nothing the DL could replay (say, TL work blocked on credits the peer
+    never returned). So an end entering ``idle`` sends an online request as a
+    probe, and sends another every ``idle_after`` while it stays ``idle``
+    with the layer above waiting (``poll(now, waiting=True)``). The peer
+    answers with an ``ACK`` (L6); no ``ACK`` within ``retrain_slots`` counts
+    as ``RetrainNeeded`` (L2, L5): a silent peer takes this end to ``fault``
+    in bounded time. Control-only flits (probes, answers) are not traffic:
+    they neither end ``idle`` nor restart the quiet time.
 """
 
 from __future__ import annotations
@@ -86,6 +96,7 @@ class LinkInput(Enum):
     TRAIN_EXHAUSTED = "train_exhausted"  # the same, max_retrains attempts spent
     QUIET = "quiet"  # nothing to send for idle_after
     TRAFFIC = "traffic"  # something to send again
+    PROBE = "probe"  # idle, and the layer above still waits after idle_after (L10)
 
 
 class LinkAction(Enum):
@@ -97,6 +108,8 @@ class LinkAction(Enum):
     ANSWER_AND_TRAIN = "answer_and_train"
     HANDSHAKE = "handshake"  # note that the peer acknowledged this end's request
     RESUME = "resume"  # the DL resumes (DataLink.retrained)
+    PROBE = "probe"  # send an online request, expect an ACK within retrain_slots (L10)
+    CONFIRM = "confirm"  # the peer answered a probe: it is alive (L10)
     FAIL = "fail"  # fault: the DL discards everything, operations fail
 
 
@@ -113,8 +126,11 @@ TRANSITIONS: dict[tuple[LinkState, LinkInput], tuple[LinkAction, LinkState]] = {
     (S.UP, In.RETRAIN_NEEDED): (A.TRAIN, S.TRAINING),
     (S.UP, In.RETRAIN_EXHAUSTED): (A.FAIL, S.FAULT),
     (S.UP, In.PEER_REQUEST): (A.ANSWER, S.UP),
-    (S.UP, In.QUIET): (A.NONE, S.IDLE),
+    (S.UP, In.QUIET): (A.PROBE, S.IDLE),
+    (S.UP, In.PEER_ACK): (A.CONFIRM, S.UP),
     (S.IDLE, In.TRAFFIC): (A.NONE, S.UP),
+    (S.IDLE, In.PROBE): (A.PROBE, S.IDLE),
+    (S.IDLE, In.PEER_ACK): (A.CONFIRM, S.IDLE),
     (S.IDLE, In.RETRAIN_NEEDED): (A.TRAIN, S.TRAINING),
     (S.IDLE, In.RETRAIN_EXHAUSTED): (A.FAIL, S.FAULT),
     (S.IDLE, In.PEER_REQUEST): (A.ANSWER, S.IDLE),
@@ -150,6 +166,7 @@ class LinkCounters:
     trainings: int = 0
     trainings_failed: int = 0
     requests_sent: int = 0
+    probes_sent: int = 0
     acks_sent: int = 0
     rate_notifications: int = 0
     uart_bytes_sent: int = 0
@@ -159,7 +176,7 @@ class LinkCounters:
 
 
 class LinkManager:
-    """The link state machine of one end, driving its :class:`DataLink` (rules L1-L9).
+    """The link state machine of one end, driving its :class:`DataLink` (rules L1-L10).
 
     Use it in place of the DataLink's own ``poll`` / timer: ``poll(now)``,
     ``run_timer(now)`` and ``on_events(dl_events, now)`` (every event list the
@@ -201,6 +218,8 @@ class LinkManager:
         self._next_request: float | None = None
         self._handshake = False
         self._quiet_since: float | None = None
+        self._probe_deadline: float | None = None  # an unanswered probe's (L10)
+        self._next_probe: float | None = None
         self._down_since: float | None = None if start_up else 0.0
         self._time_down = 0.0
 
@@ -223,6 +242,15 @@ class LinkManager:
         elif action is LinkAction.RESUME:
             self._train_end = self._next_request = None
             out.extend(self.dl.retrained(now))
+        elif action is LinkAction.PROBE:
+            self.dl.send_message(ChannelNegotiation(ChannelCommand.REQUEST_ONLINE),
+                                 control=True)
+            self.counters.probes_sent += 1
+            if self._probe_deadline is None:
+                self._probe_deadline = now + self.retrain_slots
+            self._next_probe = now + self.idle_after
+        elif action is LinkAction.CONFIRM:
+            self._probe_deadline = None
         elif action is LinkAction.FAIL:
             self._train_end = self._next_request = None
             self.fault_reason = cause or event.value
@@ -244,6 +272,7 @@ class LinkManager:
         return self.handle(LinkInput.START, now, "start")
 
     def _begin_training(self, now: float) -> None:
+        self._probe_deadline = self._next_probe = None
         self._attempts += 1
         self.counters.trainings += 1
         self._handshake = False
@@ -261,7 +290,12 @@ class LinkManager:
         """When :meth:`run_timer` must next be called, or ``None``."""
         if self.state is LinkState.TRAINING:
             return self._train_end
-        return self.dl.next_timer() if self.state.carries_data else None
+        if not self.state.carries_data:
+            return None
+        deadline = self.dl.next_timer()
+        if self._probe_deadline is not None:
+            return min(self._probe_deadline, deadline or self._probe_deadline)
+        return deadline
 
     def run_timer(self, now: float) -> list[DLEvent | LinkEvent]:
         """Run the training timer or (up / idle) the DL's replay timer."""
@@ -279,6 +313,9 @@ class LinkManager:
                 if spent else "training failed")
         if not self.state.carries_data:
             return []
+        if self._probe_deadline is not None and now >= self._probe_deadline:
+            self._probe_deadline = None  # L10: the peer is silent; as RetrainNeeded
+            return self._retrain_needed(now, "no answer to the idle probe")
         deadline = self.dl.next_timer()
         if deadline is None or now < deadline:
             return []
@@ -286,8 +323,11 @@ class LinkManager:
         self.on_events(out, now)
         return out
 
-    def poll(self, now: float) -> bytes | None:
-        """The DL flit this end sends in slot ``now`` (by state, rules L1-L3), or ``None``."""
+    def poll(self, now: float, waiting: bool = False) -> bytes | None:
+        """The DL flit this end sends in slot ``now`` (by state, rules L1-L3), or ``None``.
+
+        ``waiting``: the layer above has work outstanding on the peer (L10 probes
+        again while it waits in ``idle``)."""
         state = self.state
         if state is LinkState.TRAINING:
             if self._next_request is not None and now >= self._next_request:
@@ -298,12 +338,16 @@ class LinkManager:
             return self.dl.poll_control(now)
         if not state.carries_data:
             return None
+        control_only = self.dl.control_only
         flit = self.dl.poll(now)
-        if flit is None and self.dl.idle:
+        if (flit is None or control_only) and self.dl.idle:  # L10: control is not traffic
             if self._quiet_since is None:
                 self._quiet_since = now
             elif state is LinkState.UP and now - self._quiet_since >= self.idle_after:
                 self.pending.extend(self.handle(LinkInput.QUIET, now, "quiet"))
+            elif (state is LinkState.IDLE and waiting and self._next_probe is not None
+                  and now >= self._next_probe):
+                self.pending.extend(self.handle(LinkInput.PROBE, now, "probe"))
         else:
             self._quiet_since = None
             if state is LinkState.IDLE:
@@ -317,12 +361,7 @@ class LinkManager:
             event = events[i]
             i += 1
             if isinstance(event, RetrainNeeded):
-                self._progress()
-                spent = self._attempts >= self.max_retrains
-                events[i:i] = self.handle(
-                    LinkInput.RETRAIN_EXHAUSTED if spent else LinkInput.RETRAIN_NEEDED, now,
-                    f"{self._attempts} retrain(s) without progress, replays still futile"
-                    if spent else "retrain needed")
+                events[i:i] = self._retrain_needed(now, "replays still futile")
             elif isinstance(event, DLMessageReceived):
                 extra = self._message(event, now)
                 if extra:
@@ -347,6 +386,15 @@ class LinkManager:
         elif isinstance(msg, VendorMessage):
             self.counters.vendor_messages += 1
         return []
+
+    def _retrain_needed(self, now: float, why: str) -> list[DLEvent | LinkEvent]:
+        """RetrainNeeded (L2), or fault once ``max_retrains`` attempts are spent (L5)."""
+        self._progress()
+        spent = self._attempts >= self.max_retrains
+        return self.handle(
+            LinkInput.RETRAIN_EXHAUSTED if spent else LinkInput.RETRAIN_NEEDED, now,
+            f"{self._attempts} retrain(s) without progress, {why}" if spent
+            else "retrain needed" if why == "replays still futile" else f"retrain needed: {why}")
 
     def _progress(self) -> None:
         """Attempts count only trainings since the acknowledged point last moved (L5)."""

@@ -289,7 +289,7 @@ class Endpoint:
         if link.state is LinkState.FAULT and (self.tl.queued or self.tl.outstanding):
             self._pending.extend(self.tl.fail_outstanding(self.fault_status))
         self._feed()
-        flit = link.poll(now)
+        flit = link.poll(now, waiting=self.tl.busy)
         if link.pending:
             self._pending.extend(link.pending)
             link.pending.clear()
