@@ -163,6 +163,14 @@ class LinkFailedError(ProtocolError):
         self.reason = reason
 
 
+class FaultPlanError(UALinkError, ValueError):
+    """A fault plan entry that cannot be read (``entry`` is its text)."""
+
+    def __init__(self, message: str, entry: str = "") -> None:
+        super().__init__(f"fault plan entry {entry!r}: {message}" if entry else message)
+        self.entry = entry
+
+
 class LinkStalledError(UALinkError):
     """A simulated link or network made no progress within its bound.
 
@@ -224,6 +232,7 @@ __all__ = [
     "CreditError",
     "DecodeError",
     "EncodeError",
+    "FaultPlanError",
     "FecUncorrectableError",
     "FieldRangeError",
     "LinkFailedError",

@@ -19,7 +19,8 @@ def test_committed_capture_vectors_match_fresh_generation(tmp_path: Path) -> Non
     written = vectors.generate(tmp_path, ["capture"])
     assert {p.relative_to(tmp_path).as_posix() for p in written} == {
         "capture.json", "captures/atomics.pcap", "captures/clean.pcap",
-        "captures/credits.pcap", "captures/replay.pcap", "captures/fec_codewords.pcapng"}
+        "captures/credits.pcap", "captures/replay.pcap", "captures/fec_codewords.pcapng",
+        "captures/retrain.pcap", "captures/pacing.pcap", "captures/uart.pcap"}
     for path in written:
         rel = path.relative_to(tmp_path)
         assert (COMMITTED / rel).read_bytes() == path.read_bytes(), rel

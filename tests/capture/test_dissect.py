@@ -235,14 +235,16 @@ def test_cli_dissect_rejects_an_unknown_command_name(
         assert main(["dissect", str(out), "--command", name, "--summary-only"]) == 0
 
 
-def test_cli_capture_of_a_stuck_link_writes_what_it_carried(
+def test_cli_capture_of_a_dead_link_writes_what_it_carried(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    # BER 1e-2 defeats KP4 on every flit: the simulator gives up. This was a traceback;
-    # now the capture is written (a dead link is worth reading) and the exit status is 1.
+    # BER 1e-2 defeats KP4 on every flit. Issue 13: the link retrains, gives up (fault) and
+    # fails every op in bounded slots; the capture is still written (a dead link is worth
+    # reading), the summary says why, and the exit status is 1.
     out = tmp_path / "dead.pcap"
     assert main(["capture", "--out", str(out), "--ops", "3", "--ber", "1e-2"]) == 1
     err = capsys.readouterr().err
-    assert "INCOMPLETE: stalled after" in err and "Traceback" not in err
+    assert "LINK FAULT" in err and "3 op(s) completed with an error status" in err
+    assert "Traceback" not in err
     records = read_capture(out)
     assert records and all(r.uncorrectable for r in records)
 

@@ -60,7 +60,7 @@ class SafetyViolation(AssertionError):
 
 #: DataLink's mutable containers (copied by :func:`clone_link`; everything else is
 #: immutable and shared). The test fails loudly if DataLink grows another one.
-_MUTABLE = ("_txq", "_msgq", "_buffer", "_rx_partial")
+_MUTABLE = ("_txq", "_msgq", "_buffer", "_rx_partial", "_ctlq", "_rmsgq")
 _TIMES = ("_deadline", "_unacked_since")
 _FIELDS = tuple(sorted(set(vars(DataLink())) - {"_counters"}))
 

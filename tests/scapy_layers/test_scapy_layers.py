@@ -82,6 +82,8 @@ def _message_format(word: int) -> BitFormat:
         common = DL_MESSAGE.from_int(word)
     except DecodeError:  # reserved bit set: not a known message
         return DL_MESSAGE
+    if common["mclass"] == 0b1111 and not common["compressed"]:  # vendor: any type
+        return next(f for f in ALL_FORMATS if f.name == "dl_msg_vendor")
     for fmt in ALL_FORMATS:
         if fmt.name.startswith("dl_msg_") and not common["compressed"] and (
                 fmt.field("mclass").default, fmt.field("mtype").default) == (

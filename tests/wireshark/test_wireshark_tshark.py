@@ -91,6 +91,8 @@ def _message_format(word: int) -> BitFormat:
     v = _raw_values(dlf.DL_MESSAGE, word.to_bytes(4, "big"))
     if v["compressed"] or v["rsvd_c"]:
         return dlf.DL_MESSAGE
+    if v["mclass"] == dlf.MessageClass.VENDOR:  # every type of the vendor class
+        return dlf.VENDOR_MESSAGE
     for fmt in dlf.ALL_FORMATS:
         if fmt.name.startswith("dl_msg_") and (fmt.field("mclass").default,
                                                fmt.field("mtype").default) == (

@@ -30,7 +30,15 @@ from ualink_ref.dl.flit import TL_FLIT_BYTES, DLFlit
 from ualink_ref.dl.formats import (
     FlitOp,
 )
-from ualink_ref.dl.messages import UnknownMessage, decode_message
+from ualink_ref.dl.messages import (
+    ChannelCommand,
+    ChannelNegotiation,
+    TLRateNotification,
+    UartData,
+    UnknownMessage,
+    VendorMessage,
+    decode_message,
+)
 from ualink_ref.dl.verdict import Verdict, classify, implicit_seq, next_seq, phase_matches
 from ualink_ref.errors import CaptureFormatError, CrcError, DecodeError
 from ualink_ref.sizes import DL_FLIT_BYTES, MAX_WINDOW, check_fec
@@ -149,7 +157,20 @@ def _message_text(word: int) -> str:
     except DecodeError as exc:
         return f"bad message {word:#010x} ({exc})"
     if isinstance(msg, UnknownMessage):
-        return f"unknown message {word:#010x}"
+        return f"unknown message {word:#010x} (class {msg.mclass}, type {msg.mtype}: " \
+               "counted and ignored)"
+    if isinstance(msg, UartData):
+        return f"UART bytes {msg.data!r}"
+    if isinstance(msg, TLRateNotification):
+        return (f"TL rate notification: sender of this flit asks for data paced to "
+                f"{msg.rate + 1}/256 of full rate")
+    if isinstance(msg, VendorMessage):
+        return f"vendor message type {msg.vtype} payload {msg.payload:#08x} (passed up)"
+    if isinstance(msg, ChannelNegotiation):
+        if msg.command is ChannelCommand.REQUEST_ONLINE:
+            return "link training: sender is retraining, asks the peer to answer (online request)"
+        if msg.command is ChannelCommand.ACK:
+            return "link training: sender answers an online request (handshake ACK)"
     return repr(msg)
 
 

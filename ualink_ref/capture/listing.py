@@ -17,6 +17,8 @@ from ualink_ref.capture.format import PSEUDO_HEADER
 from ualink_ref.dl.crc import CRC_COVERAGE, crc32
 from ualink_ref.dl.flit import SEGMENT_OFFSETS
 from ualink_ref.dl.formats import COMMAND_HEADER, EXPLICIT_HEADER, SEGMENT_HEADER, FlitOp, header_op
+from ualink_ref.dl.messages import ChannelNegotiation, UartData, decode_message
+from ualink_ref.errors import DecodeError
 from ualink_ref.tl.fields import STATUS_NAMES
 
 # -- rendering, filters, summary -------------------------------------------------
@@ -200,6 +202,10 @@ def field_text(value: Any) -> str:
     return str(value)
 
 
+#: UART bytes a summary keeps per direction (it shows the first 48 and the count).
+_UART_KEPT = 1 << 16
+
+
 class Summary:
     """Counts over dissected flits, kept as they stream past (:meth:`add`), for :meth:`render`."""
 
@@ -217,6 +223,10 @@ class Summary:
         self.responses: Counter[str] = Counter()
         #: Packets that were not valid records (counted by the reader, not the dissector).
         self.bad_records = 0
+        #: DL messages in words (training, pacing, vendor, unknown) and the UART streams.
+        self.messages: Counter[str] = Counter()
+        self.uart: dict[str, bytearray] = {"a_to_b": bytearray(), "b_to_a": bytearray()}
+        self.uart_bytes: Counter[str] = Counter()
 
     def add(self, f: DissectedFlit) -> None:
         """Count one dissected flit."""
@@ -244,6 +254,31 @@ class Summary:
                 self.requests[op.command] += 1
             else:
                 self.responses[STATUS_NAMES.get(op.values.get("status", 0), "?")] += 1
+        self._add_messages(f)
+
+    def _add_messages(self, f: DissectedFlit) -> None:
+        """Count the flit's DL messages in words. A data flit's count only when it was
+        accepted (a replayed copy carries the same messages again); command flits are
+        never replayed."""
+        if f.flit is None or (f.flit.payload and f.status != "accepted"):
+            return
+        for word in f.flit.messages:
+            if word is None:
+                continue
+            try:
+                msg = decode_message(word)
+            except DecodeError:
+                self.messages["malformed"] += 1
+                continue
+            if isinstance(msg, UartData):
+                uart = self.uart.setdefault(f.direction, bytearray())
+                if len(uart) < _UART_KEPT:  # shown truncated anyway: keep memory bounded
+                    uart += msg.data
+                self.uart_bytes[f.direction] += len(msg.data)
+            elif isinstance(msg, ChannelNegotiation):
+                self.messages[f"training {msg.command.name.lower()}"] += 1
+            else:
+                self.messages[type(msg).__name__] += 1
 
     def render(self, shown: int | None = None) -> str:
         """The multi-line summary (``shown``: how many flits the filters let through)."""
@@ -266,6 +301,13 @@ class Summary:
         if self.raw_views:
             lines.insert(5, f"  raw codeword views of those flits {self.raw_views}: FEC symbols "
                             f"corrected {self.raw_corrected}, FEC uncorrectable {self.raw_bad}")
+        if self.messages:
+            lines.append("  DL messages: " + _counts(self.messages, sorted(self.messages)))
+        for d, data in self.uart.items():
+            if data:
+                total = self.uart_bytes[d]
+                more = f" ... ({total} bytes)" if total > 48 else f" ({total} bytes)"
+                lines.append(f"  UART stream {d}: {bytes(data[:48])!r}{more}")
         if self.bad_records:
             lines.append(f"  BAD RECORDS {self.bad_records} (not valid capture records, skipped)")
         return "\n".join(lines)

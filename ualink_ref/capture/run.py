@@ -29,10 +29,12 @@ from typing import Any
 
 from ualink_ref.capture.format import CaptureRecord
 from ualink_ref.dl import TLFlitDelivered
+from ualink_ref.dl.messages import UnknownMessage, VendorMessage
 from ualink_ref.errors import CaptureIncomplete, LinkStalledError
 from ualink_ref.sizes import DL_FLIT_BYTES, SLOT_NS, WIRE_BYTES_PER_FLIT, FecMode
 from ualink_ref.stack.channels import RandomBitErrors, ScriptedFlips
 from ualink_ref.stack.endpoint import Completion, Endpoint, FecDecoded
+from ualink_ref.stack.faults import FaultPlan
 from ualink_ref.stack.harness import Network, WireChunk, chain
 from ualink_ref.stack.sim import Burst, Op, SimReport, Simulation, random_workload
 from ualink_ref.tl import CreditConfig
@@ -122,6 +124,9 @@ class CaptureResult:
     crc_errors: int = 0
     replays: int = 0
     flips: int = 0
+    #: Link state changes, ``(slot, side, old, new, cause)``, and UART bytes received.
+    link_changes: tuple[tuple[float, str, str, str, str], ...] = ()
+    uart: dict[str, bytes] = field(default_factory=dict)
 
 
 class CaptureLink:
@@ -129,8 +134,10 @@ class CaptureLink:
 
     ``delay`` is the link latency in slots; ``ber`` and ``seed`` set a bit-error
     channel per direction; ``flips`` maps ``(sending side, index of its
-    transmitted DL flit)`` to wire bit positions to flip. ``credits_b`` and
-    ``dl_options`` configure the endpoints.
+    transmitted DL flit)`` to wire bit positions to flip. ``credits_b``,
+    ``dl_options`` and ``endpoint_options`` (link-state settings such as
+    ``retrain_slots``) configure the endpoints; ``faults`` is a fault plan
+    (:class:`~ualink_ref.stack.faults.FaultPlan` text) applied after the flips.
     """
 
     def __init__(
@@ -144,8 +151,10 @@ class CaptureLink:
         credits_b: CreditConfig | None = None,
         flips: dict[tuple[str, int], Sequence[int]] | None = None,
         dl_options: dict[str, Any] | None = None,
+        endpoint_options: dict[str, Any] | None = None,
+        faults: str | None = None,
     ) -> None:
-        opts = dict(dl_options or {})
+        opts = {**(dl_options or {}), **(endpoint_options or {})}
         self.fec = fec
         self.a = Endpoint(0, fec=fec, **opts)
         self.b = Endpoint(1, fec=fec, credits=credits_b, **opts)
@@ -160,9 +169,12 @@ class CaptureLink:
         self.network = Network(batch=1, edge="last_slot")
         self.network.add_port("a", self.a)
         self.network.add_port("b", self.b)
+        planned: dict[str, Any] = {"ab": None, "ba": None}
+        if faults:
+            planned = FaultPlan.parse(faults, seed).channels(lambda: self.network.now, fec)
         self.network.connect("a", "b", latency=delay,
-                             channel_ab=chain([noise["a"], self._flips["a"]]),
-                             channel_ba=chain([noise["b"], self._flips["b"]]))
+                             channel_ab=chain([noise["a"], self._flips["a"], planned["ab"]]),
+                             channel_ba=chain([noise["b"], self._flips["b"], planned["ba"]]))
         self.recorder = Recorder(fec, raw_codewords=raw_codewords)
         self.network.add_tap(self.recorder)
         self.completions: dict[str, list[Completion]] = {"a": [], "b": []}
@@ -180,7 +192,9 @@ class CaptureLink:
     def step(self) -> int:
         """One flit slot; returns the number of DL flits transmitted in it."""
         before = self.a.counters.flits_sent + self.b.counters.flits_sent
-        for port, event in self.network.step():
+        events = self.network.step()
+        events += [(name, e) for name, ep in self.sides.items() for e in ep.drain_events()]
+        for port, event in events:
             if type(event) is Completion:
                 self.completions[port].append(event)
         return self.a.counters.flits_sent + self.b.counters.flits_sent - before
@@ -206,6 +220,10 @@ class CaptureLink:
             crc_errors=self.a.dl.counters.crc_errors + self.b.dl.counters.crc_errors,
             replays=self.a.dl.counters.replays + self.b.dl.counters.replays,
             flips=self._flips["a"].flipped + self._flips["b"].flipped,
+            link_changes=tuple((c.now, side, c.old.value, c.new.value, c.cause)
+                               for side, ep in self.sides.items() for c in ep.link.changes),
+            uart={side: bytes(ep.uart_received) for side, ep in self.sides.items()
+                  if ep.uart_received},
         )
 
 
@@ -251,6 +269,8 @@ class Scenario:
     ops: Callable[[], list[Op]]
     settings: dict[str, object] = field(default_factory=dict)
     container: str = "pcap"  # file format of the committed capture
+    #: Called on the link before the ops are issued (DL messages to send, rates).
+    prepare: Callable[[CaptureLink], None] | None = None
 
     @property
     def artifact(self) -> str:
@@ -287,14 +307,49 @@ SCENARIOS: dict[str, Scenario] = {
             {"fec": "ll", "ber": 2e-3, "seed": 3, "raw_codewords": True},
             container="pcapng",
         ),
+        Scenario(
+            "retrain",
+            "Bulk writes A->B; the link goes down in slots 6-70 (fault plan 'down 6 70'): "
+            "replays fail, both ends report RetrainNeeded and retrain (online request and "
+            "ACK in control flits), then replay; every write completes once, OKAY",
+            lambda: _bulk(12),
+            {"faults": "down 6 70", "dl_options": {"replay_timeout": 12, "max_replays": 2},
+             "endpoint_options": {"retrain_slots": 24, "max_retrains": 3}},
+        ),
+        Scenario(
+            "pacing",
+            "B sends a TL rate notification (rate 31: 32/256 of full rate); A's bulk writes "
+            "then leave one data flit per 8 slots",
+            lambda: _bulk(12),
+            prepare=lambda link: link.b.notify_rate(31),
+        ),
+        Scenario(
+            "uart",
+            "A sends a 300-byte UART stream to B (150 two-byte messages, five per data flit, "
+            "in NOP TL flits) while A's 3rd DL flit is corrupted and replayed; B receives "
+            "every byte once, in order; B sends a vendor-defined message and an "
+            "unknown-class word",
+            lambda: [],
+            {"fec": "kp4", "flips": {("a", 2): [30 * k + 3 for k in range(40)]}},
+            prepare=lambda link: _uart_prepare(link),
+        ),
     )
 }
+
+
+def _uart_prepare(link: CaptureLink) -> None:
+    from_a = bytes((i * 37 + 11) & 0xFF for i in range(300))
+    link.a.uart_send(from_a)
+    link.b.send_vendor(VendorMessage(5, 0x12345))
+    link.b.dl.send_message(UnknownMessage(0b0011 << 2 | 0x5 << 9))  # class 0011: unknown
 
 
 def run_scenario(name: str) -> CaptureResult:
     """Run scenario ``name`` and return its records (deterministic)."""
     scenario = SCENARIOS[name]
     link = CaptureLink(**scenario.settings)  # type: ignore[arg-type]
+    if scenario.prepare is not None:
+        scenario.prepare(link)
     return link.run(scenario.ops())
 
 

@@ -16,6 +16,7 @@ from ualink_ref.cli import faults
 from ualink_ref.cli.commands import add_command
 from ualink_ref.cli.options import USAGE, add_run_options, fail, progress_bar, resolve
 from ualink_ref.errors import CaptureIncomplete
+from ualink_ref.stack.faults import FaultPlan
 from ualink_ref.stack.sim import Burst, random_workload
 
 #: The subcommand's ``--help`` description.
@@ -40,7 +41,13 @@ def _cmd_capture(args: argparse.Namespace) -> int:
         settings = dict(scenario.settings)
         if args.raw_codewords:  # only adds: a scenario that records them keeps doing so
             settings["raw_codewords"] = True
-        result = CaptureLink(**settings).run(scenario.ops())  # type: ignore[arg-type]
+        if args.faults:
+            settings["faults"] = "; ".join(p for p in (str(settings.get("faults") or ""),
+                                                       args.faults) if p)
+        link = CaptureLink(**settings)  # type: ignore[arg-type]
+        if scenario.prepare is not None:
+            scenario.prepare(link)
+        result = link.run(scenario.ops())
         records = result.records
         done = sum(len(c) for c in result.completions.values())
         summary = (f"{done} ops completed in {result.slots} flit slots, "
@@ -54,12 +61,18 @@ def _cmd_capture(args: argparse.Namespace) -> int:
                 workload, fec=args.fec, ber=args.ber, burst=burst, seed=args.seed,
                 raw_codewords=args.raw_codewords, latency=args.latency, batch=args.batch,
                 max_outstanding=args.max_outstanding, **faults.simulation_options(args),
+                fault_plan=FaultPlan.parse(args.faults, args.seed) if args.faults else None,
                 progress=bar.update if bar is not None else None)
         except CaptureIncomplete as exc:  # still write what the link carried: worth reading
             records, summary, status = exc.records, f"INCOMPLETE: {exc}", 1
         else:
             summary = (f"{report.ops_completed} ops completed in {report.slots} flit slots, "
                        f"{report.crc_errors} CRC errors, {report.replays} replays")
+            if report.link_fault is not None:  # written, but the link gave up: say why
+                failed = report.ops_failed_by_fault
+                summary += (f"; LINK FAULT: {report.link_fault}; {failed} op(s) completed "
+                            "with an error status")
+                status = 1
         finally:
             if bar is not None:
                 bar.close()
@@ -84,6 +97,9 @@ def register(sub: Any) -> None:
                         "it sets its own workload and link, so the run options are refused")
     add_run_options(c, ops_default=40)
     faults.add_arguments(c)
+    c.add_argument("--faults", metavar="PLAN",
+                   help="fault plan, e.g. 'down 200 400; corrupt ab 12; drop-ack ba 300' "
+                        "(specs/dl.md section 9; seeded by --seed)")
     c.add_argument("--raw-codewords", action="store_true",
                    help="also record the wire bytes before FEC decoding (fec_codewords)")
     c.set_defaults(func=_cmd_capture)

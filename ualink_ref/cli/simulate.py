@@ -8,7 +8,16 @@ from typing import Any
 
 from ualink_ref.cli import faults
 from ualink_ref.cli.commands import add_command
-from ualink_ref.cli.options import TextProgress, add_run_options, progress_bar, resolve
+from ualink_ref.cli.options import (
+    TextProgress,
+    add_run_options,
+    fail,
+    int_range,
+    progress_bar,
+    resolve,
+)
+from ualink_ref.errors import UALinkError
+from ualink_ref.stack.faults import FaultPlan
 from ualink_ref.stack.sim import Burst, random_workload, simulate
 
 #: The subcommand's ``--help`` description.
@@ -25,6 +34,12 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     burst = Burst(args.burst[0], args.burst[1]) if args.burst else None
     # Lazy: ops are drawn as the simulation issues them, so the bar moves at once.
     workload = random_workload(args.ops, args.seed, span=args.span)
+    try:
+        plan = FaultPlan.parse(args.faults, args.seed) if args.faults else None
+        if plan is not None:
+            plan.channels(lambda: 0, args.fec)  # reject TL-side entries before running
+    except UALinkError as exc:
+        return fail("simulate", str(exc), 2)
     bar = progress_bar(args.ops, not args.no_progress)
     try:
         report = simulate(
@@ -38,6 +53,9 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
             max_outstanding=args.max_outstanding,
             progress=bar.update if bar is not None else None,
             **faults.simulation_options(args),
+            fault_plan=plan,
+            endpoint_options={"retrain_slots": args.retrain_slots,
+                              "max_retrains": args.max_retrains},
         )
     finally:
         if bar is not None:
@@ -55,6 +73,13 @@ def register(sub: Any) -> None:
     p = add_command(sub, "simulate", DESCRIPTION)
     add_run_options(p, ops_default=10_000)
     faults.add_arguments(p)
+    p.add_argument("--faults", metavar="PLAN",
+                   help="fault plan, e.g. 'down 200 400; corrupt ab 12; drop-ack ba 300' "
+                        "(specs/dl.md section 9; seeded by --seed)")
+    p.add_argument("--retrain-slots", type=int_range(1), default=128,
+                   help="duration of one link retrain, flit slots (default 128)")
+    p.add_argument("--max-retrains", type=int_range(1), default=3,
+                   help="trainings without progress before the link is in fault (default 3)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=_cmd_simulate)
 

@@ -69,6 +69,23 @@ Rules (the same text, with provenance, is in ``specs/dl.md``):
    default: more than 4/3 of the round trip). It costs at most one ack-only flit per
    ``ack_delay`` slots in a saturated direction (about 3 % at the default
    128-slot timeout), the same as ``ack_interval`` under two-way load.
+9. DL messages travel three ways. Plain ones ride in the next flit built
+   (data or command; a lost command flit loses them). ``reliable`` ones ride
+   only in new data flits, so go-back-N delivers them exactly once and in
+   order (UART stream, TL rate); the layer above supplies a TL flit to carry
+   them when it has none (a NOP TL flit). ``control`` ones force a command
+   flit at the next poll, after an owed replay request (link-state handshake,
+   which must arrive even while data flits are being dropped for a gap).
+10. Pacing: after ``set_tx_rate(r)`` (the peer's TL rate notification) new
+   data flits leave at least ``256 / (r + 1)`` time units apart; replays,
+   acks and requests are not paced (they carry data already admitted or no
+   data). ``r = 255`` lifts pacing.
+11. Retrain and fault (driven by :mod:`ualink_ref.dl.linkstate`): while the
+   link trains only ``poll_control`` is used (control flits) and the replay
+   timer does not run; ``retrained`` keeps the replay buffer, sequence
+   numbers and receive position, replays from the acknowledged point and
+   owes the peer a replay request from the expected point; ``discard``
+   empties everything in a fault.
 """
 
 from __future__ import annotations
@@ -222,6 +239,11 @@ class DataLink:
         self._dup_run_answered = False  # this replay run has had its duplicate ack
         self._rr_owed = False
         self._rr_outstanding = False
+        # DL messages that act (rules 9-10): control flits, reliable messages, pacing
+        self._ctlq: deque[int] = deque()  # words that must go out in a command flit
+        self._rmsgq: deque[int] = deque()  # words that may ride only in new data flits
+        self._pace_gap = 0.0  # slots between new data flits (0: unpaced)
+        self._pace_next: float | None = None
 
     # -- public surface ----------------------------------------------------------
 
@@ -269,7 +291,25 @@ class DataLink:
     def idle(self) -> bool:
         """True when nothing is queued, unacknowledged, or owed to the peer (ack, request)."""
         return not (self._txq or self._msgq or self._buffer or self._ack_pending
-                    or self._rr_owed or self._replay_at is not None)
+                    or self._rr_owed or self._replay_at is not None or self._ctlq
+                    or self._rmsgq)
+
+    @property
+    def control_only(self) -> bool:
+        """True when only control messages are waiting (the next flit is control only)."""
+        return bool(self._ctlq) and not (self._txq or self._msgq or self._buffer
+                                         or self._ack_pending or self._rr_owed
+                                         or self._replay_at is not None or self._rmsgq)
+
+    @property
+    def reliable_pending(self) -> int:
+        """Reliable messages (rule 9) waiting for a new data flit to carry them."""
+        return len(self._rmsgq)
+
+    @property
+    def tx_rate(self) -> int:
+        """The pacing rate in force (rule 10): (rate + 1)/256 of full rate; 255 = unpaced."""
+        return 255 if not self._pace_gap else round(256 / self._pace_gap) - 1
 
     def send(self, tl_flits: Iterable[bytes]) -> None:
         """Queue 64-byte TL flits for transmission, in order (all or none on a bad one)."""
@@ -285,9 +325,69 @@ class DataLink:
         for tl in batch:
             self._txq += tl
 
-    def send_message(self, message: DLMessage) -> None:
-        """Queue a DL message; it rides in the next flit built (best effort without data)."""
-        self._msgq.append(message.encode())
+    def send_message(self, message: DLMessage, *, reliable: bool = False,
+                     control: bool = False) -> None:
+        """Queue a DL message (rule 9).
+
+        By default it rides in the next flit built (best effort without data).
+        ``reliable`` messages ride only in new data flits, so replay delivers
+        them exactly once and in order (the caller supplies data to carry them,
+        see ``reliable_pending``); ``control`` ones force a command flit out at
+        the next poll, even while data waits or the link trains.
+        """
+        word = message.encode()
+        if reliable:
+            self._rmsgq.append(word)
+        elif control:
+            self._ctlq.append(word)
+        else:
+            self._msgq.append(word)
+
+    def set_tx_rate(self, rate: int, now: float | None = None) -> None:
+        """Pace new data flits to (rate + 1)/256 of full rate (rule 10); 255 lifts it."""
+        if isinstance(rate, bool) or not isinstance(rate, int) or not 0 <= rate <= 255:
+            raise EncodeError(f"TL rate is 0..255, got {rate!r}", field="rate")
+        self._pace_gap = 0.0 if rate == 255 else 256 / (rate + 1)
+        if not self._pace_gap:
+            self._pace_next = None
+
+    def poll_control(self, now: float) -> bytes | None:
+        """Only a command flit with queued control messages, or ``None`` (rule 11:
+        what a training link sends)."""
+        if not self._ctlq:
+            return None
+        return self._command(FlitOp.ACK, self._ack_value(), now)
+
+    def retrained(self, now: float) -> list[DLEvent]:
+        """The link has retrained (rule 11): replay everything unacknowledged from the
+        acknowledged point, and ask the peer to replay from the expected one. The
+        replay buffer, sequence numbers and receive position are kept, so no TL flit
+        is lost or duplicated across a retrain."""
+        events: list[DLEvent] = []
+        self._futile_replays = 0
+        self._dup_run_answered = False
+        self._rr_owed = self._rr_outstanding = True
+        if self._buffer:
+            self._futile_replays = -1  # this replay is the retrain's, not a futile one
+            self._start_replay(self._acked, "retrain", now, events)
+        else:
+            self._deadline = None
+        return events
+
+    def discard(self) -> None:
+        """The link is in fault (rule 11): drop everything queued, unacknowledged or
+        owed; the DL is idle from now on."""
+        self._txq.clear()
+        self._tx_phase = 0
+        self._msgq.clear()
+        self._ctlq.clear()
+        self._rmsgq.clear()
+        self._buffer.clear()
+        self._next_fresh = self._acked
+        self._replay_at = None
+        self._deadline = None
+        self._ack_pending = self._rr_owed = self._dup_ack_owed = False
+        self._unacked_since = None
 
     def next_timer(self) -> float | None:
         """When ``handle_timer`` must next be called, or ``None``."""
@@ -311,7 +411,11 @@ class DataLink:
         check_time(now)
         if self._rr_owed:
             return self._command(FlitOp.REPLAY_REQUEST, seq_of(self._expected), now)
+        if self._ctlq:
+            return self._command(FlitOp.ACK, self._ack_value(), now)
         fresh = bool(self._txq) and self.in_flight < self.window and self._replay_at is None
+        if fresh and self._pace_next is not None and now < self._pace_next:
+            fresh = False  # rule 10: paced
         carries_ack = fresh and self._implicit_ok()
         if self._ack_pending and not carries_ack and self._ack_due(now):
             return self._command(FlitOp.ACK, self._ack_value(), now)
@@ -400,9 +504,12 @@ class DataLink:
         return (self._next_fresh - self._acked < IMPLICIT_REACH
                 and self._since_explicit < self.explicit_interval - 1)
 
-    def _take_messages(self, room: int) -> tuple[int | None, ...]:
-        taken: list[int | None] = [self._msgq.popleft() for _ in range(min(room,
-                                                                           len(self._msgq)))]
+    def _take_messages(self, room: int, data: bool = False) -> tuple[int | None, ...]:
+        taken: list[int | None] = []
+        for queue in (self._ctlq, self._msgq, self._rmsgq) if data else (self._ctlq,
+                                                                          self._msgq):
+            while queue and len(taken) < room:
+                taken.append(queue.popleft())
         self._counters.messages_sent += len(taken)
         return tuple(taken + [None] * (SEGMENTS - len(taken)))
 
@@ -419,7 +526,9 @@ class DataLink:
         return self._out(flit)
 
     def _fresh(self, implicit: bool, now: float) -> bytes:
-        messages = self._take_messages(SEGMENTS)
+        messages = self._take_messages(SEGMENTS, data=True)
+        if self._pace_gap:
+            self._pace_next = now + self._pace_gap
         n = min(len(self._txq), capacity(messages))
         tl = bytes(self._txq[:n])
         del self._txq[:n]

@@ -13,9 +13,11 @@ from enum import IntEnum
 
 from ualink_ref.bitfields import BitFormat, Field
 
-#: Where the public facts come from (press and white-paper descriptions of the
-#: UALink 200G 1.0 DL flit, as summarised in issue 3 of this project).
-PUBLIC = "public: UALink 200G 1.0 DL flit description"
+#: Where the header layouts come from: no consortium or press document gives them;
+#: they are as reproduced in a public third-party model, which cites no spec table for
+#: them (specs/README.md, "Provenance marks").
+THIRD_PARTY = "public third-party model: rosslwheeler/ualink_private"
+PUBLIC = f"{THIRD_PARTY}, no spec table cited (DL flit header layout)"
 
 
 class FlitOp(IntEnum):
@@ -95,11 +97,13 @@ SEGMENT_HEADER = BitFormat(
     [
         Field("tl_starts", 2,
               "Number of TL flits (0-2) that begin in this segment's TL bytes",
-              "public: two TL-flit indicator bits; project choice: read together as a "
+              f"{THIRD_PARTY}, no spec table cited: two TL-flit indicator bits; "
+              "project choice: read together as a "
               "count, so that the end of the TL bytes (start of fill) is known"),
         Field("msg", 1,
               "1 when the segment opens with a 4-byte DL message word",
-              "public: message bits exist; project choice: one flag, one word per segment"),
+              f"{THIRD_PARTY}, no spec table cited: message bits exist; "
+              "project choice: one flag, one word per segment"),
         Field("tl_offset", 4,
               "Distance in 4-byte words from the start of the segment's TL bytes to the "
               "first TL-flit boundary in it (0-15)",
@@ -108,7 +112,8 @@ SEGMENT_HEADER = BitFormat(
               "and a reserved bit)"),
         Field("alt_sector", 1,
               "DL alternate sector (not modelled; zero)",
-              "public: a DL alternate sector bit; project choice: not modelled, zero",
+              f"{THIRD_PARTY}, no spec table cited: a DL alternate sector bit; "
+              "project choice: not modelled, zero",
               reserved=True),
     ],
     description=(
@@ -117,35 +122,45 @@ SEGMENT_HEADER = BitFormat(
         "`4*tl_offset + 64*i` for `i < tl_starts`; if a further boundary lies inside the "
         "segment, the bytes from it to the end of the segment are zero fill."
     ),
-    provenance="public: 8 bits per segment; project choice: meaning",
+    provenance=f"{THIRD_PARTY}, no spec table cited: 8 bits per segment; "
+               "project choice: meaning",
 )
 
 # -- DL messages ---------------------------------------------------------------
 
 
 class MessageClass(IntEnum):
-    """The 4-bit ``mclass`` of a DL message (public values)."""
+    """The 4-bit ``mclass`` of a DL message (third-party model values, spec table 6-3)."""
 
     BASIC = 0b0000
     UART = 0b0001
     CONTROL = 0b1000
+    VENDOR = 0b1111  # project choice (see VENDOR_MESSAGE)
 
 
-_MSG_PUBLIC = "public: UALink 200G 1.0 DL message description"
+#: DL message common fields and codes: as in the third-party model, citing spec table 6-3
+#: (codes) and one table per message (6-4 .. 6-12), named where each is used.
+_MSG_PUBLIC = f"{THIRD_PARTY}, citing spec table 6-3 (message class and type codes)"
 _MCLASS_ENUM: dict[int, str] = {MessageClass.BASIC.value: "basic",
                                  MessageClass.UART.value: "uart",
-                                 MessageClass.CONTROL.value: "control"}
+                                 MessageClass.CONTROL.value: "control",
+                                 MessageClass.VENDOR.value: "vendor"}
 
 
-def _common(mtype: int, mclass: int) -> list[Field]:
+def _msg_prov(table: str) -> str:
+    return f"{THIRD_PARTY}, citing spec tables 6-3 and {table} (common field positions)"
+
+
+def _common(mtype: int, mclass: int, table: str = "") -> list[Field]:
     """The nine low bits every DL message shares, with this message's defaults."""
+    prov = _msg_prov(table) if table else _MSG_PUBLIC
     return [
-        Field("mtype", 3, "Message type within its class", _MSG_PUBLIC, default=mtype),
-        Field("mclass", 4, "Message class", _MSG_PUBLIC, enum=_MCLASS_ENUM, default=mclass),
+        Field("mtype", 3, "Message type within its class", prov, default=mtype),
+        Field("mclass", 4, "Message class", prov, enum=_MCLASS_ENUM, default=mclass),
         Field("rsvd_c", 1, "Reserved",
               "project choice: bit 1 is not named publicly; reserved", reserved=True),
         Field("compressed", 1, "Compressed form (not modelled: 0)",
-              f"{_MSG_PUBLIC}; project choice: compressed messages decode as unknown"),
+              f"{prov}; project choice: compressed messages decode as unknown"),
     ]
 
 
@@ -160,9 +175,9 @@ DL_MESSAGE = BitFormat(
 NOOP_MESSAGE = BitFormat(
     "dl_msg_noop",
     [Field("rsvd", 23, "Reserved", "project choice", reserved=True),
-     *_common(0b000, MessageClass.BASIC)],
+     *_common(0b000, MessageClass.BASIC, "6-7")],
     description="Basic / NoOp (type 000): carries nothing.",
-    provenance=_MSG_PUBLIC,
+    provenance=_msg_prov("6-7"),
 )
 
 TL_RATE_MESSAGE = BitFormat(
@@ -171,9 +186,9 @@ TL_RATE_MESSAGE = BitFormat(
            "TL rate the sender of the message can accept: (rate + 1)/256 of full rate",
            "project choice: the encoding of the rate is not public"),
      Field("rsvd", 15, "Reserved", "project choice", reserved=True),
-     *_common(0b100, MessageClass.BASIC)],
+     *_common(0b100, MessageClass.BASIC, "6-4")],
     description="Basic / TL rate notification (type 100).",
-    provenance=_MSG_PUBLIC,
+    provenance=_msg_prov("6-4"),
 )
 
 DEVICE_ID_MESSAGE = BitFormat(
@@ -182,9 +197,9 @@ DEVICE_ID_MESSAGE = BitFormat(
      Field("rsvd", 6, "Reserved", "project choice", reserved=True),
      Field("device_id", 16, "Device identifier (0 in a request)",
            "project choice: 16-bit identifier"),
-     *_common(0b101, MessageClass.BASIC)],
+     *_common(0b101, MessageClass.BASIC, "6-5")],
     description="Basic / Device ID request or response (type 101).",
-    provenance=_MSG_PUBLIC,
+    provenance=_msg_prov("6-5"),
 )
 
 PORT_NUMBER_MESSAGE = BitFormat(
@@ -192,9 +207,9 @@ PORT_NUMBER_MESSAGE = BitFormat(
     [Field("response", 1, "0 = request, 1 = response", "project choice"),
      Field("rsvd", 14, "Reserved", "project choice", reserved=True),
      Field("port", 8, "Port number (0 in a request)", "project choice: 8-bit port number"),
-     *_common(0b110, MessageClass.BASIC)],
+     *_common(0b110, MessageClass.BASIC, "6-6")],
     description="Basic / Port number request or response (type 110).",
-    provenance=_MSG_PUBLIC,
+    provenance=_msg_prov("6-6"),
 )
 
 CHANNEL_NEGOTIATION_MESSAGE = BitFormat(
@@ -203,9 +218,9 @@ CHANNEL_NEGOTIATION_MESSAGE = BitFormat(
            "project choice: the negotiation's encoding is not public",
            enum={0: "request_offline", 1: "request_online", 2: "ack", 3: "nak"}),
      Field("rsvd", 21, "Reserved", "project choice", reserved=True),
-     *_common(0b100, MessageClass.CONTROL)],
+     *_common(0b100, MessageClass.CONTROL, "6-8")],
     description="Control / channel online-offline negotiation (type 100).",
-    provenance=_MSG_PUBLIC,
+    provenance=_msg_prov("6-8"),
 )
 
 UART_MESSAGE = BitFormat(
@@ -215,9 +230,28 @@ UART_MESSAGE = BitFormat(
      Field("rsvd", 5, "Reserved", "project choice", reserved=True),
      Field("data", 16, "Up to two stream bytes, first byte in bits [24:17]",
            "project choice"),
-     *_common(0b000, MessageClass.UART)],
+     *_common(0b000, MessageClass.UART, "6-12")],
     description="UART / stream data (type 000): a management byte stream, two bytes a word.",
-    provenance=_MSG_PUBLIC,
+    provenance=_msg_prov("6-12"),
+)
+
+VENDOR_MESSAGE = BitFormat(
+    "dl_msg_vendor",
+    [Field("vendor_data", 23, "Vendor-defined content, passed up unchanged",
+           "project choice: the vendor message layout is the vendor's"),
+     Field("mtype", 3, "Vendor-defined type (any of 0-7)",
+           "project choice: every type of the vendor class is the vendor's", default=0),
+     Field("mclass", 4, "Message class", _MSG_PUBLIC, enum=_MCLASS_ENUM,
+           default=MessageClass.VENDOR),
+     Field("rsvd_c", 1, "Reserved",
+           "project choice: bit 1 is not named publicly; reserved", reserved=True),
+     Field("compressed", 1, "Compressed form (not modelled: 0)",
+           f"{_MSG_PUBLIC}; project choice: compressed messages decode as unknown")],
+    description=(
+        "Vendor-defined message (class 1111, any type): passed up as an event, never acted "
+        "on by the DL."),
+    provenance=("public: vendor-defined DL messages exist (UALink DL feature summaries); "
+                "project choice: class code 1111 and a single-word layout"),
 )
 
 def field_of(fmt: BitFormat, word: int, name: str) -> int:
@@ -257,6 +291,7 @@ ALL_FORMATS: tuple[BitFormat, ...] = (
     PORT_NUMBER_MESSAGE,
     CHANNEL_NEGOTIATION_MESSAGE,
     UART_MESSAGE,
+    VENDOR_MESSAGE,
 )
 
 __all__ = [
@@ -270,8 +305,10 @@ __all__ = [
     "PORT_NUMBER_MESSAGE",
     "PUBLIC",
     "SEGMENT_HEADER",
+    "THIRD_PARTY",
     "TL_RATE_MESSAGE",
     "UART_MESSAGE",
+    "VENDOR_MESSAGE",
     "FlitOp",
     "MessageClass",
     "field_of",

@@ -24,6 +24,8 @@ from ualink_ref.dl.formats import (
     PORT_NUMBER_MESSAGE,
     TL_RATE_MESSAGE,
     UART_MESSAGE,
+    VENDOR_MESSAGE,
+    MessageClass,
     field_of,
 )
 from ualink_ref.errors import DecodeError, EncodeError, FieldRangeError
@@ -115,6 +117,20 @@ class UartData:
 
 
 @dataclass(frozen=True)
+class VendorMessage:
+    """Vendor-defined message (class 1111): ``vtype`` 0-7 and a 23-bit ``payload``,
+    passed up unchanged (a receiver never acts on it)."""
+
+    vtype: int = 0
+    payload: int = 0
+    FORMAT: ClassVar[BitFormat] = VENDOR_MESSAGE
+
+    def encode(self) -> int:
+        """The 32-bit message word."""
+        return self.FORMAT.to_int(mtype=self.vtype, vendor_data=self.payload)
+
+
+@dataclass(frozen=True)
 class UnknownMessage:
     """A message word whose class / type this model does not know (kept verbatim)."""
 
@@ -140,10 +156,11 @@ class UnknownMessage:
 
 DLMessage = (
     NoOp | TLRateNotification | DeviceId | PortNumber | ChannelNegotiation | UartData
-    | UnknownMessage
+    | VendorMessage | UnknownMessage
 )
 
 _MESSAGE_TYPES = (NoOp, TLRateNotification, DeviceId, PortNumber, ChannelNegotiation, UartData,
+                  VendorMessage,
                   UnknownMessage)
 
 _KNOWN: dict[tuple[int, int], BitFormat] = {
@@ -179,6 +196,9 @@ def decode_message(word: int | bytes | bytearray | memoryview) -> DLMessage:
             raise DecodeError(
                 f"dl_message: expected a 32-bit word or 4 bytes, got {word!r:.40}") from None
     common = DL_MESSAGE.from_int(value)  # FieldRangeError if it does not fit 32 bits
+    if common["mclass"] == MessageClass.VENDOR and not common["compressed"]:
+        v = VENDOR_MESSAGE.from_int(value)  # ReservedBitsError on a non-zero bit 1
+        return VendorMessage(v["mtype"], v["vendor_data"])
     fmt = _KNOWN.get((common["mclass"], common["mtype"]))
     if fmt is None or common["compressed"]:
         return UnknownMessage(value)
@@ -212,6 +232,7 @@ __all__ = [
     "TLRateNotification",
     "UartData",
     "UnknownMessage",
+    "VendorMessage",
     "decode_message",
     "encode_message",
 ]

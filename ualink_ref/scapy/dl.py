@@ -45,7 +45,9 @@ from ualink_ref.dl.formats import (
     SEGMENT_HEADER,
     TL_RATE_MESSAGE,
     UART_MESSAGE,
+    VENDOR_MESSAGE,
     FlitOp,
+    MessageClass,
     field_of,
     header_op,
 )
@@ -106,6 +108,8 @@ DL_MESSAGE_LAYERS: dict[tuple[int, int], type[Packet]] = {
     for fmt in (NOOP_MESSAGE, TL_RATE_MESSAGE, DEVICE_ID_MESSAGE, PORT_NUMBER_MESSAGE,
                 CHANNEL_NEGOTIATION_MESSAGE, UART_MESSAGE)
 }
+#: The vendor-defined class: one layer for every type (the type is the vendor's).
+DLVendorMessage = packet_class(VENDOR_MESSAGE, attrs=_PART)
 
 
 def message_layer(m: bytes) -> type[Packet]:
@@ -119,6 +123,8 @@ def message_layer(m: bytes) -> type[Packet]:
     mtype = field_of(DL_MESSAGE, word, "mtype")
     if field_of(DL_MESSAGE, word, "compressed") or field_of(DL_MESSAGE, word, "rsvd_c"):
         return DLMessage
+    if mclass == MessageClass.VENDOR:
+        return DLVendorMessage
     return DL_MESSAGE_LAYERS.get((mclass, mtype), DLMessage)
 
 

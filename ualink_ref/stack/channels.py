@@ -11,7 +11,7 @@ slots never changes what a fault can be. The bit-level error models themselves l
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -242,6 +242,40 @@ class FaultyChannel:
         return wire
 
 
+@dataclass
+class PlanOutage:
+    """A fault plan's ``down`` entry (``stack/faults.py``): the link is down from slot
+    ``start`` up to (not including) ``end`` (``None``: for good): every flit sent in
+    those slots is lost, the others pass.
+
+    ``clock()`` gives the slot of a chunk's first flit when the harness hands it
+    over (``lambda: network.now``); flit ``k`` of a chunk was sent in slot
+    ``clock() + k``. ``flit_wire_bytes`` splits a chunk into flits. ``lost``
+    counts the flits lost.
+    """
+
+    start: float
+    end: float | None
+    clock: Callable[[], float]
+    flit_wire_bytes: int
+    lost: int = 0
+
+    def down_at(self, slot: float) -> bool:
+        """True when slot ``slot`` lies in the outage."""
+        return slot >= self.start and (self.end is None or slot < self.end)
+
+    def transmit(self, wire: bytes, first_flit: int, flits: int,
+                 now: float = 0) -> bytes | None:
+        """``wire`` without the flits sent while the link was down (``None``: all lost)."""
+        t0 = self.clock()
+        if not any(self.down_at(t0 + k) for k in range(flits)):
+            return wire
+        per = self.flit_wire_bytes
+        kept = [wire[k * per:(k + 1) * per] for k in range(flits) if not self.down_at(t0 + k)]
+        self.lost += flits - len(kept)
+        return b"".join(kept) or None
+
+
 def carries_payload(flit: bytes) -> bool:
     """The payload bit of a DL flit's header, read without decoding."""
     return header_payload(flit)
@@ -260,6 +294,7 @@ __all__ = [
     "ErrorBursts",
     "FaultyChannel",
     "Outage",
+    "PlanOutage",
     "RandomBitErrors",
     "ScriptedFlips",
     "carries_payload",

@@ -37,6 +37,19 @@ Rules:
   outstanding with an error, and the endpoint's :attr:`Endpoint.failed` says
   why (``specs/tl.md``, rules E1-E7).
 * ``now`` counts flit slots (the DL's replay timeout is in the same unit).
+* Link states (``ualink_ref.dl.linkstate``, specs/dl.md section 8): a
+  :class:`~ualink_ref.dl.linkstate.LinkManager` runs the DL. ``RetrainNeeded``
+  starts a retrain of ``retrain_slots``; the replay buffer is kept, so no TL
+  flit is lost or duplicated. After ``max_retrains`` trainings without
+  progress the link is in fault: every queued and outstanding operation
+  completes with ``fault_status`` (default ``DATA_ERROR``), and so does every
+  operation issued later. Events that arise outside ``receive`` (timer-driven
+  state changes, those completions) wait in :meth:`drain_events`.
+* DL messages that act: ``uart_send(bytes)`` (the peer reports
+  :class:`~ualink_ref.dl.linkstate.UartReceived`), ``notify_rate(rate)``
+  (the peer paces its data), ``send_vendor(message)`` (passed up as a
+  ``DLMessageReceived``). Reliable messages need a data flit to ride in:
+  when the TL has nothing to send, a NOP TL flit (all zero) carries them.
 """
 
 from __future__ import annotations
@@ -45,14 +58,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from ualink_ref.dl import DLEvent
+from ualink_ref.dl.linkstate import LinkEvent, LinkState
 from ualink_ref.sizes import FecMode
 from ualink_ref.stack.linkend import FecDecoded, LinkEnd, decode_wire
-from ualink_ref.tl import AtomicOp, CreditConfig, Memory, TransactionLayer
+from ualink_ref.tl import AtomicOp, CreditConfig, Memory, Status, TransactionLayer
 from ualink_ref.tl.events import Completion, FieldRejected, LinkFailed
 from ualink_ref.tl.limits import TLLimits
 
 #: What :meth:`Endpoint.receive` returns: the chunk's FEC verdict, DL events, completions.
-EndpointEvent = FecDecoded | DLEvent | Completion | FieldRejected | LinkFailed
+EndpointEvent = FecDecoded | DLEvent | LinkEvent | Completion | FieldRejected | LinkFailed
 
 
 @dataclass(frozen=True)
@@ -99,12 +113,19 @@ class Endpoint(LinkEnd):
         compress: bool = True,
         tl_backlog: int = 20,
         tl_limits: TLLimits | None = None,
+        retrain_slots: float = 128,
+        max_retrains: int = 3,
+        start_up: bool = True,
+        fault_status: Status = Status.DATA_ERROR,
         **dl_options: Any,
     ) -> None:
         self.tl = TransactionLayer(acc_id, memory, credits=credits, compress=compress,
                                    limits=tl_limits)
+        #: The status every operation gets when the link goes to fault (specs/dl.md L5).
+        self.fault_status = fault_status
         super().__init__(self.tl, fec=fec, interleave=interleave, tl_backlog=tl_backlog,
-                         **dl_options)
+                         retrain_slots=retrain_slots, max_retrains=max_retrains,
+                         start_up=start_up, **dl_options)
 
     # -- UPLI side (delegated to the TL) -------------------------------------------
 
@@ -146,6 +167,20 @@ class Endpoint(LinkEnd):
     def failed(self) -> str | None:
         """Why the link failed (the TL could not follow the peer), or ``None``."""
         return self.tl.failed
+
+    def _on_fault(self) -> list[Any]:
+        """The link went to fault: every queued and outstanding op completes with
+        ``fault_status`` (once; ops issued later fail at the next poll)."""
+        if self.tl.queued or self.tl.outstanding:
+            return list(self.tl.fail_outstanding(self.fault_status))
+        return []
+
+    @property
+    def busy(self) -> bool:
+        """True while the TL has work or the DL holds unsent or unacknowledged data."""
+        if self.link.state is LinkState.FAULT:
+            return bool(self.tl.queued)  # ops issued after the fault are still to fail
+        return super().busy
 
     @property
     def counters(self) -> EndpointCounters:

@@ -30,7 +30,6 @@ from typing import Any, Protocol
 from ualink_ref.dl import (
     CrcErrorDetected,
     DataLink,
-    DLEvent,
     MalformedFlit,
     ReplayStarted,
     RetrainNeeded,
@@ -38,9 +37,11 @@ from ualink_ref.dl import (
     TLFlitDelivered,
 )
 from ualink_ref.dl.datalink import check_time
+from ualink_ref.dl.linkstate import LinkManager, LinkState, LinkStateChanged, UartReceived
+from ualink_ref.dl.messages import VendorMessage
 from ualink_ref.errors import EncodeError, TruncatedError
 from ualink_ref.phy import MODES, decode_flits, encode_flits
-from ualink_ref.sizes import DL_FLIT_BYTES, WIRE_BYTES_PER_FLIT, FecMode, check_fec
+from ualink_ref.sizes import DL_FLIT_BYTES, TL_FLIT_BYTES, WIRE_BYTES_PER_FLIT, FecMode, check_fec
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,10 @@ def decode_wire(data: bytes, fec: FecMode, interleave: int = 1) -> FecDecoded:
                       int(result.codeword_uncorrectable.sum()))
 
 
+#: A TL flit of NOP padding only: carries reliable DL messages when the TL is idle.
+NOP_TL_FLIT = bytes(TL_FLIT_BYTES)
+
+
 class UpperLayer(Protocol):
     """What a :class:`LinkEnd` carries: 64-byte TL flits out and in."""
 
@@ -99,6 +104,9 @@ class LinkEnd:
         fec: FecMode = "kp4",
         interleave: int = 1,
         tl_backlog: int = 20,
+        retrain_slots: float = 128,
+        max_retrains: int = 3,
+        start_up: bool = True,
         **dl_options: Any,
     ) -> None:
         self.fec: FecMode = check_fec(fec)
@@ -113,6 +121,12 @@ class LinkEnd:
         self.interleave = interleave
         self.upper = upper
         self.dl = DataLink(**dl_options)
+        #: The link state machine beside the DL (``dl/linkstate.py``, specs/dl.md §8).
+        self.link = LinkManager(self.dl, retrain_slots=retrain_slots,
+                                max_retrains=max_retrains, start_up=start_up)
+        #: Every UART byte received from the peer, in order.
+        self.uart_received = bytearray()
+        self._pending: list[Any] = []  # events raised outside receive (timers, polls)
         self.tl_backlog = tl_backlog
         #: Set to a list to record ``("tl" | "dl" | "wire", bytes)`` for every TL flit
         #: handed to the DL, DL flit polled and wire chunk sent (vectors, debugging).
@@ -140,9 +154,14 @@ class LinkEnd:
     # -- wire side -------------------------------------------------------------------
 
     def _run_timer(self, now: float) -> None:
-        deadline = self.dl.next_timer()
+        deadline = self.link.next_timer()
         if deadline is not None and now >= deadline:
-            self._dl_events(self.dl.handle_timer(now), [], now)
+            self._dl_events(self.link.run_timer(now), self._pending, now, react=False)
+
+    def _on_fault(self) -> list[Any]:
+        """The link went to fault: what the layer above reports (the endpoint fails its
+        operations; a switch port has nothing to report)."""
+        return []
 
     def _feed(self, now: float) -> None:
         schedule = self.pause_schedule
@@ -153,7 +172,7 @@ class LinkEnd:
             return
         dl = self.dl
         limit = self.tl_backlog
-        if dl.tx_backlog >= limit:
+        if dl.tx_backlog >= limit or not self.link.state.carries_data:
             return
         poll = self.upper.poll
         batch = []
@@ -162,6 +181,8 @@ class LinkEnd:
             if flit is None:
                 break
             batch.append(flit)
+        if not batch and dl.reliable_pending and not dl.tx_backlog:
+            batch.append(NOP_TL_FLIT)  # carries reliable DL messages (DL rule 9)
         if batch:
             dl.send(batch)
             if self.trace is not None:
@@ -169,8 +190,14 @@ class LinkEnd:
 
     def _next_dl_flit(self, now: float) -> bytes | None:
         self._run_timer(now)
+        link = self.link
+        if link.state is LinkState.FAULT:
+            self._pending.extend(self._on_fault())
         self._feed(now)
-        flit = self.dl.poll(now)
+        flit = link.poll(now, waiting=self.upper.busy)
+        if link.pending:
+            self._pending.extend(link.pending)
+            link.pending.clear()
         if flit is not None and self.trace is not None:
             self.trace.append(("dl", flit))
         return flit
@@ -233,15 +260,27 @@ class LinkEnd:
         self._run_timer(now)
         dl = self.dl
         for i in range(0, count * DL_FLIT_BYTES, DL_FLIT_BYTES):
+            if self.link.state is LinkState.FAULT:
+                break  # a link in fault neither sends nor receives (specs/dl.md L5)
             self._dl_events(dl.receive(flits[i : i + DL_FLIT_BYTES], now), events, now)
         return events
 
-    def _dl_events(self, dl_events: list[DLEvent], out: list[Any], now: float) -> None:
+    def _dl_events(self, dl_events: list[Any], out: list[Any], now: float,
+                   react: bool = True) -> None:
+        if react:
+            self.link.on_events(dl_events, now)
         receive = self.upper.receive
         for event in dl_events:
             out.append(event)
             if type(event) is TLFlitDelivered:
+                if self.link.state is LinkState.FAULT:
+                    continue  # the layer above failed everything: nothing may reach it now
                 out.extend(receive(event.data, now))
+            elif type(event) is UartReceived:
+                self.uart_received += event.data
+            elif type(event) is LinkStateChanged:
+                if event.new is LinkState.FAULT:
+                    out.extend(self._on_fault())
             elif isinstance(event, CrcErrorDetected):
                 self._crc_errors += 1
             elif isinstance(event, MalformedFlit):
@@ -263,8 +302,41 @@ class LinkEnd:
 
     @property
     def busy(self) -> bool:
-        """True while the upper layer has work or the DL holds unsent or unacknowledged data."""
-        return self.upper.busy or not self.dl.idle
+        """True while the upper layer has work, the DL holds unsent or unacknowledged
+        data, or the link is training."""
+        if self.link.state is LinkState.FAULT:
+            return False
+        return (self.upper.busy or not self.dl.idle
+                or self.link.state is LinkState.TRAINING)
+
+    # -- link state and DL messages -----------------------------------------------
+
+    @property
+    def link_state(self) -> LinkState:
+        """The state of this end of the link."""
+        return self.link.state
+
+    def start_link(self, now: float) -> None:
+        """Train a link made with ``start_up=False``."""
+        self._pending.extend(self.link.start(now))
+
+    def uart_send(self, data: bytes) -> None:
+        """Send ``data`` (any length) on the UART byte stream to the peer."""
+        self.link.uart_send(data)
+
+    def notify_rate(self, rate: int) -> None:
+        """Ask the peer to pace its TL data to (rate + 1)/256 of full rate."""
+        self.link.notify_rate(rate)
+
+    def send_vendor(self, message: VendorMessage) -> None:
+        """Send a vendor-defined DL message (reliably, in order)."""
+        self.dl.send_message(message, reliable=True)
+
+    def drain_events(self) -> list[Any]:
+        """Events that arose outside ``receive`` (timers, polls): link state changes,
+        and completions failed by a link fault. Each is returned once."""
+        out, self._pending = self._pending, []
+        return out
 
 
 def _byte_string(data: object, per: int) -> bytes:

@@ -38,6 +38,7 @@ from ualink_ref.errors import LinkStalledError
 from ualink_ref.sizes import FecMode
 from ualink_ref.stack.channels import ErrorBursts, RandomBitErrors
 from ualink_ref.stack.endpoint import Completion, Endpoint
+from ualink_ref.stack.faults import FaultPlan
 from ualink_ref.stack.harness import Channel, Edge, Network, Tap, chain
 from ualink_ref.tl import AtomicOp, CreditConfig, Memory, Status
 from ualink_ref.tl.upli import apply_atomic
@@ -251,6 +252,15 @@ class SimReport:
     latency_mean: float
     latency_p99: float
     latency_max: int
+    #: Link state changes on either end, as ``(slot, side, old, new, cause)``.
+    link_changes: tuple[tuple[float, str, str, str, str], ...] = ()
+    #: Slots each end spent in a state carrying no data (training, down, fault).
+    slots_down_a: float = 0.0
+    slots_down_b: float = 0.0
+    #: Why the link failed for good (``None``: it did not), and the ops it failed.
+    link_fault: str | None = None
+    ops_failed_by_fault: int = 0
+    faults: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         """The report as a JSON-ready dict."""
@@ -277,7 +287,23 @@ class SimReport:
             f"credit stalls: {self.credit_stalls}",
             f"latency (flit slots): mean {self.latency_mean:.1f}  p99 {self.latency_p99:.0f}  "
             f"max {self.latency_max}",
+            *self._link_lines(),
         ])
+
+    def _link_lines(self) -> list[str]:
+        if not (self.link_changes or self.faults):
+            return []
+        lines = [f"fault plan: {self.faults or '-'}",
+                 f"link state changes: {len(self.link_changes)}  slots down: "
+                 f"a {self.slots_down_a:g}, b {self.slots_down_b:g}"]
+        lines += [f"  slot {slot:g} {side}: {old} -> {new} ({cause})"
+                  for slot, side, old, new, cause in self.link_changes[:20]]
+        if len(self.link_changes) > 20:
+            lines.append(f"  ... {len(self.link_changes) - 20} more")
+        if self.link_fault:
+            lines.append(f"LINK FAULT: {self.link_fault}; {self.ops_failed_by_fault} op(s) "
+                         "completed with an error status")
+        return lines
 
 
 @dataclass
@@ -327,6 +353,8 @@ class Simulation:
         channels: dict[str, Channel | None] | None = None,
         faults: dict[str, Sequence[Channel]] | None = None,
         stall_slots: int | None = None,
+        fault_plan: FaultPlan | None = None,
+        endpoint_options: dict[str, Any] | None = None,
         **dl_options: Any,
     ) -> None:
         if batch < 1 or latency < 0 or max_outstanding < 1:
@@ -346,9 +374,11 @@ class Simulation:
         if "replay_timeout" not in dl_options:
             dl_options["replay_timeout"] = replay_timeout_for(latency, batch)
         id_a, id_b = acc_ids
-        self.a = Endpoint(id_a, fec=fec, credits=credits, compress=compress, **dl_options)
+        ep_opts = {**dl_options, **(endpoint_options or {})}
+        self.a = Endpoint(id_a, fec=fec, credits=credits, compress=compress, **ep_opts)
         self.b = Endpoint(id_b, fec=fec, credits=credits if credits_b is None else credits_b,
-                          compress=compress, **dl_options)
+                          compress=compress, **ep_opts)
+        self.fault_plan = fault_plan
         self.results: list[Completion | None] = []
         self.latencies: list[int] = []
         self.max_slots = max_slots
@@ -369,6 +399,9 @@ class Simulation:
         chans = {d: chain([given[d] if d in given else self._channel(seed * 4 + k),
                            *extra.get(d, ())])
                  for k, d in enumerate(("ab", "ba"))}
+        if fault_plan is not None:  # the plan's channels see the slot the harness is at
+            planned = fault_plan.channels(lambda: self.network.now, fec, self.a.interleave)
+            chans = {d: chain([chans[d], planned[d]]) for d in chans}
         self.network = Network(batch=batch, edge=edge)
         self.network.add_port("a", self.a)
         self.network.add_port("b", self.b)
@@ -422,6 +455,9 @@ class Simulation:
 
     def _collect(self, events: list[tuple[str, Any]]) -> None:
         now = self.now
+        # events that arose outside receive (link timers: state changes, fault completions)
+        events = events + [(name, e) for name, ep in (("a", self.a), ("b", self.b))
+                           for e in ep.drain_events()]
         for name, event in events:
             if type(event) is not Completion:
                 continue
@@ -548,7 +584,27 @@ class Simulation:
             latency_mean=sum(lat) / len(lat) if lat else 0.0,
             latency_p99=p99,
             latency_max=lat[-1] if lat else 0,
+            link_changes=tuple((c.now, side, c.old.value, c.new.value, c.cause)
+                               for side, ep in (("a", self.a), ("b", self.b))
+                               for c in ep.link.changes),
+            slots_down_a=self.a.link.time_down(self.now),
+            slots_down_b=self.b.link.time_down(self.now),
+            link_fault=self._fault_reason(),
+            ops_failed_by_fault=self._fault_failed(),
+            faults=self.fault_plan.text() if self.fault_plan is not None else "",
         )
+
+    def _fault_reason(self) -> str | None:
+        reasons = [f"{side}: {ep.link.fault_reason}" for side, ep in (("a", self.a),
+                                                                      ("b", self.b))
+                   if ep.link.fault_reason is not None]
+        return "; ".join(reasons) or None
+
+    def _fault_failed(self) -> int:
+        if self._fault_reason() is None:
+            return 0
+        status = self.a.fault_status
+        return sum(1 for r in self.results if r is not None and r.status == status)
 
 
 def _memory_mismatches(memory: Memory, model: dict[int, int]) -> int:

@@ -301,6 +301,7 @@ def known_dl_messages() -> st.SearchStrategy[M.DLMessage]:
         st.builds(M.PortNumber, st.booleans(), st.integers(0, 255)),
         st.builds(M.ChannelNegotiation, st.sampled_from(M.ChannelCommand)),
         st.builds(M.UartData, st.binary(max_size=2)),
+        st.builds(M.VendorMessage, st.integers(0, 7), st.integers(0, (1 << 23) - 1)),
     )
 
 
@@ -344,7 +345,8 @@ def dl_messages() -> st.SearchStrategy[Any]:
     return st.one_of(
         known_dl_messages(),
         format_values(F.DL_MESSAGE)
-        .filter(lambda v: v["compressed"] or (v["mclass"], v["mtype"]) not in known)
+        .filter(lambda v: v["compressed"] or (
+            (v["mclass"], v["mtype"]) not in known and v["mclass"] != F.MessageClass.VENDOR))
         .map(unknown),
     )
 

@@ -21,7 +21,10 @@ from enum import IntEnum
 from ualink_ref.bitfields import BitFormat, Field
 from ualink_ref.errors import FieldRangeError, TruncatedError
 
-PUB = "public: UALink 200G 1.0 TL (publicly reported field width and order)"
+THIRD_PARTY = "public third-party model: rosslwheeler/ualink_private"
+PUB = f"{THIRD_PARTY}, citing spec table 5-29 (field width and order)"
+PUB_RSP = f"{THIRD_PARTY}, citing spec table 5-30 (field width and order)"
+PUB_FC = f"{THIRD_PARTY}, citing spec table 5-38 (field width and order)"
 SAME = "project choice: same meaning as the uncompressed field"
 VCFC = "project choice: as FTYPE 0, for one VC (FTYPE 0 has no VC number)"
 CMPR = "project choice: compressed layout (only its size is public)"
@@ -60,7 +63,8 @@ STATUS_NAMES: dict[int, str] = {
 
 
 FTYPE_PROV = (
-    "public: 4-bit FTYPE opens every field, values 0-5; project choice: 4 = with data, "
+    f"{THIRD_PARTY}, citing spec tables 5-29 to 5-38: 4-bit FTYPE opens every "
+    "field, values 0-5; project choice: 4 = with data, "
     "5 = without, 6 = per-VC flow control"
 )
 
@@ -80,22 +84,26 @@ FLOW_CONTROL = BitFormat(
     "tl_flow_control",
     [
         _ftype(FType.FLOW_CONTROL),
-        Field("req_cmd", 6, "request-command credits returned (shared pool)", PUB),
-        Field("rsp_cmd", 6, "response-command credits returned (shared pool)", PUB),
-        Field("req_data", 8, "request-data credits returned, 64-byte buffers (shared pool)", PUB),
-        Field("rsp_data", 8, "response-data credits returned, 64-byte buffers (shared pool)", PUB),
+        Field("req_cmd", 6, "request-command credits returned (shared pool)", PUB_FC),
+        Field("rsp_cmd", 6, "response-command credits returned (shared pool)", PUB_FC),
+        Field("req_data", 8, "request-data credits returned, 64-byte buffers (shared pool)",
+              PUB_FC),
+        Field("rsp_data", 8, "response-data credits returned, 64-byte buffers (shared pool)",
+              PUB_FC),
     ],
     description=(
         "Flow control / NOP (1 sector). Returns shared-pool credits as increments; all "
         "zero is a NOP, which is also how unused sectors are padded."
     ),
-    provenance=PUB,
+    provenance=PUB_FC,
 )
 
 VC_FLOW_CONTROL = BitFormat(
     "tl_vc_flow_control",
     [
-        _ftype(FType.VC_FLOW_CONTROL, "public: 4-bit FTYPE; project choice: value 6"),
+        _ftype(FType.VC_FLOW_CONTROL,
+               f"{THIRD_PARTY}, citing spec table 5-38: 4-bit FTYPE; "
+               "project choice: value 6"),
         Field("vchan", 2, "virtual channel whose credits are returned", VCFC),
         Field("req_cmd", 5, "request-command credits returned to vchan", VCFC),
         Field("rsp_cmd", 5, "response-command credits returned to vchan", VCFC),
@@ -136,20 +144,20 @@ RESPONSE = BitFormat(
     "tl_response",
     [
         _ftype(FType.RESPONSE),
-        Field("vchan", 2, "virtual channel of the request", PUB),
-        Field("tag", 11, "tag of the request being answered", PUB),
-        Field("pool", 1, "1: credits taken from the shared pool, 0: from vchan's", PUB),
-        Field("len", 2, "64-byte data beats carried minus one (0 without data)", PUB),
-        Field("offset", 2, "index of the first beat within the request's data", PUB),
-        Field("status", 4, "completion status", PUB, enum=STATUS_NAMES),
-        Field("rd_wr", 1, "0: read-type (data returned when OKAY), 1: write-type", PUB),
-        Field("last", 1, "1: final response for this tag", PUB),
-        Field("src_acc", 10, "responder (the request's dst_acc)", PUB),
-        Field("dst_acc", 10, "originator (the request's src_acc)", PUB),
-        Field("spare", 16, "spare", PUB, reserved=True),
+        Field("vchan", 2, "virtual channel of the request", PUB_RSP),
+        Field("tag", 11, "tag of the request being answered", PUB_RSP),
+        Field("pool", 1, "1: credits taken from the shared pool, 0: from vchan's", PUB_RSP),
+        Field("len", 2, "64-byte data beats carried minus one (0 without data)", PUB_RSP),
+        Field("offset", 2, "index of the first beat within the request's data", PUB_RSP),
+        Field("status", 4, "completion status", PUB_RSP, enum=STATUS_NAMES),
+        Field("rd_wr", 1, "0: read-type (data returned when OKAY), 1: write-type", PUB_RSP),
+        Field("last", 1, "1: final response for this tag", PUB_RSP),
+        Field("src_acc", 10, "responder (the request's dst_acc)", PUB_RSP),
+        Field("dst_acc", 10, "originator (the request's src_acc)", PUB_RSP),
+        Field("spare", 16, "spare", PUB_RSP, reserved=True),
     ],
     description="Uncompressed response (2 sectors).",
-    provenance=PUB,
+    provenance=PUB_RSP,
 )
 
 COMPRESSED_REQUEST = BitFormat(
@@ -172,7 +180,8 @@ COMPRESSED_REQUEST = BitFormat(
         "the request comes from an address-cache way loaded by an earlier uncompressed "
         "request with cload=1."
     ),
-    provenance="public: size 2 sectors; project choice: layout",
+    provenance=(f"{THIRD_PARTY}, citing spec table 5-31: size 2 sectors; "
+                "project choice: layout"),
 )
 
 
@@ -193,7 +202,8 @@ def _compressed_response(ftype: FType, what: str) -> BitFormat:
             f"Compressed response {what.replace('_', ' ')} (1 sector; size public, layout a "
             "project choice). Implies status OKAY; src/dst come from the tag's request."
         ),
-        provenance="public: size 1 sector; project choice: layout",
+        provenance=(f"{THIRD_PARTY}, citing spec tables 5-34 and 5-36: size 1 "
+                    "sector; project choice: layout"),
     )
 
 

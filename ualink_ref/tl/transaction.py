@@ -673,15 +673,30 @@ class TransactionLayer:
         """Rule E7: the peer's stream cannot be followed; end every operation with an error."""
         self._failed = reason
         self._events.append(LinkFailed(reason))
+        self._events.extend(self._end_all(Status.DATA_ERROR,
+                                          f"LinkFailedError: link failed: {reason}"))
+
+    def fail_outstanding(self, status: Status) -> list[Completion]:
+        """Complete every queued and outstanding operation with ``status``, once each,
+        oldest first, and forget what is owed to or expected from the peer (the link
+        under this TL is gone for good: a DL fault)."""
+        done = self._end_all(status, None)
+        self._deframer = TLDeframer()  # a half-received field will never be finished
+        return done
+
+    def _end_all(self, status: Status, error: str | None) -> list[Completion]:
+        """Complete every queued and outstanding operation once, oldest first, and drop
+        what was owed to the peer; requests waiting for room give their credits back."""
         ops = sorted([*self._outstanding.values(), *self._req_q], key=lambda op: op.handle)
-        self._free_tags.extend(self._outstanding)
+        self._free_tags.extend(sorted(self._outstanding))
         self._outstanding.clear()
         self._req_q.clear()
         self._rsp_q.clear()
+        for rx, _halves in self._rx_waiting:
+            self.rx_credits.free(rx.source, REQ_CMD, REQ_DATA, rx.data_credits)
         self._rx_waiting.clear()
         self._tx_data.clear()
-        error = f"LinkFailedError: link failed: {reason}"
-        self._events.extend(Completion(op.handle, Status.DATA_ERROR, None, error) for op in ops)
+        return [Completion(op.handle, status, None, error) for op in ops]
 
 
 def _mismatch(rx: _RxResponse, op: _Op) -> ProtocolError | None:

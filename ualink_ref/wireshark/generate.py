@@ -57,6 +57,7 @@ FORMAT_PREFIX: Mapping[str, str] = {
     dlf.PORT_NUMBER_MESSAGE.name: "ualink.dl.msg.port_number",
     dlf.CHANNEL_NEGOTIATION_MESSAGE.name: "ualink.dl.msg.channel",
     dlf.UART_MESSAGE.name: "ualink.dl.msg.uart",
+    dlf.VENDOR_MESSAGE.name: "ualink.dl.msg.vendor",
     tlf.FLOW_CONTROL.name: "ualink.tl.fc",
     tlf.VC_FLOW_CONTROL.name: "ualink.tl.vcfc",
     tlf.REQUEST.name: "ualink.tl.req",
@@ -180,10 +181,12 @@ def _generated_part() -> str:
         "",
         "-- Dispatch tables.",
         _table("local MSG_FORMATS", (
-            (fmt.field("mclass").default * 8 + fmt.field("mtype").default,
-             f"FMT[{_lua_str(fmt.name)}]")
+            (fmt.field("mclass").default * 8 + mtype, f"FMT[{_lua_str(fmt.name)}]")
             for fmt in dlf.ALL_FORMATS
-            if fmt.name.startswith("dl_msg_"))),
+            if fmt.name.startswith("dl_msg_")
+            # every type of the vendor class is the vendor's: all eight use its layout
+            for mtype in (range(8) if fmt is dlf.VENDOR_MESSAGE
+                          else (fmt.field("mtype").default,)))),
         _table("local TL_FORMATS", ((int(ft), f"FMT[{_lua_str(fmt.name)}]")
                                     for ft, fmt in tlf.FORMATS.items())),
         _table("local TL_SECTORS", ((int(ft), str(n)) for ft, n in tlf.SECTORS.items())),

@@ -27,6 +27,7 @@ from ualink_ref.capture.format import (
 )
 from ualink_ref.capture.run import SCENARIOS, run_scenario
 from ualink_ref.dl.flit import FLIT_BYTES, HEADER_BYTES, SEGMENT_LENGTHS, SEGMENT_OFFSETS
+from ualink_ref.dl.messages import decode_message
 from ualink_ref.errors import UALinkError
 from ualink_ref.testing.vectors import VectorInput
 
@@ -34,7 +35,9 @@ LAYER = "capture"
 DESCRIPTION = (
     "Capture pseudo-header encodings, whole pcap / pcapng files, and the scripted scenario "
     "captures (clean traffic, a corrupted flit and its replay, credit exhaustion and "
-    "recovery, every atomic kind, raw FEC codewords with errors) written to captures/."
+    "recovery, every atomic kind, raw FEC codewords with errors, a link outage and "
+    "retrain, TL-rate pacing, a long UART stream with vendor and unknown DL messages) "
+    "written to captures/."
 )
 
 _RECORD_KEYS = ("kind", "direction", "fec_mode", "port", "lane", "interleave",
@@ -92,7 +95,17 @@ def _scenario(name: str) -> dict[str, Any]:
     pcap = encode_capture(result.records, fmt=scenario.container)
     flits = dissect_records(result.records)
     requests = Counter(op.command for f in flits for op in f.ops if op.kind == "request")
+    extra: dict[str, Any] = {}  # only scenarios with link events or DL messages have these
+    if result.link_changes:
+        extra["link_changes"] = [list(c) for c in result.link_changes]
+    if result.uart:
+        extra["uart_received"] = {side: data.hex() for side, data in result.uart.items()}
+    messages = Counter(type(m).__name__ for f in flits if f.flit is not None
+                       for m in _messages(f.flit.messages))
+    if messages:
+        extra["dl_messages"] = dict(sorted(messages.items()))
     return {
+        **extra,
         "records": len(result.records),
         "slots": result.slots,
         "crc_errors": sum(f.crc_error for f in flits),
@@ -105,6 +118,18 @@ def _scenario(name: str) -> dict[str, Any]:
         "pcap_sha256": hashlib.sha256(pcap).hexdigest(),
         "artifact": scenario.artifact,
     }
+
+
+def _messages(words: tuple[int | None, ...]) -> list[Any]:
+    out: list[Any] = []
+    for word in words:
+        if word is None:
+            continue
+        try:
+            out.append(decode_message(word))
+        except UALinkError:
+            out.append(None)
+    return out
 
 
 def artifacts() -> dict[str, bytes]:
