@@ -24,6 +24,7 @@ the narrower ``DecodeError``) and be sure nothing else escapes::
      │    ├── UnsupportedError          a legal input the model does not implement
      │    ├── LinkFailedError           an operation issued on a TL that declared its link failed
      │    └── TargetProtocolError       an implementation under difftest broke the line protocol
+     ├── FaultPlanError (ValueError)    a fault-plan entry that cannot be read
      └── LinkStalledError               a simulated link made no progress within its bound
           └── CaptureIncomplete         ... while recording: carries the records so far
 
