@@ -48,6 +48,8 @@ class HostileEndpoint(HostilePeer):
                 break
             out.extend(e.data for e in self.peer_dl.receive(wire, self.now)
                        if type(e) is TLFlitDelivered)
+        # Events that arose while polling (a link fault completes every op there).
+        self._events(self.ep.drain_events())
         # The peer's DL may now send what its window held back (acks came in).
         self._events(self.deliver([]))
         return out
