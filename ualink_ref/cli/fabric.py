@@ -10,8 +10,8 @@ from typing import Any
 from ualink_ref.capture.format import write_capture
 from ualink_ref.capture.run import Recorder, fabric_directions
 from ualink_ref.cli.commands import add_command
-from ualink_ref.cli.options import TextProgress
 from ualink_ref.cli.options import int_range as _int_at_least
+from ualink_ref.cli.options import progress_bar
 from ualink_ref.stack.fabric import FLOW_CONTROLS, Fabric, FabricConfig
 from ualink_ref.stack.fabric_report import make_report, zero_load_load64
 from ualink_ref.stack.workloads import PATTERNS, fabric_workload
@@ -23,16 +23,6 @@ DESCRIPTION = (
     "port, latency percentiles split static/dynamic, stalls, pauses, buffers, memory check). "
     "Exit status 1 unless every op completed once with OKAY and memories match the model."
 )
-
-
-def _bar(total: int, enabled: bool) -> Any:
-    if not enabled or not sys.stderr.isatty():
-        return None
-    try:
-        from tqdm import tqdm
-    except ImportError:  # tqdm is optional: a plain text bar without it
-        return TextProgress(total, sys.stderr)
-    return tqdm(total=total, unit="op", file=sys.stderr, leave=False)
 
 
 def config_from(args: argparse.Namespace) -> FabricConfig:
@@ -57,7 +47,7 @@ def _cmd_fabric(args: argparse.Namespace) -> int:
         recorder = Recorder(args.fec, directions=fabric_directions(args.accelerators,
                                                                    args.planes))
         fabric.network.add_tap(recorder)
-    bar = _bar(args.ops, not args.no_progress)
+    bar = progress_bar(args.ops, not args.no_progress)
     try:
         run = fabric.run(workload, bar.update if bar is not None else None)
     finally:
