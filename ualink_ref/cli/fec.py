@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ualink_ref.cli.commands import add_command
+from ualink_ref.cli.commands import add_action, add_actions
 from ualink_ref.cli.options import float_range
 from ualink_ref.phy.ber import accumulation_bits, accumulation_time_ns, error_rate_table
 from ualink_ref.phy.flits import MODES
@@ -59,16 +59,12 @@ def _cmd_table(args: argparse.Namespace) -> int:
 def register(sub: Any) -> None:
     """Add the ``fec`` command to the ``ualink-ref`` parser."""
 
-    fec = add_command(sub, "fec", DESCRIPTION)
-    fsub = fec.add_subparsers(dest="fec_command", required=True, metavar="ACTION")
-    table = fsub.add_parser(
-        "table",
-        help="print CER / flit loss / post-FEC BER per mode and BER",
-        description=(
-            "Analytic codeword error ratio (CER), flit loss ratio and post-FEC BER for "
-            "each FEC mode over a range of pre-FEC bit error ratios (independent bit "
-            "errors), plus each mode's codeword accumulation time on one lane."
-        ),
+    table = add_action(
+        add_actions(sub, "fec", DESCRIPTION), "table", _cmd_table,
+        "print CER / flit loss / post-FEC BER per mode and BER",
+        "Analytic codeword error ratio (CER), flit loss ratio and post-FEC BER for "
+        "each FEC mode over a range of pre-FEC bit error ratios (independent bit "
+        "errors), plus each mode's codeword accumulation time on one lane.",
     )
     table.add_argument(
         "--ber",
@@ -90,4 +86,3 @@ def register(sub: Any) -> None:
         metavar="GBPS",
         help="lane signalling rate for the latency figure (default: 212.5)",
     )
-    table.set_defaults(func=_cmd_table)
