@@ -9,6 +9,7 @@ from ualink_ref.cli.commands import add_action, add_actions
 from ualink_ref.cli.options import float_range
 from ualink_ref.phy.ber import accumulation_bits, accumulation_time_ns, error_rate_table
 from ualink_ref.phy.flits import MODES
+from ualink_ref.sizes import FEC_MODES
 
 #: Pre-FEC BERs printed when none are given.
 DEFAULT_BERS = (1e-6, 1e-5, 1e-4, 2.4e-4, 5e-4, 1e-3, 2e-3)
@@ -50,7 +51,7 @@ def format_table(bers: list[float], modes: list[str], lane_gbps: float) -> str:
 def _cmd_table(args: argparse.Namespace) -> int:
     print(
         format_table(
-            args.ber or list(DEFAULT_BERS), args.mode or ["kp4", "ll", "none"], args.lane_gbps
+            args.ber or list(DEFAULT_BERS), args.mode or list(FEC_MODES), args.lane_gbps
         )
     )
     return 0
@@ -76,7 +77,7 @@ def register(sub: Any) -> None:
     table.add_argument(
         "--mode",
         action="append",
-        choices=["kp4", "ll", "none"],
+        choices=FEC_MODES,
         help="only this mode (repeatable; default: all)",
     )
     table.add_argument(
