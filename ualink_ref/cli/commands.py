@@ -37,4 +37,19 @@ def add_command(sub: Any, name: str, description: str) -> Any:
     return sub.add_parser(name, help=command_help(name), description=description)
 
 
-__all__ = ["COMMANDS", "COMMAND_MODULES", "add_command", "command_help"]
+def add_actions(sub: Any, name: str, description: str) -> Any:
+    """Add subcommand ``name`` that does its work through a required ACTION word
+    (``ualink-ref fec table``); return the subparsers to add each action to."""
+    return add_command(sub, name, description).add_subparsers(
+        dest=f"{name}_command", required=True, metavar="ACTION")
+
+
+def add_action(actions: Any, name: str, func: Any, help: str, description: str) -> Any:
+    """Add action ``name`` (run by ``func(args)``) to ``actions``; return its parser."""
+    parser = actions.add_parser(name, help=help, description=description)
+    parser.set_defaults(func=func)
+    return parser
+
+
+__all__ = ["COMMANDS", "COMMAND_MODULES", "add_action", "add_actions", "add_command",
+           "command_help"]

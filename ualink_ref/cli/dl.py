@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ualink_ref.cli.commands import command_help
+from ualink_ref.cli.commands import add_action, add_actions
 from ualink_ref.cli.options import USAGE, fail
 from ualink_ref.dl.flit import HEADER_BYTES, SEGMENT_OFFSETS, DLFlit
 from ualink_ref.dl.formats import COMMAND_HEADER, EXPLICIT_HEADER, SEGMENT_HEADER
@@ -72,15 +72,12 @@ def _cmd_decode(args: argparse.Namespace) -> int:
 def register(sub: Any) -> None:
     """Add the ``dl`` command to the ``ualink-ref`` parser."""
 
-    dl = sub.add_parser("dl", help=command_help("dl"),
-                        description="Data link layer tools (specs/dl.md).")
-    dsub = dl.add_subparsers(dest="dl_command", required=True, metavar="ACTION")
-    dec = dsub.add_parser(
-        "decode", help="show every field of one DL flit",
-        description="Decode one 640-byte DL flit given as hex, a hex or binary file, or - "
-                    "(stdin). Exit 1 with the error on a bad CRC or malformed flit.")
+    dec = add_action(
+        add_actions(sub, "dl", "Data link layer tools (specs/dl.md)."), "decode", _cmd_decode,
+        "show every field of one DL flit",
+        "Decode one 640-byte DL flit given as hex, a hex or binary file, or - "
+        "(stdin). Exit 1 with the error on a bad CRC or malformed flit.")
     dec.add_argument("flit", metavar="HEX|FILE|-")
-    dec.set_defaults(func=_cmd_decode)
 
 
 __all__ = ["describe_flit", "register"]

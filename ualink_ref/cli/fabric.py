@@ -10,8 +10,9 @@ from typing import Any
 from ualink_ref.capture.format import write_capture
 from ualink_ref.capture.run import Recorder, fabric_directions
 from ualink_ref.cli.commands import add_command
+from ualink_ref.cli.options import add_progress_option, progress_bar
 from ualink_ref.cli.options import int_range as _int_at_least
-from ualink_ref.cli.options import progress_bar
+from ualink_ref.sizes import FEC_MODES
 from ualink_ref.stack.fabric import FLOW_CONTROLS, Fabric, FabricConfig
 from ualink_ref.stack.fabric_report import make_report, zero_load_load64
 from ualink_ref.stack.workloads import PATTERNS, fabric_workload
@@ -67,7 +68,7 @@ def _cmd_fabric(args: argparse.Namespace) -> int:
 def add_pod_options(p: argparse.ArgumentParser) -> None:
     """The pod options ``fabric`` and ``sweep`` share."""
     p.add_argument("--planes", type=_int_at_least(1), default=1, help="parallel switch planes")
-    p.add_argument("--fec", choices=("kp4", "ll", "none"), default="kp4", help="FEC mode")
+    p.add_argument("--fec", choices=FEC_MODES, default="kp4", help="FEC mode")
     p.add_argument("--ber", type=float, default=0.0, help="pre-FEC bit error ratio, every link")
     p.add_argument("--cable-m", type=float, default=3.0, help="cable length, metres (5 ns/m)")
     p.add_argument("--switch-ns", type=float, default=200.0,
@@ -98,7 +99,7 @@ def register(sub: Any) -> None:
     p.add_argument("--zero-load", action="store_true",
                    help="print the zero-load 64 B Load latency with its decomposition")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_progress_option(p)
     p.set_defaults(func=_cmd_fabric)
 
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ualink_ref.cli.commands import add_command
+from ualink_ref.cli.commands import add_action, add_actions
 from ualink_ref.cli.options import float_range
 from ualink_ref.phy.ber import accumulation_bits, accumulation_time_ns, error_rate_table
 from ualink_ref.phy.flits import MODES
+from ualink_ref.sizes import FEC_MODES
 
 #: Pre-FEC BERs printed when none are given.
 DEFAULT_BERS = (1e-6, 1e-5, 1e-4, 2.4e-4, 5e-4, 1e-3, 2e-3)
@@ -50,7 +51,7 @@ def format_table(bers: list[float], modes: list[str], lane_gbps: float) -> str:
 def _cmd_table(args: argparse.Namespace) -> int:
     print(
         format_table(
-            args.ber or list(DEFAULT_BERS), args.mode or ["kp4", "ll", "none"], args.lane_gbps
+            args.ber or list(DEFAULT_BERS), args.mode or list(FEC_MODES), args.lane_gbps
         )
     )
     return 0
@@ -59,16 +60,12 @@ def _cmd_table(args: argparse.Namespace) -> int:
 def register(sub: Any) -> None:
     """Add the ``fec`` command to the ``ualink-ref`` parser."""
 
-    fec = add_command(sub, "fec", DESCRIPTION)
-    fsub = fec.add_subparsers(dest="fec_command", required=True, metavar="ACTION")
-    table = fsub.add_parser(
-        "table",
-        help="print CER / flit loss / post-FEC BER per mode and BER",
-        description=(
-            "Analytic codeword error ratio (CER), flit loss ratio and post-FEC BER for "
-            "each FEC mode over a range of pre-FEC bit error ratios (independent bit "
-            "errors), plus each mode's codeword accumulation time on one lane."
-        ),
+    table = add_action(
+        add_actions(sub, "fec", DESCRIPTION), "table", _cmd_table,
+        "print CER / flit loss / post-FEC BER per mode and BER",
+        "Analytic codeword error ratio (CER), flit loss ratio and post-FEC BER for "
+        "each FEC mode over a range of pre-FEC bit error ratios (independent bit "
+        "errors), plus each mode's codeword accumulation time on one lane.",
     )
     table.add_argument(
         "--ber",
@@ -80,7 +77,7 @@ def register(sub: Any) -> None:
     table.add_argument(
         "--mode",
         action="append",
-        choices=["kp4", "ll", "none"],
+        choices=FEC_MODES,
         help="only this mode (repeatable; default: all)",
     )
     table.add_argument(
@@ -90,4 +87,3 @@ def register(sub: Any) -> None:
         metavar="GBPS",
         help="lane signalling rate for the latency figure (default: 212.5)",
     )
-    table.set_defaults(func=_cmd_table)

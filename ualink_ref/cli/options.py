@@ -17,6 +17,8 @@ import sys
 from collections.abc import Callable
 from typing import Any, NoReturn, TextIO
 
+from ualink_ref.sizes import FEC_MODES
+
 #: Exit status of a usage error (bad argument) and of a failure while running.
 USAGE, FAILURE = 2, 1
 #: Exit status after Ctrl-C (128 + SIGINT, the shell convention).
@@ -121,7 +123,7 @@ def op_count(text: str) -> int:
 #: Defaults live in :data:`RUN_DEFAULTS` so a command can tell what was given (see :func:`resolve`).
 RUN_OPTIONS: dict[str, tuple[str, dict[str, Any]]] = {
     "ops": ("--ops", {"type": op_count, "metavar": "N", "help": "operations from both ends"}),
-    "fec": ("--fec", {"choices": ("kp4", "ll", "none"), "help": "FEC mode"}),
+    "fec": ("--fec", {"choices": FEC_MODES, "help": "FEC mode"}),
     "ber": ("--ber", {"type": float_range(0.0, 0.5), "help": "pre-FEC bit error ratio"}),
     "burst": ("--burst", {"type": burst, "metavar": "LEN:RATE",
                           "help": "error bursts of LEN bits starting at each bit with "
@@ -151,6 +153,11 @@ def add_run_options(parser: argparse.ArgumentParser, ops_default: int) -> None:
         help_text = kw["help"] + ("" if shown is None else f" (default {shown})")
         parser.add_argument(flag, dest=name, default=None, **{**kw, "help": help_text})
     parser.set_defaults(ops_default=ops_default)
+    add_progress_option(parser)
+
+
+def add_progress_option(parser: argparse.ArgumentParser) -> None:
+    """Add ``--no-progress``: :func:`progress_bar` is given ``not args.no_progress``."""
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -202,5 +209,5 @@ def progress_bar(total: int, enabled: bool) -> Any:
 
 
 __all__ = ["FAILURE", "INTERRUPTED", "RUN_DEFAULTS", "RUN_OPTIONS", "USAGE", "Parser",
-           "TextProgress", "add_run_options", "burst", "fail", "float_range", "int_range",
-           "op_count", "progress_bar", "resolve"]
+           "TextProgress", "add_progress_option", "add_run_options", "burst", "fail",
+           "float_range", "int_range", "op_count", "progress_bar", "resolve"]

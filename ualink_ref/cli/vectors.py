@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ualink_ref.cli.commands import add_command
+from ualink_ref.cli.commands import add_action, add_actions
 from ualink_ref.cli.options import fail, int_range
 from ualink_ref.errors import VectorFormatError
 from ualink_ref.testing import vectors
@@ -64,12 +64,10 @@ def _cmd_vectors_export(args: argparse.Namespace) -> int:
 def register(sub: Any) -> None:
     """Add the ``vectors`` command (generate / verify)."""
 
-    vec = add_command(sub, "vectors", DESCRIPTION)
-    vsub = vec.add_subparsers(dest="vectors_command", required=True, metavar="ACTION")
-    gen = vsub.add_parser(
-        "generate",
-        help="write the golden vectors to a directory",
-        description="Write deterministic, byte-identical golden vectors (one JSON per layer).",
+    vsub = add_actions(sub, "vectors", DESCRIPTION)
+    gen = add_action(
+        vsub, "generate", _cmd_vectors_generate, "write the golden vectors to a directory",
+        "Write deterministic, byte-identical golden vectors (one JSON per layer).",
     )
     gen.add_argument("--out", required=True, metavar="DIR", help="directory to write into")
     gen.add_argument(
@@ -78,30 +76,24 @@ def register(sub: Any) -> None:
         choices=list(vectors.LAYER_MODULES),
         help="only this layer (repeatable; default: all)",
     )
-    gen.set_defaults(func=_cmd_vectors_generate)
-    ver = vsub.add_parser(
-        "verify",
-        help="check a directory of vectors against the model",
-        description=(
-            "Re-compute every case of every vector file in DIR with the model and report "
-            "each field that differs. Exit status 0: all match; 1: mismatches; 2: invalid "
-            "input (a file or artifact unreadable or over a limit, specs/vectors.md) or "
-            "nothing found."
-        ),
+    ver = add_action(
+        vsub, "verify", _cmd_vectors_verify, "check a directory of vectors against the model",
+        "Re-compute every case of every vector file in DIR with the model and report "
+        "each field that differs. Exit status 0: all match; 1: mismatches; 2: invalid "
+        "input (a file or artifact unreadable or over a limit, specs/vectors.md) or "
+        "nothing found.",
     )
     ver.add_argument("dir", metavar="DIR", help="directory holding <layer>.json files")
     ver.add_argument(
         "--max-report", type=int_range(0), default=50, metavar="N",
         help="print at most N mismatches"
     )
-    ver.set_defaults(func=_cmd_vectors_verify)
-    exp = vsub.add_parser(
-        "export",
-        help="write the vectors as $readmemh (memh) or CSV files for an HDL testbench",
-        description="Stimulus, expected-response and index files per layer (specs/difftest.md).",
+    exp = add_action(
+        vsub, "export", _cmd_vectors_export,
+        "write the vectors as $readmemh (memh) or CSV files for an HDL testbench",
+        "Stimulus, expected-response and index files per layer (specs/difftest.md).",
     )
     exp.add_argument("--format", required=True, choices=["memh", "csv"])
     exp.add_argument("--out", required=True, metavar="DIR", help="directory to write into")
     exp.add_argument("--layer", action="append", choices=list(vectors.LAYER_MODULES),
                      help="only this layer (repeatable; default: all)")
-    exp.set_defaults(func=_cmd_vectors_export)

@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from ualink_ref.cli.commands import add_command
+from ualink_ref.cli.commands import add_action, add_actions
 from ualink_ref.wireshark import PLUGIN_NAME, personal_plugin_dir, plugin_path
 
 #: The subcommand's ``--help`` description.
@@ -34,15 +34,13 @@ def _cmd_install(args: argparse.Namespace) -> int:
 
 def register(sub: Any) -> None:
     """Add the ``wireshark`` subcommand to the ``ualink-ref`` parser."""
-    ws = add_command(sub, "wireshark", DESCRIPTION)
-    wsub = ws.add_subparsers(dest="wireshark_command", required=True, metavar="ACTION")
-    inst = wsub.add_parser("install", help="copy ualink.lua into the personal plugin folder",
-                           description="Copy ualink.lua into Wireshark's personal plugin folder.")
+    inst = add_action(add_actions(sub, "wireshark", DESCRIPTION), "install", _cmd_install,
+                      "copy ualink.lua into the personal plugin folder",
+                      "Copy ualink.lua into Wireshark's personal plugin folder.")
     inst.add_argument("--print-path", action="store_true",
                       help="print the path of the shipped plugin and copy nothing")
     inst.add_argument("--dir", metavar="DIR",
                       help="install into DIR instead of ~/.local/lib/wireshark/plugins")
-    inst.set_defaults(func=_cmd_install)
 
 
 __all__ = ["register"]

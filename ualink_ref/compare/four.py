@@ -17,7 +17,7 @@ from typing import Any
 
 from ualink_ref.compare import headers as H
 from ualink_ref.compare import sue_uet as M
-from ualink_ref.compare.mapping import CompareOp
+from ualink_ref.compare.mapping import CompareOp, FwdRev
 from ualink_ref.compare.report import Report, Row, mix_ops
 from ualink_ref.phy import wire_bytes_per_flit
 from ualink_ref.stack import latency as L
@@ -40,14 +40,12 @@ def _counter() -> Counter:
 class Cell:
     """One protocol's bytes for one op: MAC level per direction, and how it was mapped."""
 
-    mac_fwd: float
-    mac_rev: float
+    mac: FwdRev[float]
     note: str = ""
 
     def bytes(self, level: str, direction: str = "both") -> float:
         """Bytes at ``level`` ("mac"/"wire") in ``direction`` ("fwd"/"rev"/"both")."""
-        mac = {"fwd": self.mac_fwd, "rev": self.mac_rev,
-               "both": self.mac_fwd + self.mac_rev}[direction]
+        mac = self.mac.of(direction)
         return mac if level == "mac" else float(H.wire_bytes(Fraction(mac)))
 
 
@@ -57,40 +55,36 @@ class FourRow:
 
     op: str
     size: int
-    useful_fwd: int
-    useful_rev: int
+    useful: FwdRev[int]
     cells: dict[str, Cell]
-    ualink_wire: tuple[float, float]
+    ualink_wire: FwdRev[float]
 
     def bytes(self, stack: str, level: str, direction: str = "both") -> float:
         """Bytes of ``stack`` (ualink: measured DL flits; wire = its own FEC)."""
         if stack == "ualink" and level == "wire":
-            fwd, rev = self.ualink_wire
-            return {"fwd": fwd, "rev": rev, "both": fwd + rev}[direction]
+            return self.ualink_wire.of(direction)
         return self.cells[stack].bytes(level, direction)
 
     def efficiency(self, stack: str, level: str, direction: str = "both") -> float:
         """Useful payload / bytes."""
-        useful = {"fwd": self.useful_fwd, "rev": self.useful_rev,
-                  "both": self.useful_fwd + self.useful_rev}[direction]
+        useful = self.useful.of(direction)
         total = self.bytes(stack, level, direction)
         return useful / total if total else 0.0
 
 
 def _cell(fc: Any, note: str) -> Cell:
-    return Cell(float(fc.mac_bytes_fwd), float(fc.mac_bytes_rev), note)
+    return Cell(FwdRev(float(fc.mac_bytes_fwd), float(fc.mac_bytes_rev)), note)
 
 
 def four_row(row: Row, pmtu: int, counter: Counter) -> FourRow:
     """Extend a RoCEv2/ualink :class:`Row` with the SUE and UET columns."""
     kind = row.op.removeprefix("atomic-")
     op = CompareOp(kind, row.size)
-    cells = {"roce": Cell(row.roce_mac_fwd, row.roce_mac_rev, row.roce_note),
-             "ualink": Cell(row.ualink_mac_fwd, row.ualink_mac_rev, "measured stack")}
+    cells = {"roce": Cell(row.roce_mac, row.roce_note),
+             "ualink": Cell(row.ualink_mac, "measured stack")}
     for proto in M.PROTOCOLS:
         cells[proto] = _cell(counter(op, proto, pmtu), M.map_op(op, proto, pmtu).note)
-    return FourRow(row.op, row.size, row.useful_fwd, row.useful_rev, cells,
-                   (row.ualink_wire_fwd, row.ualink_wire_rev))
+    return FourRow(row.op, row.size, row.useful, cells, row.ualink_wire)
 
 
 def four_rows(report: Report, counter: Counter | None = None) -> list[FourRow]:

@@ -26,8 +26,13 @@ operand(s) forward (compare + swap for CAS) and its old value back.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import Generic, TypeVar
+
+T_co = TypeVar("T_co", covariant=True)
+U = TypeVar("U")
 
 ATOMIC_KINDS: tuple[str, ...] = (
     "add", "swap", "cas", "and", "or", "xor", "smin", "smax", "umin", "umax",
@@ -57,6 +62,48 @@ RC_OPCODES: MappingProxyType[str, tuple[int, tuple[str, ...], bool]] = MappingPr
 
 #: RoCEv2 atomics operate on this many bytes only.
 ROCE_ATOMIC_BYTES = 8
+
+#: The directions a figure can be asked for: one way, or both added.
+DIRECTIONS: tuple[str, ...] = ("fwd", "rev", "both")
+
+
+@dataclass(frozen=True)
+class FwdRev(Generic[T_co]):
+    """One quantity in each direction: ``fwd`` requester → responder, ``rev`` the way back.
+
+    Unpacks as ``fwd, rev = pair``. Every per-direction figure of the comparison
+    is one of these, so "which direction" is answered in one place (:meth:`of`).
+    """
+
+    fwd: T_co
+    rev: T_co
+
+    def __iter__(self) -> Iterator[T_co]:
+        return iter((self.fwd, self.rev))
+
+    def of(self: FwdRev[float], direction: str) -> float:
+        """The value in ``direction``: ``"fwd"``, ``"rev"``, or ``"both"`` (their sum)."""
+        if direction == "both":
+            return self.fwd + self.rev
+        if direction not in DIRECTIONS:
+            raise ValueError(f"direction must be one of {DIRECTIONS}, not {direction!r}")
+        return self.fwd if direction == "fwd" else self.rev
+
+    def map(self, fn: Callable[[T_co], U]) -> FwdRev[U]:
+        """``fn`` applied to each direction."""
+        return FwdRev(fn(self.fwd), fn(self.rev))
+
+    def per(self: FwdRev[float], n: int) -> FwdRev[float]:
+        """Each direction divided by ``n`` (a per-op average of ``n`` ops)."""
+        return FwdRev(self.fwd / n, self.rev / n)
+
+    def columns(self, name: str) -> dict[str, T_co]:
+        """``{name_fwd: fwd, name_rev: rev}``: the flat columns of CSV and JSON output."""
+        return {f"{name}_fwd": self.fwd, f"{name}_rev": self.rev}
+
+
+#: Nothing either way: the default of per-direction counts (immutable, so shared).
+ZERO: FwdRev[int] = FwdRev(0, 0)
 
 
 @dataclass(frozen=True)
@@ -98,6 +145,11 @@ class CompareOp:
     def useful_rev(self) -> int:
         """Application bytes moved responder → requester (load data, atomic old value)."""
         return 0 if self.kind == "store" else self.size
+
+    @property
+    def useful(self) -> FwdRev[int]:
+        """Application bytes moved each way."""
+        return FwdRev(self.useful_fwd, self.useful_rev)
 
 
 @dataclass(frozen=True)

@@ -22,13 +22,19 @@ import io
 import json
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from fractions import Fraction
 from typing import Any
 
 from ualink_ref.compare import headers as H
-from ualink_ref.compare.mapping import ATOMIC_KINDS, CompareOp, map_op
-from ualink_ref.compare.ualink_side import UalinkCount, measure_ualink, ualink_requests
+from ualink_ref.compare.mapping import ATOMIC_KINDS, ZERO, CompareOp, FwdRev, map_op
+from ualink_ref.compare.ualink_side import (
+    NO_BREAKDOWN,
+    Breakdown,
+    UalinkCount,
+    measure_ualink,
+    ualink_requests,
+)
 
 LEVELS = ("mac", "wire")
 LOAD_STORE_SIZES: tuple[int, ...] = (8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096)
@@ -60,36 +66,30 @@ class Row:
 
     op: str
     size: int
-    useful_fwd: int
-    useful_rev: int
+    useful: FwdRev[int]
     roce_packets: int
     roce_round_trips: int
     roce_note: str
-    roce_mac_fwd: float
-    roce_mac_rev: float
-    roce_wire_fwd: float
-    roce_wire_rev: float
+    roce_mac: FwdRev[float]
+    roce_wire: FwdRev[float]
     ualink_requests: int
-    ualink_tl_flits_fwd: float
-    ualink_tl_flits_rev: float
-    ualink_dl_flits_fwd: float
-    ualink_dl_flits_rev: float
-    ualink_mac_fwd: float
-    ualink_mac_rev: float
-    ualink_wire_fwd: float
-    ualink_wire_rev: float
+    ualink_tl_flits: FwdRev[float]
+    ualink_dl_flits: FwdRev[float]
+    ualink_mac: FwdRev[float]
+    ualink_wire: FwdRev[float]
     #: DL flits per op that carried no TL bytes (ack-only flits), included in the above.
-    ualink_ack_only_fwd: float = 0.0
-    ualink_ack_only_rev: float = 0.0
+    ualink_ack_only: FwdRev[float] = ZERO
     ualink_flit_wire_bytes: int = 680
     #: TL flits of the whole measured stream, dissected (see ``UalinkCount``).
-    ualink_breakdown_fwd: tuple[tuple[str, int], ...] = ()
-    ualink_breakdown_rev: tuple[tuple[str, int], ...] = ()
+    ualink_breakdown: FwdRev[Breakdown] = NO_BREAKDOWN
 
-    @property
-    def useful(self) -> int:
-        """Useful bytes in both directions."""
-        return self.useful_fwd + self.useful_rev
+    def columns(self) -> dict[str, Any]:
+        """Every field, each per-direction one as two columns ``<name>_fwd``, ``<name>_rev``."""
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            out.update(value.columns(f.name) if isinstance(value, FwdRev) else {f.name: value})
+        return out
 
     def bytes(self, stack: str, level: str, direction: str, busy: bool = False) -> float:
         """Bytes of ``stack`` ("roce"/"ualink") at ``level`` in ``direction`` (or "both").
@@ -101,16 +101,16 @@ class Row:
         if direction == "both":
             return (self.bytes(stack, level, "fwd", busy)
                     + self.bytes(stack, level, "rev", busy))
-        value: float = getattr(self, f"{stack}_{level}_{direction}")
+        value: float = getattr(self, f"{stack}_{level}").of(direction)
         if busy and stack == "ualink":
             per = 640 if level == "mac" else self.ualink_flit_wire_bytes
-            value -= getattr(self, f"ualink_ack_only_{direction}") * per
+            value -= self.ualink_ack_only.of(direction) * per
         return value
 
     def efficiency(self, stack: str, level: str, direction: str = "both",
                    busy: bool = False) -> float:
         """Useful payload ÷ bytes for ``stack`` at ``level`` (0 when nothing is useful)."""
-        useful = {"fwd": self.useful_fwd, "rev": self.useful_rev, "both": self.useful}[direction]
+        useful = self.useful.of(direction)
         total = self.bytes(stack, level, direction, busy)
         return useful / total if total else 0.0
 
@@ -138,33 +138,24 @@ def make_row(op: CompareOp, *, pmtu: int, ip: str, ualink: UalinkCount, repeat: 
     """Combine the RoCEv2 frame count and a ualink measurement of ``repeat`` × ``op``."""
     mapping = map_op(op, pmtu)
     rc = roce_counter(mapping, ip=ip)
-    n = repeat
+    roce_mac = FwdRev(rc.mac_bytes_fwd, rc.mac_bytes_rev)
     return Row(
         op=op.label,
         size=op.size,
-        useful_fwd=op.useful_fwd,
-        useful_rev=op.useful_rev,
+        useful=op.useful,
         roce_packets=len(mapping.packets),
         roce_round_trips=mapping.round_trips,
         roce_note=mapping.note,
-        roce_mac_fwd=float(rc.mac_bytes_fwd),
-        roce_mac_rev=float(rc.mac_bytes_rev),
-        roce_wire_fwd=float(H.wire_bytes(rc.mac_bytes_fwd)),
-        roce_wire_rev=float(H.wire_bytes(rc.mac_bytes_rev)),
+        roce_mac=roce_mac.map(float),
+        roce_wire=roce_mac.map(lambda mac: float(H.wire_bytes(mac))),
         ualink_requests=ualink_requests(op),
-        ualink_tl_flits_fwd=ualink.tl_flits_fwd / n,
-        ualink_tl_flits_rev=ualink.tl_flits_rev / n,
-        ualink_dl_flits_fwd=ualink.dl_flits_fwd / n,
-        ualink_dl_flits_rev=ualink.dl_flits_rev / n,
-        ualink_mac_fwd=ualink.mac_bytes_fwd / n,
-        ualink_mac_rev=ualink.mac_bytes_rev / n,
-        ualink_wire_fwd=ualink.wire_bytes_fwd / n,
-        ualink_wire_rev=ualink.wire_bytes_rev / n,
-        ualink_ack_only_fwd=ualink.ack_only_fwd / n,
-        ualink_ack_only_rev=ualink.ack_only_rev / n,
+        ualink_tl_flits=ualink.tl_flits.per(repeat),
+        ualink_dl_flits=ualink.dl_flits.per(repeat),
+        ualink_mac=ualink.mac_bytes.per(repeat),
+        ualink_wire=ualink.wire_bytes.per(repeat),
+        ualink_ack_only=ualink.ack_only.per(repeat),
         ualink_flit_wire_bytes=ualink.wire_bytes_per_flit,
-        ualink_breakdown_fwd=ualink.breakdown_fwd,
-        ualink_breakdown_rev=ualink.breakdown_rev,
+        ualink_breakdown=ualink.breakdown,
     )
 
 
@@ -229,10 +220,10 @@ def headline(*, pmtu: int = 1024, ip: str = "ipv4", fec: str = "kp4", count: int
         useful=useful,
         roce_mac=roce_mac,
         roce_wire=float(H.wire_bytes(roce_mac)),
-        ualink_mac=ua.mac_bytes_fwd + ua.mac_bytes_rev,
-        ualink_wire=ua.wire_bytes_fwd + ua.wire_bytes_rev,
+        ualink_mac=sum(ua.mac_bytes),
+        ualink_wire=sum(ua.wire_bytes),
         ualink_method=ua.method,
-        ualink_ack_only=ua.ack_only_fwd + ua.ack_only_rev,
+        ualink_ack_only=sum(ua.ack_only),
         ualink_flit_wire_bytes=ua.wire_bytes_per_flit,
     )
 
@@ -384,12 +375,11 @@ def render_text(report: Report, level: str = "wire", breakdown: bool = False,
             w(f"  {r.efficiency('ualink', level, busy=True):>6.1%}{r.ratio(level, True):>6.2f}  "
               f"{r.roce_round_trips}/1  {note}\n")
         if breakdown:
-            fwd = _breakdown_text(r.ualink_breakdown_fwd)
-            rev = _breakdown_text(r.ualink_breakdown_rev)
+            fwd, rev = r.ualink_breakdown.map(_breakdown_text)
             w(f"{'':19}ualink TL flits of {report.repeat} ops, fwd: {fwd}\n"
               f"{'':19}{'':26}rev: {rev}\n"
-              f"{'':19}ualink ack-only DL flits per op: fwd {r.ualink_ack_only_fwd:.2f} "
-              f"rev {r.ualink_ack_only_rev:.2f}\n")
+              f"{'':19}ualink ack-only DL flits per op: fwd {r.ualink_ack_only.fwd:.2f} "
+              f"rev {r.ualink_ack_only.rev:.2f}\n")
     h = report.headline
     w(f"\nMixed workload ({h.ops} ops: {h.description}):\n")
     for lv in LEVELS:
@@ -404,11 +394,13 @@ def render_text(report: Report, level: str = "wire", breakdown: bool = False,
     return out.getvalue()
 
 
+def _breakdown_column(items: Breakdown) -> str:
+    return ";".join(f"{k}={v}" for k, v in items)
+
+
 def _row_dict(r: Row, level: str) -> dict[str, Any]:
-    d = asdict(r)
-    for direction in ("fwd", "rev"):
-        key = f"ualink_breakdown_{direction}"
-        d[key] = ";".join(f"{k}={v}" for k, v in d[key])
+    d = r.columns()
+    d.update(r.ualink_breakdown.map(_breakdown_column).columns("ualink_breakdown"))
     for lv in LEVELS:
         for stack in ("roce", "ualink"):
             d[f"{stack}_eff_{lv}"] = round(r.efficiency(stack, lv), 6)

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ualink_ref.compare.mapping import CompareOp
+from ualink_ref.compare.mapping import ZERO, CompareOp, FwdRev
 from ualink_ref.dl import TLFlitDelivered
 from ualink_ref.errors import LinkStalledError
 from ualink_ref.phy import MODES
@@ -36,6 +36,10 @@ from ualink_ref.tl import Status, TransactionLayer, dissect_stream
 
 #: The largest single UALink request (declared in ualink_ref.sizes).
 MAX_REQUEST = MAX_REQUEST_BYTES
+#: Dissected TL flits of one direction: ``(what, count)`` by ``what`` (see :func:`breakdown`).
+Breakdown = tuple[tuple[str, int], ...]
+#: No TL flits dissected either way.
+NO_BREAKDOWN: FwdRev[Breakdown] = FwdRev((), ())
 
 
 @dataclass(frozen=True)
@@ -49,23 +53,17 @@ class UalinkCount:
     """
 
     ops: int
-    tl_flits_fwd: int
-    tl_flits_rev: int
-    dl_flits_fwd: int
-    dl_flits_rev: int
+    tl_flits: FwdRev[int]
+    dl_flits: FwdRev[int]
     fec: FecMode
     method: str
     #: Bytes and codewords after FEC encoding of the DL flits sent (by ``ualink_ref.phy``).
-    wire_bytes_fwd: int = 0
-    wire_bytes_rev: int = 0
-    codewords_fwd: int = 0
-    codewords_rev: int = 0
+    wire_bytes: FwdRev[int] = ZERO
+    codewords: FwdRev[int] = ZERO
     #: DL flits that carried no TL bytes (ack-only / command flits), included above.
-    ack_only_fwd: int = 0
-    ack_only_rev: int = 0
+    ack_only: FwdRev[int] = ZERO
     #: TL flits dissected: half-flits by kind, control fields by format, NOP sectors.
-    breakdown_fwd: tuple[tuple[str, int], ...] = ()
-    breakdown_rev: tuple[tuple[str, int], ...] = ()
+    breakdown: FwdRev[Breakdown] = NO_BREAKDOWN
 
     @property
     def wire_bytes_per_flit(self) -> int:
@@ -73,14 +71,9 @@ class UalinkCount:
         return WIRE_BYTES_PER_FLIT[self.fec]
 
     @property
-    def mac_bytes_fwd(self) -> int:
-        """DL flit bytes requester → target (headers and CRC included)."""
-        return self.dl_flits_fwd * DL_FLIT_BYTES
-
-    @property
-    def mac_bytes_rev(self) -> int:
-        """DL flit bytes target → requester."""
-        return self.dl_flits_rev * DL_FLIT_BYTES
+    def mac_bytes(self) -> FwdRev[int]:
+        """DL flit bytes each way (headers and CRC included)."""
+        return self.dl_flits.map(lambda flits: flits * DL_FLIT_BYTES)
 
 
 def ualink_requests(op: CompareOp) -> int:
@@ -137,6 +130,10 @@ def breakdown(flits: Sequence[bytes]) -> dict[str, int]:
     return dict(sorted(counts.items()))
 
 
+def _breakdown_items(flits: Sequence[bytes]) -> Breakdown:
+    return tuple(breakdown(flits).items())
+
+
 class EndpointLink:
     """A requester and a target endpoint on the harness; records what each one delivered.
 
@@ -181,27 +178,21 @@ def run_endpoints(ops: Sequence[CompareOp], *, fec: FecMode) -> UalinkCount:
         raise LinkStalledError(link.network.now, "ualink stack: not every request completed "
                                "OKAY", completed=len(done), total=issued)
     a1, b1, da1, db1 = a.counters, b.counters, a.dl.counters, b.dl.counters
-    tl_ab = link.delivered["b"][start_ab:]
-    tl_ba = link.delivered["a"][start_ba:]
-    flits_ab = a1.flits_sent - a0.flits_sent
-    flits_ba = b1.flits_sent - b0.flits_sent
-    per_flit = MODES[fec].codewords_per_flit
+    tl = FwdRev(link.delivered["b"][start_ab:], link.delivered["a"][start_ba:])
+    flits = FwdRev(a1.flits_sent - a0.flits_sent, b1.flits_sent - b0.flits_sent)
+    per_flit = MODES[fec].codewords_per_flit if fec != "none" else 0
     return UalinkCount(
         ops=len(ops),
-        tl_flits_fwd=a1.tl_flits_sent - a0.tl_flits_sent,
-        tl_flits_rev=b1.tl_flits_sent - b0.tl_flits_sent,
-        dl_flits_fwd=flits_ab,
-        dl_flits_rev=flits_ba,
+        tl_flits=FwdRev(a1.tl_flits_sent - a0.tl_flits_sent, b1.tl_flits_sent - b0.tl_flits_sent),
+        dl_flits=flits,
         fec=fec,
         method=METHOD_ENDPOINT,
-        wire_bytes_fwd=a1.wire_bytes_sent - a0.wire_bytes_sent,
-        wire_bytes_rev=b1.wire_bytes_sent - b0.wire_bytes_sent,
-        codewords_fwd=flits_ab * per_flit if fec != "none" else 0,
-        codewords_rev=flits_ba * per_flit if fec != "none" else 0,
-        ack_only_fwd=flits_ab - (da1.data_flits_sent - da0.data_flits_sent),
-        ack_only_rev=flits_ba - (db1.data_flits_sent - db0.data_flits_sent),
-        breakdown_fwd=tuple(breakdown(tl_ab).items()),
-        breakdown_rev=tuple(breakdown(tl_ba).items()),
+        wire_bytes=FwdRev(a1.wire_bytes_sent - a0.wire_bytes_sent,
+                          b1.wire_bytes_sent - b0.wire_bytes_sent),
+        codewords=flits.map(lambda n: n * per_flit),
+        ack_only=FwdRev(flits.fwd - (da1.data_flits_sent - da0.data_flits_sent),
+                        flits.rev - (db1.data_flits_sent - db0.data_flits_sent)),
+        breakdown=tl.map(_breakdown_items),
     )
 
 
@@ -234,26 +225,22 @@ def run_layers(ops: Sequence[CompareOp], *, fec: FecMode) -> UalinkCount:
     pair.run_until_idle()
     if pair.delivered["b"] != list(fwd) or pair.delivered["a"] != list(rev):
         raise LinkStalledError(pair.now, "DataLink pair did not deliver the TL flits in order")
-    dl_fwd = sum(1 for _, d, _ in pair.wire if d == "ab")
-    dl_rev = sum(1 for _, d, _ in pair.wire if d == "ba")
+    dl = FwdRev(sum(1 for _, d, _ in pair.wire if d == "ab"),
+                sum(1 for _, d, _ in pair.wire if d == "ba"))
     per_flit = MODES[fec].codewords_per_flit if fec != "none" else 0
     wire = WIRE_BYTES_PER_FLIT[fec]
+    tl = FwdRev(fwd, rev)
     return UalinkCount(
         ops=len(ops),
-        tl_flits_fwd=len(fwd),
-        tl_flits_rev=len(rev),
-        dl_flits_fwd=dl_fwd,
-        dl_flits_rev=dl_rev,
+        tl_flits=tl.map(len),
+        dl_flits=dl,
         fec=fec,
         method=METHOD_TL_DL,
-        wire_bytes_fwd=dl_fwd * wire,
-        wire_bytes_rev=dl_rev * wire,
-        codewords_fwd=dl_fwd * per_flit,
-        codewords_rev=dl_rev * per_flit,
-        ack_only_fwd=dl_fwd - pair.a.counters.data_flits_sent,
-        ack_only_rev=dl_rev - pair.b.counters.data_flits_sent,
-        breakdown_fwd=tuple(breakdown(fwd).items()),
-        breakdown_rev=tuple(breakdown(rev).items()),
+        wire_bytes=dl.map(lambda n: n * wire),
+        codewords=dl.map(lambda n: n * per_flit),
+        ack_only=FwdRev(dl.fwd - pair.a.counters.data_flits_sent,
+                        dl.rev - pair.b.counters.data_flits_sent),
+        breakdown=tl.map(_breakdown_items),
     )
 
 

@@ -31,7 +31,7 @@ Per-layer strategies build valid values of the model's own types:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -143,6 +143,21 @@ def _raw_bytes(fmt: BitFormat, values: Mapping[str, int]) -> bytes:
     return word.to_bytes(fmt.byte_length, "big")
 
 
+def _one_field_off(
+    fmt: BitFormat, targets: list[Field], bad: Callable[[Field], st.SearchStrategy[int]]
+) -> st.SearchStrategy[bytes]:
+    """Valid encodings of ``fmt`` except that one field of ``targets`` holds a ``bad`` value."""
+
+    @st.composite
+    def build(draw: Any) -> bytes:
+        values = draw(format_values(fmt))
+        target = draw(st.sampled_from(targets))
+        values[target.name] = draw(bad(target))
+        return _raw_bytes(fmt, values)
+
+    return build()
+
+
 def reserved_bits_set(fmt: BitFormat) -> st.SearchStrategy[bytes]:
     """Encodings of ``fmt`` that are valid except that a reserved field is non-zero.
 
@@ -152,15 +167,12 @@ def reserved_bits_set(fmt: BitFormat) -> st.SearchStrategy[bytes]:
     reserved = [f for f in fmt.fields if f.reserved]
     if not reserved:
         raise ValueError(f"format {fmt.name!r} has no reserved field")
+    return _one_field_off(fmt, reserved, lambda f: st.integers(1, f.max_value))
 
-    @st.composite
-    def build(draw: Any) -> bytes:
-        values = draw(format_values(fmt))
-        target = draw(st.sampled_from(reserved))
-        values[target.name] = draw(st.integers(1, target.max_value))
-        return _raw_bytes(fmt, values)
 
-    return build()
+def _unnamed_value(field: Field) -> st.SearchStrategy[int]:
+    named = field.enum or {}
+    return st.integers(0, field.max_value).filter(lambda v: v not in named)
 
 
 def unknown_enum_values(fmt: BitFormat) -> st.SearchStrategy[bytes]:
@@ -174,19 +186,7 @@ def unknown_enum_values(fmt: BitFormat) -> st.SearchStrategy[bytes]:
     ]
     if not targets:
         raise ValueError(f"format {fmt.name!r} has no strict enum with unnamed values")
-
-    @st.composite
-    def build(draw: Any) -> bytes:
-        values = draw(format_values(fmt))
-        target = draw(st.sampled_from(targets))
-        assert target.enum is not None
-        named = target.enum
-        values[target.name] = draw(
-            st.integers(0, target.max_value).filter(lambda v: v not in named)
-        )
-        return _raw_bytes(fmt, values)
-
-    return build()
+    return _one_field_off(fmt, targets, _unnamed_value)
 
 
 def _source(source: st.SearchStrategy[bytes] | bytes) -> st.SearchStrategy[bytes]:

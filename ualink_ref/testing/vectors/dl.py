@@ -110,6 +110,11 @@ def _message_from(inputs: dict[str, Any]) -> DLMessage:
     return message
 
 
+def _encode_case(name: str, note: str, op: str, **flit: Any) -> VectorInput:
+    """A ``flit_encode`` case: the flit :func:`_flit_inputs` builds from ``op`` and ``flit``."""
+    return VectorInput(name, "flit_encode", _flit_inputs(op, **flit), note)
+
+
 def _good_flit() -> bytes:
     return _flit_from(_flit_inputs("explicit", seq=1, tl=_stream(0, 0, 628))).encode()
 
@@ -127,39 +132,34 @@ def vector_inputs() -> list[VectorInput]:
     dev = DeviceId(response=True, device_id=0xBEEF).encode()
     noop = NoOp().encode()
     cases = [
-        VectorInput("flit-explicit-seq1-full", "flit_encode",
-                    _flit_inputs("explicit", seq=1, tl=_stream(0, 0, 628)),
-                    "628 TL bytes from a TL-flit boundary: 9 whole TL flits and 52 bytes"),
-        VectorInput("flit-explicit-seq511-phase12", "flit_encode",
-                    _flit_inputs("explicit", seq=511, tl=_stream(0, 628, 628), first=12),
-                    "the next 628 bytes of the stream: 12 finish a TL flit begun earlier"),
-        VectorInput("flit-replay-seq2", "flit_encode",
-                    _flit_inputs("replay", seq=2, tl=_stream(0x40, 0, 628)),
-                    "first flit of a replay"),
-        VectorInput("flit-ack-piggyback-partial", "flit_encode",
-                    _flit_inputs("ack", ack=5, lo=3, tl=_stream(0x80, 0, 192)),
-                    "3 TL flits then zero fill; acknowledgement piggy-backed"),
-        VectorInput("flit-ack-only", "flit_encode", _flit_inputs("ack", ack=17),
-                    "no TL bytes: consumes no sequence number"),
-        VectorInput("flit-ack-none-yet", "flit_encode", _flit_inputs("ack"),
-                    "ack_req_seq 0: nothing received yet"),
-        VectorInput("flit-replay-request-42", "flit_encode",
-                    _flit_inputs("replay_request", ack=42), "asks for a replay from 42"),
-        VectorInput("flit-explicit-messages", "flit_encode",
-                    _flit_inputs("explicit", seq=300, tl=_stream(7, 0, 616), first=20,
-                                 messages=[noop, None, rate, None, dev]),
-                    "three DL message words take the start of segments 0, 2, 4"),
-        VectorInput("flit-ack-messages-only", "flit_encode",
-                    _flit_inputs("ack", ack=1, messages=[
-                        PortNumber(True, 9).encode(), ChannelNegotiation().encode(),
-                        UartData(b"hi").encode(), PortNumber().encode(), noop]),
-                    "message words in every segment, no TL bytes"),
-        VectorInput("flit-explicit-tail-only", "flit_encode",
-                    _flit_inputs("explicit", seq=9, tl=_stream(3, 0, 40), first=40),
-                    "only the 40-byte end of a TL flit, then fill"),
-        VectorInput("flit-explicit-ends-at-segment-2", "flit_encode",
-                    _flit_inputs("explicit", seq=256, tl=_stream(9, 0, 384)),
-                    "six TL flits fill segments 0-2 exactly; segments 3-4 are fill"),
+        _encode_case("flit-explicit-seq1-full",
+                     "628 TL bytes from a TL-flit boundary: 9 whole TL flits and 52 bytes",
+                     "explicit", seq=1, tl=_stream(0, 0, 628)),
+        _encode_case("flit-explicit-seq511-phase12",
+                     "the next 628 bytes of the stream: 12 finish a TL flit begun earlier",
+                     "explicit", seq=511, tl=_stream(0, 628, 628), first=12),
+        _encode_case("flit-replay-seq2", "first flit of a replay",
+                     "replay", seq=2, tl=_stream(0x40, 0, 628)),
+        _encode_case("flit-ack-piggyback-partial",
+                     "3 TL flits then zero fill; acknowledgement piggy-backed",
+                     "ack", ack=5, lo=3, tl=_stream(0x80, 0, 192)),
+        _encode_case("flit-ack-only", "no TL bytes: consumes no sequence number", "ack", ack=17),
+        _encode_case("flit-ack-none-yet", "ack_req_seq 0: nothing received yet", "ack"),
+        _encode_case("flit-replay-request-42", "asks for a replay from 42",
+                     "replay_request", ack=42),
+        _encode_case("flit-explicit-messages",
+                     "three DL message words take the start of segments 0, 2, 4",
+                     "explicit", seq=300, tl=_stream(7, 0, 616), first=20,
+                     messages=[noop, None, rate, None, dev]),
+        _encode_case("flit-ack-messages-only", "message words in every segment, no TL bytes",
+                     "ack", ack=1, messages=[
+                         PortNumber(True, 9).encode(), ChannelNegotiation().encode(),
+                         UartData(b"hi").encode(), PortNumber().encode(), noop]),
+        _encode_case("flit-explicit-tail-only", "only the 40-byte end of a TL flit, then fill",
+                     "explicit", seq=9, tl=_stream(3, 0, 40), first=40),
+        _encode_case("flit-explicit-ends-at-segment-2",
+                     "six TL flits fill segments 0-2 exactly; segments 3-4 are fill",
+                     "explicit", seq=256, tl=_stream(9, 0, 384)),
     ]
     good = _good_flit()
     bad_crc = bytearray(good)
