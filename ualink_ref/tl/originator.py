@@ -127,13 +127,13 @@ class OriginatorAPI:
         *,
         vc: int = 0,
         metadata: int = 0,
-        poison: bool = False,
+        poison: int = 0,
     ) -> int:
         """Queue an atomic (AtomicR when ``fetch``, else AtomicNR); return the handle.
 
         ``op`` is an :class:`AtomicOp`, its value or its name; ``operand`` and
         ``compare`` (CAS only) are unsigned or signed integers that fit in
-        ``size`` bytes; they travel little-endian. ``poison=True`` marks the
+        ``size`` bytes; they travel little-endian. ``poison`` true marks the
         operand poisoned (rule P2): the target then does not execute it (rule P5).
         """
         try:

@@ -89,7 +89,7 @@ class ResponseHandling:
             self._counters.timeouts += 1
             sent = deadline - (self.timeout_slots or 0)
             out.append(Completion(handle, Status.TIMEOUT, None,
-                                  f"TIMEOUT: no complete response within {self.timeout_slots:g} "
+                                  f"no complete response within {self.timeout_slots:g} "
                                   f"slots of the request (sent in slot {sent:g}, tag {tag})"))
         return out
 
