@@ -73,7 +73,8 @@ def ok_response(req: Request, beats: int = 0, **changes: int) -> Response:
 
 def books_balance(tl: TransactionLayer) -> None:
     """The receive-side credit books: in use + owed + held by the peer = capacity, all >= 0;
-    and the wire tags: free + outstanding = all, no tag both."""
+    and the wire tags: free + outstanding + quarantined (an ended op whose last piece
+    has not come, specs/tl.md rules S7, T4) = all, no tag in two of them."""
     rx = tl.rx_credits
     for source in range(NUM_VCS + 1):
         cap = rx.config.capacity(source)
@@ -84,4 +85,5 @@ def books_balance(tl: TransactionLayer) -> None:
     free = list(tl._free_tags)  # the engine's own books
     assert len(set(free)) == len(free)
     assert not set(free) & set(tl._outstanding)
-    assert len(free) + tl.outstanding == 2048
+    assert not set(free) & set(tl._ended) and not set(tl._ended) & set(tl._outstanding)
+    assert len(free) + tl.outstanding + tl.quarantined == 2048

@@ -20,7 +20,8 @@ def test_committed_capture_vectors_match_fresh_generation(tmp_path: Path) -> Non
     assert {p.relative_to(tmp_path).as_posix() for p in written} == {
         "capture.json", "captures/atomics.pcap", "captures/clean.pcap",
         "captures/credits.pcap", "captures/replay.pcap", "captures/fec_codewords.pcapng",
-        "captures/retrain.pcap", "captures/pacing.pcap", "captures/uart.pcap"}
+        "captures/retrain.pcap", "captures/pacing.pcap", "captures/uart.pcap",
+        "captures/split.pcap", "captures/poison.pcap", "captures/timeout.pcap"}
     for path in written:
         rel = path.relative_to(tmp_path)
         assert (COMMITTED / rel).read_bytes() == path.read_bytes(), rel

@@ -9,7 +9,7 @@ import pytest
 
 from ualink_ref.dl import DLMessageReceived
 from ualink_ref.dl.messages import UnknownMessage, VendorMessage, decode_message
-from ualink_ref.errors import FaultPlanError, UnsupportedError
+from ualink_ref.errors import FaultPlanError
 from ualink_ref.stack.endpoint import Endpoint
 from ualink_ref.stack.faults import FaultEntry, FaultPlan
 from ualink_ref.stack.harness import Network
@@ -68,11 +68,17 @@ def test_bad_plans_raise_fault_plan_error(text: str) -> None:
         FaultPlan.parse(text)
 
 
-@pytest.mark.parametrize("text", ["poison 0x1000", "stop-tag 5"])
-def test_tl_entries_are_accepted_then_rejected_as_not_yet_supported(text: str) -> None:
-    plan = FaultPlan.parse(text)
-    with pytest.raises(UnsupportedError, match="not yet applied"):
-        plan.channels(lambda: 0, "kp4")
+def test_tl_entries_are_not_channels_and_stop_tag_needs_a_timeout() -> None:
+    # TL entries act on the endpoints (specs/tl.md T5, P6), not on the wire.
+    plan = FaultPlan.parse("poison 0x1000; stop-tag 5")
+    assert plan.channels(lambda: 0, "kp4") == {"ab": None, "ba": None}
+    assert plan.poisoned == (0x1000,) and plan.stop_tags == frozenset({5})
+    with pytest.raises(FaultPlanError, match="needs a completion timeout"):
+        plan.tl_options(None)
+    assert plan.tl_options(100) == {"stop_tags": frozenset({5})}
+    for bad in ("stop-tag 2048", "poison -4", f"poison {1 << 57}"):
+        with pytest.raises(FaultPlanError):
+            FaultPlan.parse(bad)
 
 
 def test_pacing_spaces_new_data_flits_by_256_over_rate_plus_one() -> None:

@@ -19,7 +19,6 @@ from ualink_ref.errors import (
     ReservedBitsError,
     ResponseMismatchError,
     TagError,
-    UnsupportedError,
 )
 from ualink_ref.tl import Status, TransactionLayer
 from ualink_ref.tl.codec import (
@@ -30,7 +29,7 @@ from ualink_ref.tl.codec import (
     Request,
     Response,
 )
-from ualink_ref.tl.events import Completion, FieldRejected, LinkFailed
+from ualink_ref.tl.events import Completion, FieldRejected, LateResponse, LinkFailed
 from ualink_ref.tl.limits import TLLimits
 
 
@@ -89,8 +88,8 @@ def test_unknown_tag_response_does_not_stop_the_fields_after_it() -> None:
         ({"len": 1}, 2, ResponseMismatchError, "beats"),  # two beats for a 64-byte read
         ({"rd_wr": 1}, 0, ResponseMismatchError, "beats"),  # a no-data OKAY to a read
         ({"spare": 5}, 1, ReservedBitsError, "spare"),
-        ({"offset": 1}, 1, UnsupportedError, "split"),
-        ({"last": 0}, 1, UnsupportedError, "split"),
+        ({"offset": 1}, 1, ResponseMismatchError, "last beat is 1"),  # past the one beat (S4)
+        ({"last": 0}, 1, ResponseMismatchError, "last is 0"),  # all beats, not last (S6)
         ({"dst_acc": 9}, 1, MisroutedError, "accelerator 9"),
         ({"status": 9, "rd_wr": 0}, 0, Exception, "status"),
     ],
@@ -108,10 +107,19 @@ def test_bad_response_ends_its_operation_with_an_error(
     assert done.error is not None and type(rejected.error).__name__ in done.error
     assert tl.outstanding == 0
     books_balance(tl)
-    # The tag is free again and the op is not completed twice by a late good answer.
+    # The op is not completed twice by a late good answer. A bad piece without
+    # last = 1 leaves the tag quarantined (rule S7): the answer is discarded and
+    # frees it; otherwise the tag is free again and the answer names no op (E5).
+    quarantined = change.get("last") == 0
+    assert tl.quarantined == (1 if quarantined else 0)
     late = _feed(tl, halves([ok_response(req, beats=1)], [bytes(32)] * 2))
-    assert [type(r.error) for r in _rejections(late)] == [TagError]
-    assert _completions(late) == []
+    if quarantined:
+        assert _rejections(late) == []
+        [discarded] = [e for e in late if isinstance(e, LateResponse)]
+        assert (discarded.handle, discarded.after, discarded.final) == (handle, "error", True)
+    else:
+        assert [type(r.error) for r in _rejections(late)] == [TagError]
+    assert _completions(late) == [] and tl.quarantined == 0
     books_balance(tl)
 
 

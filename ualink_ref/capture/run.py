@@ -38,6 +38,7 @@ from ualink_ref.stack.faults import FaultPlan
 from ualink_ref.stack.harness import Network, WireChunk, chain
 from ualink_ref.stack.sim import Burst, Op, SimReport, Simulation, random_workload
 from ualink_ref.tl import CreditConfig
+from ualink_ref.tl.events import FieldRejected, LateResponse
 from ualink_ref.tl.upli import AtomicOp
 
 #: Capture direction and pseudo-header port of each sending port.
@@ -136,8 +137,10 @@ class CaptureLink:
     channel per direction; ``flips`` maps ``(sending side, index of its
     transmitted DL flit)`` to wire bit positions to flip. ``credits_b``,
     ``dl_options`` and ``endpoint_options`` (link-state settings such as
-    ``retrain_slots``) configure the endpoints; ``faults`` is a fault plan
-    (:class:`~ualink_ref.stack.faults.FaultPlan` text) applied after the flips.
+    ``retrain_slots``, or ``tl_options`` such as ``split`` and ``timeout_slots``)
+    configure the endpoints; ``faults`` is a fault plan
+    (:class:`~ualink_ref.stack.faults.FaultPlan` text) applied after the flips — its
+    TL entries act on both endpoints (``poison`` before slot 0, ``stop-tag``).
     """
 
     def __init__(
@@ -155,9 +158,15 @@ class CaptureLink:
         faults: str | None = None,
     ) -> None:
         opts = {**(dl_options or {}), **(endpoint_options or {})}
+        plan = FaultPlan.parse(faults, seed) if faults else None
+        tl_options = dict(opts.pop("tl_options", {}))
+        if plan is not None:
+            tl_options.update(plan.tl_options(tl_options.get("timeout_slots")))
         self.fec = fec
-        self.a = Endpoint(0, fec=fec, **opts)
-        self.b = Endpoint(1, fec=fec, credits=credits_b, **opts)
+        self.a = Endpoint(0, fec=fec, tl_options=tl_options, **opts)
+        self.b = Endpoint(1, fec=fec, credits=credits_b, tl_options=tl_options, **opts)
+        if plan is not None:
+            plan.apply_tl([self.a.memory, self.b.memory])
         #: The endpoints by side (each has ``tl`` and ``dl``).
         self.sides = {"a": self.a, "b": self.b}
         rng = random.Random(seed)
@@ -170,14 +179,16 @@ class CaptureLink:
         self.network.add_port("a", self.a)
         self.network.add_port("b", self.b)
         planned: dict[str, Any] = {"ab": None, "ba": None}
-        if faults:
-            planned = FaultPlan.parse(faults, seed).channels(lambda: self.network.now, fec)
+        if plan is not None:
+            planned = plan.channels(lambda: self.network.now, fec)
         self.network.connect("a", "b", latency=delay,
                              channel_ab=chain([noise["a"], self._flips["a"], planned["ab"]]),
                              channel_ba=chain([noise["b"], self._flips["b"], planned["ba"]]))
         self.recorder = Recorder(fec, raw_codewords=raw_codewords)
         self.network.add_tap(self.recorder)
         self.completions: dict[str, list[Completion]] = {"a": [], "b": []}
+        #: Every other TL event (rejected fields, late responses) each side reported.
+        self.tl_events: dict[str, list[Any]] = {"a": [], "b": []}
 
     @property
     def slot(self) -> int:
@@ -197,6 +208,8 @@ class CaptureLink:
         for port, event in events:
             if type(event) is Completion:
                 self.completions[port].append(event)
+            elif type(event) in (FieldRejected, LateResponse):
+                self.tl_events[port].append(event)
         return self.a.counters.flits_sent + self.b.counters.flits_sent - before
 
     def run(self, ops: Iterable[Op], *, max_slots: int = 200_000,
@@ -258,6 +271,35 @@ def _atomics() -> list[Op]:
                               compare=compare, size=size, fetch=fetch))
                 addr += 8
     return ops
+
+
+def _split_reads() -> list[Op]:
+    ops = [Op("a", "write", 0x1000, data=_pattern(256, 1)),
+           Op("a", "write", 0x1100, data=_pattern(192, 2))]
+    ops += [Op("a", "read", 0x1000, length=256), Op("a", "read", 0x1100, length=192),
+            Op("a", "read", 0x1004, length=124), Op("a", "read", 0x1000, length=64)]
+    return ops
+
+
+def _poison_prepare(link: CaptureLink) -> None:
+    # A WriteFull whose second beat is poisoned (attr bit 1): the target stores it and
+    # poisons 0x1240..0x127f. Issued before the scenario's ops.
+    link.a.write(1, 0x1200, _pattern(128, 3), poison=0b10)
+
+
+def _poison_ops() -> list[Op]:
+    return [
+        Op("a", "read", 0x1000, length=256),  # beat 1 poisoned by the plan: 3 pieces
+        Op("a", "read", 0x1040, length=64),  # every beat poisoned: one DATA_ERROR
+        Op("a", "atomic", 0x1050, atomic_op=int(AtomicOp.ADD), operand=1, size=8),
+        Op("a", "read", 0x1200, length=128),  # the poisoned write's beat 1
+        Op("a", "write", 0x1040, data=_pattern(64, 4)),  # clears the poison
+        Op("a", "read", 0x1000, length=256),  # all OKAY now
+    ]
+
+
+def _timeout_ops() -> list[Op]:
+    return [Op("a", "read", 0x1000 + 0x40 * i, length=64) for i in range(4)]
 
 
 @dataclass(frozen=True)
@@ -332,6 +374,33 @@ SCENARIOS: dict[str, Scenario] = {
             lambda: [],
             {"fec": "kp4", "flips": {("a", 2): [30 * k + 3 for k in range(40)]}},
             prepare=lambda link: _uart_prepare(link),
+        ),
+        Scenario(
+            "split",
+            "A writes 256 and 192 bytes, then reads them back; B's target answers multi-beat "
+            "reads in seeded random pieces sent in random order (offset = first beat, len = "
+            "beats - 1, last on the piece sent last); A reassembles each read, completes once",
+            _split_reads,
+            {"endpoint_options": {"tl_options": {"split": "random", "split_seed": 7}}},
+        ),
+        Scenario(
+            "poison",
+            "B's byte 0x1050 is poisoned (fault plan 'poison 0x1050'); A writes 128 bytes with "
+            "beat 1 poisoned (attr bit 1); A's reads come back as OKAY pieces with data and "
+            "DATA_ERROR pieces without, an AtomicR on the poisoned byte is refused "
+            "(DATA_ERROR), a WriteFull clears the poison",
+            _poison_ops,
+            {"faults": "poison 0x1050"},
+            prepare=_poison_prepare,
+        ),
+        Scenario(
+            "timeout",
+            "B's target never answers wire tag 1 (fault plan 'stop-tag 1'); A's four reads "
+            "go out, three are answered, the second completes TIMEOUT 40 slots after its "
+            "request was sent (a local status: nothing on the wire); tag 1 stays quarantined",
+            _timeout_ops,
+            {"faults": "stop-tag 1",
+             "endpoint_options": {"tl_options": {"timeout_slots": 40}}},
         ),
     )
 }

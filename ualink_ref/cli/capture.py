@@ -15,7 +15,8 @@ from ualink_ref.capture.run import (
 from ualink_ref.cli import faults
 from ualink_ref.cli.commands import add_command
 from ualink_ref.cli.options import USAGE, add_run_options, fail, progress_bar, resolve
-from ualink_ref.errors import CaptureIncomplete
+from ualink_ref.cli.simulate import add_tl_arguments
+from ualink_ref.errors import CaptureIncomplete, UALinkError
 from ualink_ref.stack.faults import FaultPlan
 from ualink_ref.stack.sim import Burst, random_workload
 
@@ -32,7 +33,15 @@ DESCRIPTION = (
 def _cmd_capture(args: argparse.Namespace) -> int:
     given = resolve(args)
     status = 0
+    try:  # a plan that cannot run (stop-tag without --timeout) is refused before running
+        plan = FaultPlan.parse(args.faults, args.seed) if args.faults else None
+        if plan is not None and not args.scenario:
+            plan.tl_options(args.timeout)
+    except UALinkError as exc:
+        return fail("capture", str(exc), 2)
     if args.scenario:  # scripted faults: the capture harness, with the scenario's settings
+        given |= {name for name, default in (("split", "never"), ("timeout", None))
+                  if getattr(args, name) != default}
         if given:
             flags = ", ".join(f"--{name.replace('_', '-')}" for name in sorted(given))
             return fail("capture", f"--scenario {args.scenario} sets its own workload and "
@@ -44,7 +53,10 @@ def _cmd_capture(args: argparse.Namespace) -> int:
         if args.faults:
             settings["faults"] = "; ".join(p for p in (str(settings.get("faults") or ""),
                                                        args.faults) if p)
-        link = CaptureLink(**settings)  # type: ignore[arg-type]
+        try:
+            link = CaptureLink(**settings)  # type: ignore[arg-type]
+        except UALinkError as exc:  # e.g. a stop-tag added to a scenario without a timeout
+            return fail("capture", str(exc), 2)
         if scenario.prepare is not None:
             scenario.prepare(link)
         result = link.run(scenario.ops())
@@ -61,7 +73,7 @@ def _cmd_capture(args: argparse.Namespace) -> int:
                 workload, fec=args.fec, ber=args.ber, burst=burst, seed=args.seed,
                 raw_codewords=args.raw_codewords, latency=args.latency, batch=args.batch,
                 max_outstanding=args.max_outstanding, **faults.simulation_options(args),
-                fault_plan=FaultPlan.parse(args.faults, args.seed) if args.faults else None,
+                fault_plan=plan, split=args.split, timeout_slots=args.timeout,
                 progress=bar.update if bar is not None else None)
         except CaptureIncomplete as exc:  # still write what the link carried: worth reading
             records, summary, status = exc.records, f"INCOMPLETE: {exc}", 1
@@ -100,6 +112,7 @@ def register(sub: Any) -> None:
     c.add_argument("--faults", metavar="PLAN",
                    help="fault plan, e.g. 'down 200 400; corrupt ab 12; drop-ack ba 300' "
                         "(specs/dl.md section 9; seeded by --seed)")
+    add_tl_arguments(c)
     c.add_argument("--raw-codewords", action="store_true",
                    help="also record the wire bytes before FEC decoding (fec_codewords)")
     c.set_defaults(func=_cmd_capture)

@@ -19,6 +19,7 @@ from ualink_ref.cli.options import (
 from ualink_ref.errors import UALinkError
 from ualink_ref.stack.faults import FaultPlan
 from ualink_ref.stack.sim import Burst, random_workload, simulate
+from ualink_ref.tl.completer import SPLIT_MODES
 
 #: The subcommand's ``--help`` description.
 DESCRIPTION = (
@@ -37,7 +38,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     try:
         plan = FaultPlan.parse(args.faults, args.seed) if args.faults else None
         if plan is not None:
-            plan.channels(lambda: 0, args.fec)  # reject TL-side entries before running
+            plan.tl_options(args.timeout)  # stop-tag without --timeout: refused before running
     except UALinkError as exc:
         return fail("simulate", str(exc), 2)
     bar = progress_bar(args.ops, not args.no_progress)
@@ -54,6 +55,8 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
             progress=bar.update if bar is not None else None,
             **faults.simulation_options(args),
             fault_plan=plan,
+            split=args.split,
+            timeout_slots=args.timeout,
             endpoint_options={"retrain_slots": args.retrain_slots,
                               "max_retrains": args.max_retrains},
         )
@@ -74,14 +77,27 @@ def register(sub: Any) -> None:
     add_run_options(p, ops_default=10_000)
     faults.add_arguments(p)
     p.add_argument("--faults", metavar="PLAN",
-                   help="fault plan, e.g. 'down 200 400; corrupt ab 12; drop-ack ba 300' "
-                        "(specs/dl.md section 9; seeded by --seed)")
+                   help="fault plan, e.g. 'down 200 400; corrupt ab 12; drop-ack ba 300; "
+                        "poison 0x100040; stop-tag 5' (specs/dl.md section 9, specs/tl.md "
+                        "T5 and P6; seeded by --seed)")
     p.add_argument("--retrain-slots", type=int_range(1), default=128,
                    help="duration of one link retrain, flit slots (default 128)")
     p.add_argument("--max-retrains", type=int_range(1), default=3,
                    help="trainings without progress before the link is in fault (default 3)")
+    add_tl_arguments(p)
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=_cmd_simulate)
 
 
-__all__ = ["TextProgress", "register"]
+def add_tl_arguments(p: Any) -> None:
+    """``--split`` and ``--timeout`` (the TL error paths, specs/tl.md S2 and T1)."""
+    p.add_argument("--split", choices=SPLIT_MODES, default="never",
+                   help="how both memory targets answer multi-beat reads: one response "
+                        "(never, the default), one piece per beat (always), or seeded random "
+                        "pieces in random order (random)")
+    p.add_argument("--timeout", type=int_range(1), default=None, metavar="SLOTS",
+                   help="completion timeout at both originators, flit slots (default: off); "
+                        "needed by a fault plan with stop-tag")
+
+
+__all__ = ["TextProgress", "add_tl_arguments", "register"]

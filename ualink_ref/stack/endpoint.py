@@ -44,7 +44,8 @@ Rules:
   progress the link is in fault: every queued and outstanding operation
   completes with ``fault_status`` (default ``DATA_ERROR``), and so does every
   operation issued later. Events that arise outside ``receive`` (timer-driven
-  state changes, those completions) wait in :meth:`drain_events`.
+  state changes, those completions, and the TL's completion timeouts) wait in
+  :meth:`drain_events`.
 * DL messages that act: ``uart_send(bytes)`` (the peer reports
   :class:`~ualink_ref.dl.linkstate.UartReceived`), ``notify_rate(rate)``
   (the peer paces its data), ``send_vendor(message)`` (passed up as a
@@ -117,10 +118,12 @@ class Endpoint(LinkEnd):
         max_retrains: int = 3,
         start_up: bool = True,
         fault_status: Status = Status.DATA_ERROR,
+        tl_options: dict[str, Any] | None = None,
         **dl_options: Any,
     ) -> None:
+        # ``tl_options``: further TransactionLayer arguments (split, timeout_slots, ...).
         self.tl = TransactionLayer(acc_id, memory, credits=credits, compress=compress,
-                                   limits=tl_limits)
+                                   limits=tl_limits, **(tl_options or {}))
         #: The status every operation gets when the link goes to fault (specs/dl.md L5).
         self.fault_status = fault_status
         super().__init__(self.tl, fec=fec, interleave=interleave, tl_backlog=tl_backlog,
@@ -167,6 +170,12 @@ class Endpoint(LinkEnd):
     def failed(self) -> str | None:
         """Why the link failed (the TL could not follow the peer), or ``None``."""
         return self.tl.failed
+
+    def _run_timer(self, now: float) -> None:
+        super()._run_timer(now)
+        deadline = self.tl.next_timer()  # the TL's completion timeouts (specs/tl.md T1-T6)
+        if deadline is not None and now >= deadline:
+            self._pending.extend(self.tl.run_timer(now))
 
     def _on_fault(self) -> list[Any]:
         """The link went to fault: every queued and outstanding op completes with

@@ -8,13 +8,17 @@ or JSON (a list of objects with the same keys as :class:`FaultEntry`)::
     drop-ack ab 300      an ack-only flit a->b sent in slot 300 is lost
     down 200 400         the link is down in slots 200..399, both ways (flits lost)
     down 200             the link goes down in slot 200 and never comes back
-    poison 0x1000        TL: poison address A          (accepted, not yet supported)
-    stop-tag 5           TL: the target never answers tag T (accepted, not yet supported)
+    poison 0x1000        TL: byte A of both targets' memories is poisoned before slot 0
+    stop-tag 5           TL: both targets never answer a request with wire tag T
 
 Directions are ``ab`` (a to b) and ``ba``. :meth:`FaultPlan.channels` turns
 the DL-side entries into one harness channel per direction (rules F1-F4 in
-``specs/dl.md`` section 9); the TL-side entries raise
-:class:`~ualink_ref.errors.UnsupportedError` there, with their text.
+``specs/dl.md`` section 9). The TL-side entries act on the endpoints
+(``specs/tl.md`` rules T5, P6): :meth:`FaultPlan.apply_tl` poisons the memories,
+and :meth:`FaultPlan.tl_options` gives the ``stop_tags`` for each
+TransactionLayer — a plan with ``stop-tag`` needs a completion timeout
+(``timeout_slots``), else :class:`~ualink_ref.errors.FaultPlanError`: without one
+the originator would wait for good.
 """
 
 from __future__ import annotations
@@ -25,13 +29,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ualink_ref.dl.formats import FlitOp, header_op, header_payload
-from ualink_ref.errors import FaultPlanError, UnsupportedError
+from ualink_ref.errors import FaultPlanError
 from ualink_ref.phy import decode_flits
 from ualink_ref.sizes import DL_FLIT_BYTES, WIRE_BYTES_PER_FLIT, FecMode
 from ualink_ref.stack.channels import PlanOutage
 from ualink_ref.stack.harness import Channel
+from ualink_ref.tl.memory import Memory
+from ualink_ref.tl.upli import ADDRESS_BITS, NUM_TAGS
 
-#: Entry kinds: DL-side ones are applied, TL-side ones are accepted and rejected on use.
+#: Entry kinds: DL-side ones become channels, TL-side ones act on the endpoints.
 DL_KINDS = ("corrupt", "corrupt-rate", "drop-ack", "down")
 TL_KINDS = ("poison", "stop-tag")
 DIRECTIONS = ("ab", "ba")
@@ -85,7 +91,12 @@ def _entry(words: list[str], text: str) -> FaultEntry:
         if kind in TL_KINDS:
             if len(args) != 1:
                 raise FaultPlanError(f"expected '{kind} N'", text)
-            return FaultEntry(kind, value=int(args[0], 0))
+            value = int(args[0], 0)
+            bound = (1 << ADDRESS_BITS) if kind == "poison" else NUM_TAGS
+            if not 0 <= value < bound:
+                raise FaultPlanError(f"{'address' if kind == 'poison' else 'tag'} must be "
+                                     f"in 0..{bound - 1}", text)
+            return FaultEntry(kind, value=value)
     except ValueError as exc:
         if isinstance(exc, FaultPlanError):
             raise
@@ -126,16 +137,38 @@ class FaultPlan:
         """The ``(start, end)`` slots of every ``down`` entry."""
         return [(e.at or 0, e.until) for e in self.entries if e.kind == "down"]
 
+    @property
+    def poisoned(self) -> tuple[int, ...]:
+        """The byte addresses of every ``poison`` entry."""
+        return tuple(e.value or 0 for e in self.entries if e.kind == "poison")
+
+    @property
+    def stop_tags(self) -> frozenset[int]:
+        """The wire tags of every ``stop-tag`` entry."""
+        return frozenset(e.value or 0 for e in self.entries if e.kind == "stop-tag")
+
+    def tl_options(self, timeout_slots: float | None) -> dict[str, object]:
+        """TransactionLayer arguments for the TL-side entries (``stop_tags``); raises
+        :class:`~ualink_ref.errors.FaultPlanError` for a ``stop-tag`` entry without a
+        completion timeout (rule T5: the originator would otherwise wait for good)."""
+        if not self.stop_tags:
+            return {}
+        if timeout_slots is None:
+            entry = next(e.text() for e in self.entries if e.kind == "stop-tag")
+            raise FaultPlanError("a target that never answers needs a completion timeout at "
+                                 "the originator (timeout_slots / --timeout SLOTS)", entry)
+        return {"stop_tags": self.stop_tags}
+
+    def apply_tl(self, memories: list[Memory]) -> None:
+        """Poison every ``poison`` byte in each target memory (before the first slot)."""
+        for addr in self.poisoned:
+            for memory in memories:
+                memory.poison(addr)
+
     def channels(self, clock: Callable[[], float], fec: FecMode,
                  interleave: int = 1) -> dict[str, Channel | None]:
-        """One channel per direction doing the DL-side entries (rules F1-F4).
-
-        Raises :class:`~ualink_ref.errors.UnsupportedError` for a TL-side entry.
-        """
-        for e in self.entries:
-            if e.kind in TL_KINDS:
-                raise UnsupportedError(f"fault plan entry {e.text()!r} (TL faults: poison, "
-                                       "stop-tag are accepted by the format, not yet applied)")
+        """One channel per direction doing the DL-side entries (rules F1-F4); the
+        TL-side entries are not channels (see :meth:`apply_tl`, :meth:`tl_options`)."""
         rng = random.Random(self.seed)
         out: dict[str, Channel | None] = {}  # PlanChannel or nothing, per direction
         for d in DIRECTIONS:

@@ -22,6 +22,13 @@ Model (documented in ``specs/tl.md``, "Simulation"):
   round trip, so the wire delay alone never sets off the replay timer.
 * Everything random comes from ``seed``; the same arguments give the same
   report, bit for bit.
+* TL error paths (``specs/tl.md`` "Split responses", "Poison", "Completion
+  timeouts"): ``split`` makes both memory targets answer multi-beat reads in
+  pieces, ``timeout_slots`` arms both originators' completion timers, and a
+  fault plan's ``poison`` / ``stop-tag`` entries poison both memories before
+  slot 0 / make both targets drop that wire tag. The report counts split
+  pieces, timeouts, late responses and poisoned completions, and says why ops
+  failed; the check's model (:mod:`~ualink_ref.stack.sim_model`) knows poison.
 """
 
 from __future__ import annotations
@@ -40,7 +47,10 @@ from ualink_ref.stack.channels import ErrorBursts, RandomBitErrors
 from ualink_ref.stack.endpoint import Completion, Endpoint
 from ualink_ref.stack.faults import FaultPlan
 from ualink_ref.stack.harness import Channel, Edge, Network, Tap, chain
+from ualink_ref.stack.sim_model import expected, tl_lines, tl_report
 from ualink_ref.tl import AtomicOp, CreditConfig, Memory, Status
+from ualink_ref.tl.completer import SplitMode, check_split
+from ualink_ref.tl.events import LateResponse
 from ualink_ref.tl.upli import apply_atomic
 
 SIDES = ("a", "b")
@@ -261,6 +271,18 @@ class SimReport:
     link_fault: str | None = None
     ops_failed_by_fault: int = 0
     faults: str = ""
+    #: TL error paths: response pieces received, ops ended by the completion timer,
+    #: responses discarded after their op timed out, completions with poisoned beats.
+    split: str = "never"
+    timeout_slots: float | None = None
+    split_responses: int = 0
+    timeouts: int = 0
+    late_responses: int = 0
+    poisoned_completions: int = 0
+    #: Why ops did not end OKAY: ``(kind, count)``, most frequent first, and the first
+    #: few as ``(op index, side, kind, status, error)``.
+    failures: tuple[tuple[str, int], ...] = ()
+    first_failures: tuple[tuple[int, str, str, str, str], ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         """The report as a JSON-ready dict."""
@@ -288,6 +310,7 @@ class SimReport:
             f"latency (flit slots): mean {self.latency_mean:.1f}  p99 {self.latency_p99:.0f}  "
             f"max {self.latency_max}",
             *self._link_lines(),
+            *tl_lines(self),
         ])
 
     def _link_lines(self) -> list[str]:
@@ -355,6 +378,8 @@ class Simulation:
         stall_slots: int | None = None,
         fault_plan: FaultPlan | None = None,
         endpoint_options: dict[str, Any] | None = None,
+        split: SplitMode = "never",
+        timeout_slots: float | None = None,
         **dl_options: Any,
     ) -> None:
         if batch < 1 or latency < 0 or max_outstanding < 1:
@@ -375,15 +400,28 @@ class Simulation:
             dl_options["replay_timeout"] = replay_timeout_for(latency, batch)
         id_a, id_b = acc_ids
         ep_opts = {**dl_options, **(endpoint_options or {})}
-        self.a = Endpoint(id_a, fec=fec, credits=credits, compress=compress, **ep_opts)
+        self.split, self.timeout_slots = check_split(split), timeout_slots
+        tl_opts = {"split": split, "timeout_slots": timeout_slots, **ep_opts.pop("tl_options", {}),
+                   **(fault_plan.tl_options(timeout_slots) if fault_plan is not None else {})}
+        self.a = Endpoint(id_a, fec=fec, credits=credits, compress=compress,
+                          tl_options={**tl_opts, "split_seed": seed * 2}, **ep_opts)
         self.b = Endpoint(id_b, fec=fec, credits=credits if credits_b is None else credits_b,
-                          compress=compress, **ep_opts)
+                          compress=compress, tl_options={**tl_opts, "split_seed": seed * 2 + 1},
+                          **ep_opts)
+        if fault_plan is not None:  # poison entries: both targets, before slot 0
+            fault_plan.apply_tl([self.a.memory, self.b.memory])
+        #: Ops that timed out (workload index by (side, handle)) and those of them whose
+        #: late response came (so the target did execute them).
+        self._timed_out: dict[tuple[str, int], int] = {}
+        self._late_executed: set[int] = set()
         self.fault_plan = fault_plan
         self.results: list[Completion | None] = []
         self.latencies: list[int] = []
         self.max_slots = max_slots
+        # An op waiting for its completion timeout makes no progress by design.
         self.stall_slots = (stall_slots if stall_slots is not None
-                            else stall_slots_for(dl_options["replay_timeout"]))
+                            else stall_slots_for(dl_options["replay_timeout"])
+                            + math.ceil(timeout_slots or 0))
         if self.stall_slots < 1:
             raise ValueError(f"stall_slots must be >= 1, got {self.stall_slots}")
         #: Stall-free stretches survived: the longest time, in slots, without progress.
@@ -460,8 +498,12 @@ class Simulation:
                            for e in ep.drain_events()]
         for name, event in events:
             if type(event) is not Completion:
+                if type(event) is LateResponse and event.after == "timeout":
+                    self._late_executed.add(self._timed_out[(name, event.handle)])
                 continue
             index, issued = self._sides[name].in_flight.pop(event.handle)
+            if event.status == Status.TIMEOUT:
+                self._timed_out[(name, event.handle)] = index
             if self.results[index] is not None:
                 raise AssertionError(f"op {index} completed twice (seed {self.seed})")
             self.results[index] = event
@@ -505,6 +547,8 @@ class Simulation:
                     f"ack or accepted flit; stall_slots {self.stall_slots}; fec {self.fec}, "
                     f"ber {self.ber})",
                     completed=self._done, total=total, seed=self.seed)
+        if verify and self._timed_out:  # late responses still on the way count for the model
+            self.drain()
         return self.report(verify)
 
     def _progress_mark(self) -> tuple[int, int, int, int, int]:
@@ -534,17 +578,23 @@ class Simulation:
         (every byte of both memories: stray writes count too). An op outside the
         target's mapped ranges is expected to end in DECODE_ERROR and change nothing."""
         bad = 0
+        poison = self.fault_plan.poisoned if self.fault_plan is not None else ()
         for side, target in (("a", self.b), ("b", self.a)):
             mem: dict[int, int] = {}
+            poisoned = set(poison)
             for index, op in enumerate(self.workload):
                 if op.side != side:
                     continue
                 got = self.results[index]
+                if got is not None and got.status == Status.TIMEOUT:  # see sim_model
+                    if index in self._late_executed:
+                        expected(mem, poisoned, op)
+                    continue
                 if target.memory.is_mapped(op.addr, op.nbytes):
-                    want: tuple[Status, bytes | None] = (Status.OKAY, _model_step(mem, op))
+                    want: tuple[Status, bytes | None, int] = expected(mem, poisoned, op)
                 else:  # the target answers DECODE_ERROR and changes nothing
-                    want = (Status.DECODE_ERROR, None)
-                if got is None or (got.status, got.data) != want:
+                    want = (Status.DECODE_ERROR, None, 0)
+                if got is None or (got.status, got.data, got.poisoned) != want:
                     bad += 1
             bad += _memory_mismatches(target.memory, mem)
         return bad
@@ -592,6 +642,8 @@ class Simulation:
             link_fault=self._fault_reason(),
             ops_failed_by_fault=self._fault_failed(),
             faults=self.fault_plan.text() if self.fault_plan is not None else "",
+            **tl_report(self.results, self.workload, (self.a.tl.counters, self.b.tl.counters),
+                        self.split, self.timeout_slots),
         )
 
     def _fault_reason(self) -> str | None:

@@ -5,6 +5,9 @@ harness: each :meth:`TLPair.step` is one flit slot of a
 :class:`~ualink_ref.stack.harness.Network` (``edge="last_slot"``): each side
 may send one TL flit, which is received ``latency`` slots later, after that
 slot's sends. The DL's guarantee (in order, exactly once) holds trivially.
+Each slot first runs both TLs' completion timers (``timeout_slots``,
+``specs/tl.md`` rules T1-T6), so an operation whose answer never comes ends
+with TIMEOUT even while nothing arrives.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ class TLPair:
         self.network.add_tap(self._tap)
         #: Every completion each side produced so far, in order.
         self.completions: dict[str, list[Completion]] = {"a": [], "b": []}
-        #: Every other TL event (FieldRejected, LinkFailed) each side reported.
+        #: Every other TL event (FieldRejected, LinkFailed, LateResponse) each side reported.
         self.other_events: dict[str, list[TLEvent]] = {"a": [], "b": []}
 
     def _tap(self, chunk: WireChunk) -> None:
@@ -50,7 +53,11 @@ class TLPair:
     def step(self) -> int:
         """One flit slot; return the number of flits sent in it."""
         sent_before = self._flits_sent()
-        for name, event in self.network.step():
+        slot = self.network.now
+        timed_out = [(name, c) for name, tl in (("a", self.a), ("b", self.b))
+                     if (deadline := tl.next_timer()) is not None and slot >= deadline
+                     for c in tl.run_timer(slot)]
+        for name, event in timed_out + self.network.step():
             if type(event) is Completion:
                 self.completions[name].append(event)
             else:  # a rejected field or a failed link: kept apart from the completions

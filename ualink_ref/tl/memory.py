@@ -88,6 +88,38 @@ class Memory:
             a in self._poisoned for a in range(addr, addr + length)
         )
 
+    # -- poison per byte, as the TL's poison rules need it (specs/tl.md P1-P5) ---------
+
+    @property
+    def has_poison(self) -> bool:
+        """True while any byte is poisoned (the TL then reads with :meth:`read_with_poison`)."""
+        return bool(self._poisoned)
+
+    def poison_map(self, addr: int, length: int) -> int:
+        """Bit i set when byte ``addr + i`` (``i < length``) is poisoned."""
+        poisoned = self._poisoned
+        if not poisoned:
+            return 0
+        return sum(1 << i for i in range(length) if addr + i in poisoned)
+
+    def poison_bytes(self, addr: int, byte_mask: int) -> None:
+        """Poison byte ``addr + i`` for every bit i set in ``byte_mask`` (poisoned data
+        written, specs/tl.md rule P4)."""
+        i = 0
+        while byte_mask:
+            if byte_mask & 1:
+                self._poisoned.add(addr + i)
+            byte_mask >>= 1
+            i += 1
+
+    def read_with_poison(self, addr: int, length: int) -> tuple[Status, bytes | None, int]:
+        """A Read that returns poisoned bytes too: ``(OKAY, data, poison_map)``, or
+        ``(DECODE_ERROR, None, 0)`` when a byte is not mapped. The transaction layer
+        sends the poisoned beats as such (rule P3) instead of failing the whole read."""
+        if not self.is_mapped(addr, length):
+            return Status.DECODE_ERROR, None, 0
+        return Status.OKAY, self.peek(addr, length), self.poison_map(addr, length)
+
     # -- raw access (never-written bytes are zero; no mapping check) -------------
 
     def peek(self, addr: int, length: int) -> bytes:

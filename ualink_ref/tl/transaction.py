@@ -55,12 +55,24 @@ Rules kept here (``specs/tl.md`` and ``specs/upli.md`` give provenance):
    responses wait for credits (otherwise the request waits, holding its
    request credits); Write Message payloads, memory pages and granted
    credits are capped.
+8. Split responses (``specs/tl.md`` rules S1-S7; :mod:`~ualink_ref.tl.completer`,
+   :mod:`~ualink_ref.tl.reassembly`): the completer answers a multi-beat Read in
+   one response or in pieces (``split=``); the originator reassembles pieces in
+   any order, checks range, overlap and coverage, and completes the operation
+   once, when the piece marked ``last`` completes the coverage.
+9. Poison (rules P1-P5): poisoned read beats travel as DATA_ERROR pieces,
+   poisoned write data as ``attr`` bits; completions say which beats were poisoned.
+10. Completion timeouts (rules T1-T6, ``timeout_slots=``): an operation whose
+    answer has not completed ``timeout_slots`` after its request was sent ends
+    with the local status TIMEOUT, once; its tag stays out of use until the
+    tag's ``last`` piece arrives; late pieces are discarded and reported.
 """
 
 from __future__ import annotations
 
+import heapq
+import random
 from collections import deque
-from collections.abc import Sequence
 from dataclasses import replace
 from typing import NamedTuple
 
@@ -70,15 +82,10 @@ from ualink_ref.errors import (
     DecodeError,
     EncodeError,
     FieldRangeError,
-    LinkFailedError,
     MisroutedError,
-    ProtocolError,
     ReservedBitsError,
-    ResponseMismatchError,
-    TagError,
     TruncatedError,
     UALinkError,
-    UnsupportedError,
 )
 from ualink_ref.sizes import TL_FLIT_BYTES, TL_HALF_BYTES
 from ualink_ref.tl.codec import (
@@ -93,8 +100,9 @@ from ualink_ref.tl.codec import (
     VcFlowControl,
     pack_field,
 )
+from ualink_ref.tl.completer import Rsp as _Rsp
+from ualink_ref.tl.completer import SplitMode, check_split, pieces
 from ualink_ref.tl.credits import (
-    NUM_VCS,
     POOL,
     REQ_CMD,
     REQ_DATA,
@@ -105,25 +113,31 @@ from ualink_ref.tl.credits import (
     SenderCredits,
     check_config,
 )
-from ualink_ref.tl.events import Completion, FieldRejected, LinkFailed, TLCounters, TLEvent
+from ualink_ref.tl.events import (
+    Completion,
+    FieldRejected,
+    LateResponse,
+    LinkFailed,
+    TLCounters,
+    TLEvent,
+)
 from ualink_ref.tl.framing import PendingField, TLDeframer
 from ualink_ref.tl.limits import TLLimits
 from ualink_ref.tl.memory import Memory
+from ualink_ref.tl.originator import Op as _Op
+from ualink_ref.tl.originator import OriginatorAPI
+from ualink_ref.tl.reassembly import Partial
+from ualink_ref.tl.responses import ResponseHandling, RxResponse
 from ualink_ref.tl.target import execute
 from ualink_ref.tl.upli import (
     ACC_BITS,
     NUM_TAGS,
-    AtomicOp,
-    Command,
+    WIRE_STATUSES,
     Status,
-    atomic_attr,
-    beats_for,
-    check_access,
-    check_atomic,
     request_data_credits,
 )
 
-_STATUS = tuple(Status)
+_STATUS = WIRE_STATUSES
 _HALF = TL_HALF_BYTES
 _ZERO_HALF = bytes(_HALF)
 _ADDR_LO_MASK = (1 << ADDR_LO_BITS) - 1
@@ -142,67 +156,15 @@ class _RxRequest(NamedTuple):
     data_credits: int
 
 
-class _RxResponse(NamedTuple):
-    """A received response, reduced to what completing its operation needs."""
+class TransactionLayer(OriginatorAPI, ResponseHandling):
+    """Sans-IO TL engine of accelerator ``acc_id`` (see the module docstring).
 
-    tag: int
-    status: int
-    source: int  # credit source, or -1 when it consumed none (it overspent)
-    beats: int
-    src: int  # the responder, or -1 when implied (a compressed response)
-    value: TLField
-    problem: UALinkError | None  # a rule the field alone breaks (rule E3)
-
-
-class _Op:
-    """A queued or outstanding request (originator side)."""
-
-    __slots__ = (
-        "addr", "attr", "cmd", "data_credits", "dst", "halves", "handle", "len_field",
-        "metadata", "nbytes", "numbeats", "stalled", "vc",
-    )
-
-    def __init__(
-        self, handle: int, cmd: int, dst: int, addr: int, nbytes: int, len_field: int,
-        numbeats: int, halves: list[bytes], data_credits: int, attr: int, vc: int, metadata: int,
-    ) -> None:
-        self.handle = handle
-        self.cmd = cmd
-        self.dst = dst
-        self.addr = addr
-        self.nbytes = nbytes  # bytes returned on completion (read length / atomic size)
-        self.len_field = len_field
-        self.numbeats = numbeats
-        self.halves = halves
-        self.data_credits = data_credits
-        self.attr = attr
-        self.vc = vc
-        self.metadata = metadata
-        self.stalled = False
-
-
-class _Rsp:
-    """A queued response (completer side)."""
-
-    __slots__ = ("beats", "dst", "halves", "rd_wr", "src", "stalled", "status", "tag", "vc")
-
-    def __init__(
-        self, tag: int, vc: int, status: int, rd_wr: int, src: int, dst: int, halves: list[bytes],
-        beats: int,
-    ) -> None:
-        self.src = src  # the request's dst_acc: who answers
-        self.tag = tag
-        self.vc = vc
-        self.status = status
-        self.rd_wr = rd_wr
-        self.dst = dst
-        self.halves = halves
-        self.beats = beats
-        self.stalled = False
-
-
-class TransactionLayer:
-    """Sans-IO TL engine of accelerator ``acc_id`` (see the module docstring)."""
+    ``split`` (``"never"``, ``"always"``, ``"random"``; ``split_seed`` for the last)
+    says how this end's memory target answers multi-beat Reads (rule 8);
+    ``timeout_slots`` (``None``: off) is the originator's completion timeout in
+    flit slots (rule 10); ``stop_tags`` are wire tags the target never answers
+    (a fault to inject: such requests are dropped unexecuted, rule T5).
+    """
 
     def __init__(
         self,
@@ -213,6 +175,10 @@ class TransactionLayer:
         compress: bool = True,
         batch_credit_returns: bool = False,
         limits: TLLimits | None = None,
+        split: SplitMode = "never",
+        split_seed: int = 0,
+        timeout_slots: float | None = None,
+        stop_tags: frozenset[int] | set[int] | tuple[int, ...] = (),
     ) -> None:
         if not 0 <= acc_id < (1 << ACC_BITS):
             raise EncodeError(f"accelerator ID {acc_id} does not fit in {ACC_BITS} bits")
@@ -243,103 +209,22 @@ class TransactionLayer:
         self._rx_ways: list[Request | None] = [None] * 4
         # The one half-flit framing walk; fields wait in it for their data.
         self._deframer = TLDeframer()
-
-    # -- originator API -----------------------------------------------------------
-
-    def read(self, dst: int, addr: int, length: int, *, vc: int = 0, metadata: int = 0) -> int:
-        """Queue a Read of ``length`` bytes; return the operation handle (``tag``)."""
-        check_access(addr, length)
-        beats = beats_for(length)
-        return self._queue(Command.READ, dst, addr, length, length // 4 - 1, beats - 1, [], 0,
-                           0, vc, metadata)
-
-    def write(
-        self,
-        dst: int,
-        addr: int,
-        data: bytes,
-        byte_enable: int | Sequence[int] | None = None,
-        *,
-        vc: int = 0,
-        metadata: int = 0,
-        message: bool = False,
-    ) -> int:
-        """Queue a write; return the handle.
-
-        Without ``byte_enable`` this is a WriteFull (0x29); with it a Write
-        (0x28) whose byte i is written when bit i of the integer mask (or item
-        i of a per-byte sequence of flags) is set. ``message=True`` sends a
-        Write Message (0x2A) instead.
-        """
-        data = bytes(data)
-        length = len(data)
-        check_access(addr, length)
-        beats = beats_for(length)
-        padded = data + bytes(beats * 64 - length) if length % 64 else data
-        halves = [padded[i : i + _HALF] for i in range(0, beats * 64, _HALF)]
-        if message:
-            if byte_enable is not None:
-                raise EncodeError("a Write Message has no byte enables")
-            cmd = Command.WRITE_MESSAGE
-        elif byte_enable is None:
-            cmd = Command.WRITE_FULL
-        else:
-            mask = _mask_of(byte_enable, length)
-            halves.insert(0, mask.to_bytes(_HALF, "little"))
-            cmd = Command.WRITE
-        credits = beats + (1 if cmd == Command.WRITE else 0)
-        return self._queue(cmd, dst, addr, 0, length // 4 - 1, beats - 1, halves, credits, 0,
-                           vc, metadata)
-
-    def atomic(
-        self,
-        dst: int,
-        addr: int,
-        op: AtomicOp | int | str,
-        operand: int,
-        compare: int | None = None,
-        size: int = 8,
-        fetch: bool = True,
-        *,
-        vc: int = 0,
-        metadata: int = 0,
-    ) -> int:
-        """Queue an atomic (AtomicR when ``fetch``, else AtomicNR); return the handle.
-
-        ``op`` is an :class:`AtomicOp`, its value or its name; ``operand`` and
-        ``compare`` (CAS only) are unsigned or signed integers that fit in
-        ``size`` bytes; they travel little-endian.
-        """
-        try:
-            op_value = AtomicOp[op.upper()] if isinstance(op, str) else AtomicOp(op)
-        except (KeyError, ValueError):
-            raise EncodeError(f"unknown atomic op {op!r}", field="attr") from None
-        check_atomic(addr, op_value, size)
-        if (op_value == AtomicOp.CAS) != (compare is not None):
-            raise EncodeError("compare is required for CAS and only for CAS", field="compare")
-        payload = _le(operand, size) + (_le(compare, size) if compare is not None else b"")
-        beat = payload + bytes(64 - len(payload))
-        cmd = Command.ATOMIC_R if fetch else Command.ATOMIC_NR
-        return self._queue(cmd, dst, addr, size if fetch else 0, size // 4 - 1, 0,
-                           [beat[:_HALF], beat[_HALF:]], 1, atomic_attr(op_value), vc, metadata)
-
-    def _queue(
-        self, cmd: int, dst: int, addr: int, nbytes: int, len_field: int, numbeats: int,
-        halves: list[bytes], data_credits: int, attr: int, vc: int, metadata: int,
-    ) -> int:
-        if self._failed is not None:
-            raise LinkFailedError(self._failed)
-        if not 0 <= dst < (1 << ACC_BITS):
-            raise EncodeError(f"destination {dst} does not fit in {ACC_BITS} bits", field="dst")
-        if not 0 <= vc < NUM_VCS:
-            raise EncodeError(f"virtual channel {vc} is not 0..3", field="vchan")
-        if not 0 <= metadata < 256:
-            raise EncodeError(f"metadata {metadata} does not fit in 8 bits", field="metadata")
-        handle = self._next_handle
-        self._next_handle += 1
-        self._req_q.append(_Op(handle, cmd, dst, addr, nbytes, len_field, numbeats, halves,
-                               data_credits, attr, vc, metadata))
-        return handle
+        # Rule 8: how the target answers multi-beat reads; ``None`` for "never".
+        self.split: SplitMode = check_split(split)
+        self._split: SplitMode | None = None if split == "never" else split
+        self._split_rng = random.Random(split_seed)
+        self._partial: dict[int, Partial] = {}  # tag -> pieces so far (originator side)
+        # Rule 10: (deadline, handle, tag) per request sent, earliest first; tags of
+        # ended operations whose last piece has not come: tag -> (handle, why).
+        if timeout_slots is not None and (isinstance(timeout_slots, bool) or not isinstance(
+                timeout_slots, int | float) or not timeout_slots > 0):
+            raise ValueError(f"timeout_slots must be a positive number or None, "
+                             f"got {timeout_slots!r}")
+        self.timeout_slots = timeout_slots
+        self._timers: list[tuple[float, int, int]] = []
+        self._ended: dict[int, tuple[int, str]] = {}
+        self._now: float = 0.0
+        self.stop_tags = frozenset(stop_tags)
 
     # -- state --------------------------------------------------------------------
 
@@ -384,9 +269,11 @@ class TransactionLayer:
     def poll(self, now: float = 0.0) -> bytes | None:
         """The next 64-byte TL flit to send, or ``None`` when there is nothing to send.
 
-        ``now`` (flit slots) is accepted for the stack-wide ``poll(now)`` convention;
-        the TL has no timers yet, so it does not use it.
+        ``now`` (flit slots) is when a request packed now is sent: its completion
+        deadline (``timeout_slots``, rule 10) counts from it. Timeouts themselves are
+        run by :meth:`run_timer` and :meth:`receive`, never by ``poll``.
         """
+        self._now = now
         first = self._tx_data.popleft() if self._tx_data else self._control_half()
         if first is None:
             return None
@@ -422,14 +309,16 @@ class TransactionLayer:
                 break
             rsp_q.popleft()
             pool = 1 if source == POOL else 0
-            len_field = rsp.beats - 1 if rsp.beats else 0
+            len_field = rsp.len_field
             if compressed:
                 cls = CompressedResponseData if rsp.beats else CompressedResponseNoData
-                parts.append(pack_field(cls(rsp.vc, rsp.tag, pool, len_field)))
+                parts.append(pack_field(cls(rsp.vc, rsp.tag, pool, len_field, rsp.offset,
+                                            rsp.last)))
                 counters.compressed_responses += 1
             else:
-                parts.append(pack_field(Response(rsp.vc, rsp.tag, pool, len_field, 0,
-                                                 rsp.status, rsp.rd_wr, 1, rsp.src, rsp.dst)))
+                parts.append(pack_field(Response(rsp.vc, rsp.tag, pool, len_field, rsp.offset,
+                                                 rsp.status, rsp.rd_wr, rsp.last, rsp.src,
+                                                 rsp.dst)))
             room -= size
             counters.responses_sent += 1
             if rsp.halves:
@@ -459,6 +348,8 @@ class TransactionLayer:
             req_q.popleft()
             tag = self._free_tags.popleft()
             self._outstanding[tag] = op
+            if self.timeout_slots is not None:  # rule T1: the one per-op cost, a push
+                heapq.heappush(self._timers, (self._now + self.timeout_slots, op.handle, tag))
             pool = 1 if source == POOL else 0
             if way >= 0:
                 parts.append(pack_field(CompressedRequest(
@@ -517,6 +408,8 @@ class TransactionLayer:
         if self._failed is not None:
             self._counters.flits_ignored += 1
             return []
+        if self._timers and self._timers[0][0] <= now:  # rule T2: expiry before arrivals
+            self._events.extend(self.run_timer(now))
         feed = self._deframer.feed_half
         for half in (flit[:_HALF], flit[_HALF:]):
             try:
@@ -533,7 +426,7 @@ class TransactionLayer:
         events, self._events = self._events, []
         return events
 
-    def _on_field(self, value: TLField | None) -> _RxRequest | _RxResponse | None:
+    def _on_field(self, value: TLField | None) -> _RxRequest | RxResponse | None:
         """Account for a field as soon as it is read (credits, caches); what it needs later."""
         if isinstance(value, _REQUESTS):
             return self._rx_request(value)
@@ -548,13 +441,8 @@ class TransactionLayer:
         context = pending.context
         if isinstance(context, _RxRequest):
             self._serve(context, pending.data)
-        elif isinstance(context, _RxResponse):
+        elif isinstance(context, RxResponse):
             self._complete(context, pending.data)
-
-    def _reject(self, value: TLField, error: UALinkError) -> None:
-        """Rule 6: drop one peer field on its own — count it and report why."""
-        self._counters.fields_rejected += 1
-        self._events.append(FieldRejected(value, error))
 
     def _rx_credit_return(self, value: FlowControl | VcFlowControl) -> None:
         source = POOL if isinstance(value, FlowControl) else value.vchan
@@ -592,7 +480,7 @@ class TransactionLayer:
 
     def _rx_response(
         self, value: Response | CompressedResponseData | CompressedResponseNoData
-    ) -> _RxResponse:
+    ) -> RxResponse:
         if isinstance(value, Response):
             status, src, dst = value.status, value.src_acc, value.dst_acc
             beats = value.len + 1 if value.rd_wr == 0 and status == Status.OKAY else 0
@@ -608,7 +496,9 @@ class TransactionLayer:
         if problem is None:
             problem = self._response_problem(value, status, dst)
         self._counters.responses_received += 1
-        return _RxResponse(value.tag, status, source, beats, src, value, problem)
+        span = value.len + 1 if isinstance(value, Response) else beats or 1
+        return RxResponse(value.tag, status, source, beats, src, value, problem, value.offset,
+                          value.last, span)
 
     def _response_problem(
         self, value: Response | CompressedResponseData | CompressedResponseNoData,
@@ -617,8 +507,6 @@ class TransactionLayer:
         """A rule the response field breaks on its own (rule E3), or ``None``."""
         if value.spare:
             return ReservedBitsError(f"{type(value).__name__}.spare", value.spare)
-        if value.offset or not value.last:
-            return UnsupportedError("split responses (offset != 0 or last == 0)")
         if dst != self.acc_id:
             return MisroutedError("response", dst, self.acc_id)
         if status >= len(_STATUS):
@@ -642,32 +530,22 @@ class TransactionLayer:
     def _execute(self, rx: _RxRequest, halves: list[bytes]) -> None:
         request = rx.request
         self.rx_credits.free(rx.source, REQ_CMD, REQ_DATA, rx.data_credits)
-        status, rd_wr, out, beats = execute(self.memory, self.acc_id, self.messages, request,
-                                            halves, self.limits.max_messages)
-        self._rsp_q.append(_Rsp(request.tag, request.vchan, status, rd_wr, request.dst_acc,
-                                request.src_acc, out, beats))
-
-    def _complete(self, rx: _RxResponse, halves: list[bytes]) -> None:
-        # Buffers first (rule E1): whatever becomes of the response, its credits go back.
-        if rx.source >= 0:
-            self.rx_credits.free(rx.source, RSP_CMD, RSP_DATA, rx.beats)
-        tag = rx.tag
-        op = self._outstanding.pop(tag, None)
-        if op is None:  # rule E5: no operation to end (the field's own fault named first)
-            self._reject(rx.value, rx.problem or TagError(
-                f"response for tag {tag}, which is not outstanding"))
+        if self.stop_tags and request.tag in self.stop_tags:  # rule T5: never answered
+            self._counters.requests_dropped += 1
             return
-        self._free_tags.append(tag)
-        problem = rx.problem or _mismatch(rx, op)
-        if problem is not None:  # rule E4: the tag's one response was bad; end the op
-            self._reject(rx.value, problem)
-            self._events.append(Completion(op.handle, Status.DATA_ERROR, None,
-                                           f"{type(problem).__name__}: {problem}"))
+        status, rd_wr, out, beats, poisoned = execute(
+            self.memory, self.acc_id, self.messages, request, halves, self.limits.max_messages)
+        if poisoned:
+            self._counters.poisoned_beats_sent += poisoned.bit_count()
+        if beats < 2 or (self._split is None and not poisoned):  # one response (rule S2)
+            self._rsp_q.append(_Rsp(request.tag, request.vchan, status, rd_wr, request.dst_acc,
+                                    request.src_acc, out, beats, beats - 1 if beats else 0))
             return
-        data: bytes | None = None
-        if rx.status == 0 and op.nbytes:
-            data = b"".join(halves)[: op.nbytes]
-        self._events.append(Completion(op.handle, _STATUS[rx.status], data))
+        answer = pieces(request.tag, request.vchan, rd_wr, request.dst_acc, request.src_acc,
+                        out, beats, poisoned, self._split or "never", self._split_rng)
+        if len(answer) > 1:
+            self._counters.split_responses_sent += len(answer)
+        self._rsp_q.extend(answer)
 
     def _fail(self, reason: str) -> None:
         """Rule E7: the peer's stream cannot be followed; end every operation with an error."""
@@ -688,8 +566,11 @@ class TransactionLayer:
         """Complete every queued and outstanding operation once, oldest first, and drop
         what was owed to the peer; requests waiting for room give their credits back."""
         ops = sorted([*self._outstanding.values(), *self._req_q], key=lambda op: op.handle)
-        self._free_tags.extend(sorted(self._outstanding))
+        self._free_tags.extend(sorted([*self._outstanding, *self._ended]))
         self._outstanding.clear()
+        self._ended.clear()  # no late answer can come over a failed link
+        self._partial.clear()
+        self._timers.clear()
         self._req_q.clear()
         self._rsp_q.clear()
         for rx, _halves in self._rx_waiting:
@@ -697,17 +578,6 @@ class TransactionLayer:
         self._rx_waiting.clear()
         self._tx_data.clear()
         return [Completion(op.handle, status, None, error) for op in ops]
-
-
-def _mismatch(rx: _RxResponse, op: _Op) -> ProtocolError | None:
-    """How a well-formed response fails to fit its request (rule E4), or ``None``."""
-    if rx.src >= 0 and rx.src != op.dst:
-        return ResponseMismatchError(rx.tag, "src_acc", rx.src, op.dst)
-    rd_wr_ok = rx.status != 0 or rx.beats == (beats_for(op.nbytes) if op.nbytes else 0)
-    if not rd_wr_ok:
-        return ResponseMismatchError(rx.tag, "beats", rx.beats,
-                                     beats_for(op.nbytes) if op.nbytes else 0)
-    return None
 
 
 def _as_flit(flit: object) -> bytes:
@@ -725,23 +595,5 @@ def _as_flit(flit: object) -> bytes:
     return view.tobytes()
 
 
-def _mask_of(byte_enable: int | Sequence[int], length: int) -> int:
-    if isinstance(byte_enable, int):
-        if not 0 <= byte_enable < (1 << length):
-            raise EncodeError(f"byte_enable mask does not fit {length} bytes", field="byte_enable")
-        return byte_enable
-    flags = list(byte_enable)
-    if len(flags) != length:
-        raise EncodeError(f"byte_enable has {len(flags)} flags for {length} bytes")
-    return sum(1 << i for i, flag in enumerate(flags) if flag)
-
-
-def _le(value: int, size: int) -> bytes:
-    bits = 8 * size
-    if not -(1 << (bits - 1)) <= value < (1 << bits):
-        raise EncodeError(f"atomic operand {value} does not fit in {size} bytes", field="operand")
-    return (value & ((1 << bits) - 1)).to_bytes(size, "little")
-
-
-__all__ = ["Completion", "FieldRejected", "LinkFailed", "TLCounters", "TLEvent", "TLLimits",
-           "TransactionLayer"]
+__all__ = ["Completion", "FieldRejected", "LateResponse", "LinkFailed", "TLCounters", "TLEvent",
+           "TLLimits", "TransactionLayer"]

@@ -37,6 +37,13 @@ class Status(IntEnum):
     UNSUPPORTED_REQUEST = 1  # unknown command, asi != 0, bad atomic op or size
     DECODE_ERROR = 2  # address not mapped at the target
     DATA_ERROR = 3  # the data read is poisoned
+    #: Local only (``specs/tl.md`` rule T2): the originator's completion timer expired.
+    #: 16 does not fit the 4-bit wire field, so it can never be sent or received.
+    TIMEOUT = 16
+
+
+#: The statuses a response can carry on the wire (``Status.TIMEOUT`` is local only).
+WIRE_STATUSES: tuple[Status, ...] = tuple(s for s in Status if s < 16)
 
 
 class AtomicOp(IntEnum):
@@ -141,6 +148,16 @@ def atomic_attr(op: int) -> int:
     return (int(op) & 0xF) << 4
 
 
+#: ``attr`` bits of a write or atomic that mark its data beats poisoned (``specs/tl.md``
+#: rule P2, project choice): bit i = beat i for writes, bit 0 = the operand for atomics.
+POISON_ATTR_MASK = 0xF
+
+
+def atomic_poisoned(attr: int) -> bool:
+    """True when an atomic's ``attr`` marks its operand beat poisoned (bit 0, rule P2)."""
+    return bool(attr & 1)
+
+
 def atomic_op_of(attr: int) -> int | None:
     """The atomic op encoded in ``attr``, or ``None`` when attr is not a valid encoding."""
     op = attr >> 4
@@ -200,14 +217,17 @@ __all__ = [
     "HALF_FLIT_BYTES",
     "MAX_REQUEST_BYTES",
     "NUM_TAGS",
+    "POISON_ATTR_MASK",
     "REGION_BYTES",
     "TAG_BITS",
+    "WIRE_STATUSES",
     "AtomicOp",
     "Command",
     "Status",
     "apply_atomic",
     "atomic_attr",
     "atomic_op_of",
+    "atomic_poisoned",
     "beats_for",
     "check_access",
     "check_atomic",

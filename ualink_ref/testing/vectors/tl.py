@@ -14,7 +14,9 @@ Kinds (documented in ``specs/vectors.md``, section TL):
   the first flit a fresh TransactionLayer sends (its initial grant);
 * ``trace`` — UPLI calls on two Endpoints in; per slot, for each side, the
   TL flits handed to the DL, the DL flits and the wire bytes, and the
-  completions.
+  completions;
+* ``error_path`` — split responses, poison and completion timeouts
+  (:mod:`ualink_ref.testing.vectors.tl_errors`).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from ualink_ref.sizes import FEC_MODES, check_fec
 from ualink_ref.stack.endpoint import Endpoint
 from ualink_ref.stack.harness import Network
 from ualink_ref.stack.tl_pair import TLPair
-from ualink_ref.testing.vectors import VectorInput, hexstr, unhex
+from ualink_ref.testing.vectors import VectorInput, hexstr, tl_errors, unhex
 from ualink_ref.tl import fields as F
 from ualink_ref.tl.credits import CreditConfig
 from ualink_ref.tl.flit import dissect, encode_control_half, view_to_json
@@ -112,6 +114,7 @@ def vector_inputs() -> list[VectorInput]:
             {"kind": "atomic", "addr": 0x2008, "op": "ADD", "operand": 5, "size": 8},
         ],
     }, note="UPLI calls on endpoint a (acc 1) towards b (acc 2), one flit slot per step"))
+    cases.extend(tl_errors.vector_inputs())  # split responses, poison, timeouts
     return cases
 
 
@@ -177,6 +180,8 @@ def compute(kind: str, inputs: dict[str, Any]) -> dict[str, Any]:
         return {"flit": hexstr(flit), "halves": view_to_json(view)}
     if kind == "trace":
         return _trace(inputs)
+    if kind == tl_errors.KIND:
+        return tl_errors.compute(inputs)
     raise ValueError(f"unknown TL vector kind {kind!r}")
 
 

@@ -1,0 +1,122 @@
+"""Single rules of the TL error paths (specs/tl.md S1-S7, P1-P6, T1-T6), one test each."""
+
+from __future__ import annotations
+
+import pytest
+from tl_peer import books_balance, drain, flits, grant_all, halves, ok_response, requests_in
+
+from ualink_ref.errors import EncodeError
+from ualink_ref.stack.tl_pair import TLPair
+from ualink_ref.tl import Memory, Status, TransactionLayer
+from ualink_ref.tl.codec import Response, pack_field
+from ualink_ref.tl.events import Completion, LateResponse
+from ualink_ref.tl.upli import WIRE_STATUSES
+
+
+def _ready(**options: object) -> TransactionLayer:
+    tl = TransactionLayer(1, compress=False, **options)  # type: ignore[arg-type]
+    drain(tl)
+    grant_all(tl)
+    return tl
+
+
+def test_t2_timeout_is_local_only_and_cannot_be_encoded() -> None:
+    assert Status.TIMEOUT not in WIRE_STATUSES and len(WIRE_STATUSES) == 4
+    with pytest.raises(EncodeError):
+        pack_field(Response(0, 1, 0, 0, 0, int(Status.TIMEOUT), 0, 1, 2, 1))
+
+
+def test_t1_next_timer_is_the_earliest_deadline_and_nothing_expires_before_it() -> None:
+    tl = _ready(timeout_slots=50)
+    tl.read(2, 0x1000, 64)
+    requests_in(drain_at(tl, 10))
+    tl.read(2, 0x1040, 64)
+    requests_in(drain_at(tl, 30))
+    assert tl.next_timer() == 60
+    assert tl.run_timer(59) == [] and tl.outstanding == 2
+    [first] = tl.run_timer(60)
+    assert (first.handle, first.status) == (0, Status.TIMEOUT) and tl.next_timer() == 80
+
+
+def drain_at(tl: TransactionLayer, now: float) -> list[bytes]:
+    out = []
+    while (flit := tl.poll(now)) is not None:
+        out.append(flit)
+    return out
+
+
+def test_t4_a_timed_out_tag_is_not_reused_until_its_last_piece_arrives() -> None:
+    tl = _ready(timeout_slots=5)
+    tl.read(2, 0x1000, 128)
+    [req] = requests_in(drain_at(tl, 0))
+    assert tl.run_timer(5)[0].status == Status.TIMEOUT
+    assert req.tag not in tl._free_tags and tl.quarantined == 1
+    tl.read(2, 0x1000, 64)
+    [other] = requests_in(drain_at(tl, 6), None)
+    assert other.tag != req.tag
+    # The late answer in two pieces: both discarded, credits freed, the last frees the tag.
+    first = ok_response(req, beats=1, offset=1, last=0)
+    late: list[object] = []
+    for flit in flits(halves([first], [bytes(32)] * 2)):
+        late += tl.receive(flit, 7)
+    assert [type(e) for e in late] == [LateResponse] and tl.quarantined == 1
+    for flit in flits(halves([ok_response(req, beats=1, offset=0, last=1)], [bytes(32)] * 2)):
+        late += tl.receive(flit, 8)
+    assert [(e.final, e.after) for e in late if isinstance(e, LateResponse)] == [
+        (False, "timeout"), (True, "timeout")]
+    assert tl.quarantined == 0 and req.tag in tl._free_tags
+    assert not [e for e in late if isinstance(e, Completion)]
+    assert tl.counters.late_responses == 2
+    books_balance(tl)
+
+
+def test_t2_expiry_runs_before_an_answer_arriving_at_the_deadline() -> None:
+    tl = _ready(timeout_slots=10)
+    tl.read(2, 0x1000, 64)
+    [req] = requests_in(drain_at(tl, 0))
+    events: list[object] = []
+    for flit in flits(halves([ok_response(req, beats=1)], [bytes(32)] * 2)):
+        events += tl.receive(flit, 10)
+    assert [type(e) for e in events] == [Completion, LateResponse]
+    assert events[0].status == Status.TIMEOUT  # type: ignore[union-attr]
+
+
+def test_s2_split_modes_answer_the_same_bytes() -> None:
+    data = bytes(range(256))
+    for split in ("never", "always", "random"):
+        memory = Memory()
+        memory.poke(0x1000, data)
+        a, b = TransactionLayer(1), TransactionLayer(2, memory, split=split, split_seed=1)
+        pair = TLPair(a, b)
+        pair.run()
+        handles = [a.read(2, 0x1000 + off, n) for off, n in ((0, 256), (4, 188), (64, 128))]
+        done, _ = pair.run()
+        assert [(c.handle, c.status, c.data) for c in sorted(done, key=lambda c: c.handle)] == [
+            (handles[0], Status.OKAY, data), (handles[1], Status.OKAY, data[4:192]),
+            (handles[2], Status.OKAY, data[64:192])]
+        sent = b.counters.split_responses_sent
+        assert (sent == 0) == (split == "never") and a.counters.split_responses_received == sent
+
+
+def test_bad_options_and_arguments_are_refused() -> None:
+    with pytest.raises(ValueError, match="split"):
+        TransactionLayer(1, split="sometimes")  # type: ignore[arg-type]
+    for bad in (0, -1, True, "5"):
+        with pytest.raises(ValueError, match="timeout_slots"):
+            TransactionLayer(1, timeout_slots=bad)  # type: ignore[arg-type]
+    tl = TransactionLayer(1)
+    for poison in (4, -1, True):  # a 64-byte write has one beat: mask 0 or 1
+        with pytest.raises(EncodeError):
+            tl.write(2, 0x1000, bytes(64), poison=poison)
+
+
+def test_p1_memory_poison_helpers() -> None:
+    memory = Memory()
+    memory.poke(0x1000, bytes(range(16)))
+    assert not memory.has_poison and memory.poison_map(0x1000, 16) == 0
+    memory.poison_bytes(0x1002, 0b1001)
+    assert memory.has_poison and memory.poison_map(0x1000, 8) == 0b100100
+    status, data, bad = memory.read_with_poison(0x1000, 8)
+    assert (status, data, bad) == (Status.OKAY, bytes(range(8)), 0b100100)
+    assert memory.read(0x1000, 8) == (Status.DATA_ERROR, None)  # the old rule still holds
+    assert memory.read_with_poison(1 << 40, 4) == (Status.DECODE_ERROR, None, 0)
