@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import stat
 import subprocess
 import sys
@@ -67,3 +68,17 @@ def test_tour_fuzzing_example_runs() -> None:
     test = namespace["test_crc_catches_three_bit_errors"]
     assert callable(test)
     test()  # Hypothesis runs the property; a missed bit error would raise here
+
+
+def test_error_paths_example_is_real() -> None:
+    """The README's TL error-path example (split, poison, timeout) prints what it shows."""
+    text = (ROOT / "README.md").read_text()
+    body = re.search(r"```\n\$ (ualink-ref simulate [^\n]*--split[^\n]*)\n(.*?)```", text, re.S)
+    assert body is not None, "README lost its error-path example"
+    command, expected = body.group(1), body.group(2).splitlines()
+    args = [*shlex.split(command)[1:], "--no-progress"]
+    result = subprocess.run([sys.executable, "-m", "ualink_ref.cli", *args], cwd=ROOT,
+                            capture_output=True, text=True, check=False,
+                            env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert result.returncode == 1, result.stderr  # not every op is OKAY: exit 1, as stated
+    assert _matches(expected, result.stdout.splitlines()), result.stdout
