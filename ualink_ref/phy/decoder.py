@@ -90,79 +90,100 @@ def berlekamp_massey(
 SCALAR_LIMIT = 16
 
 
+def _bm_logs(log_s: list[int]) -> tuple[list[int], list[int], int]:
+    """Berlekamp–Massey on the logs of one syndrome row: ``(Lambda, log Lambda, L)``.
+
+    The same steps as :func:`berlekamp_massey` (Lambda low degree first), on
+    lists exactly L + 1 long: deg Lambda <= L and deg x^gap B <= L after each
+    step (Massey 1969), so nothing past L is ever non-zero (tested against the
+    batched form on arbitrary and sparse syndromes). Lambda is kept both as
+    values (to add) and as logarithms (to multiply: one table read per product,
+    zero-safe through ``gf.LOG_ZERO``); ``B``, the locator before the last
+    length change, only as logarithms.
+    """
+    exp, log = gf.int_tables()
+    order = gf.ORDER
+    lam = [1]
+    log_lam = [0]
+    log_b = [0]
+    gap = 1  # Lambda is updated with x^gap B(x)
+    length = 0
+    log_last = 0  # log of the discrepancy at the last length change (starts at 1)
+    for r in range(len(log_s)):
+        disc = 0
+        for la, ls in zip(log_lam, log_s[r::-1], strict=False):  # stops at S_0
+            disc ^= exp[la + ls]
+        if not disc:
+            gap += 1
+            continue
+        log_disc = log[disc]
+        log_coef = log_disc - log_last + order
+        end = gap + len(log_b)  # x^gap B covers coefficients gap .. end - 1
+        if 2 * length <= r:  # length change: the old Lambda becomes B
+            length = r + 1 - length
+            lam = lam + [0] * (length + 1 - len(lam))
+            lam[gap:end] = [
+                a ^ exp[log_coef + lb] for a, lb in zip(lam[gap:end], log_b, strict=True)
+            ]
+            log_b = log_lam
+            log_last = log_disc
+            log_lam = [log[a] for a in lam]
+            gap = 1
+        else:  # deg x^gap B <= L here: lam is long enough
+            changed = [a ^ exp[log_coef + lb] for a, lb in zip(lam[gap:end], log_b, strict=True)]
+            lam[gap:end] = changed
+            log_lam[gap:end] = [log[a] for a in changed]
+            gap += 1
+    return lam, log_lam, length
+
+
 def berlekamp_massey_ints(synd: list[int]) -> tuple[list[int], int]:
     """:func:`berlekamp_massey` for one syndrome row of Python ints (same steps).
 
     Returns ``(Lambda, L)`` with Lambda low degree first (2t + 1 coefficients).
     """
-    exp, log = gf.int_tables()
-    two_t = len(synd)
-    lam = [1] + [0] * two_t
-    shifted_b = [0, 1] + [0] * (two_t - 1)
-    length = 0
-    log_last = 0  # log of the last non-zero discrepancy (starts at 1 = alpha^0)
-    log_s = [log[s] for s in synd]
-    order = gf.ORDER
-    # deg Lambda <= L throughout (Massey 1969), so sums and updates stop at the
-    # register length: terms beyond it are zero (tested against the batched form).
-    for r in range(two_t):
-        disc = 0
-        for a, log_sv in zip(lam[: min(r, length) + 1], log_s[r::-1], strict=False):
-            disc ^= exp[log[a] + log_sv]
-        if not disc:
-            shifted_b.insert(0, 0)  # x^m B: one more power of x
-            shifted_b.pop()
-            continue
-        swap = 2 * length <= r
-        top = (r + 1 - length if swap else length) + 1
-        log_coef = log[disc] - log_last + order
-        pairs = zip(lam[:top], shifted_b[:top], strict=True)
-        head = [a ^ exp[log_coef + log[b]] for a, b in pairs]
-        if swap:
-            shifted_b = [0, *lam[:-1]]
-            length = r + 1 - length
-            log_last = log[disc]
-        else:
-            shifted_b.insert(0, 0)
-            shifted_b.pop()
-        lam[:top] = head
-    return lam, length
+    _, log = gf.int_tables()
+    lam, _, length = _bm_logs([log[s] for s in synd])
+    width = len(synd) + 1
+    # deg Lambda <= L <= 2t: anything past 2t + 1 coefficients is zero.
+    return (lam + [0] * width)[:width], length
 
 
-def forney_ints(
-    lam: list[int], synd: list[int], positions: list[int], n: int, t: int
-) -> list[int] | None:
-    """Error values at ``positions`` (Forney, as in :func:`correct`), or None if it breaks.
+def _forney_one(
+    tables: CodeTables, log_s: list[int], log_lam: list[int], length: int
+) -> tuple[list[int], list[int]] | None:
+    """Chien search and Forney for one codeword; None if it is uncorrectable.
 
-    None means a zero denominator or a zero error value: the codeword is uncorrectable.
+    Chien: the terms Lambda_l X^-l (l = 1 .. L) at all n positions are one numpy
+    gather ``(L, n)``; their XOR over odd l and over even l gives Lambda(X^-1) =
+    1 + odd + even, and at a root odd = X^-1 Lambda'(X^-1) (characteristic 2:
+    only odd terms survive the derivative). So Forney's
+    e = X Omega(X^-1) / Lambda'(X^-1) is Omega(X^-1) / odd, with no second
+    evaluation of the derivative. Omega = S Lambda mod x^t on Python ints (t(t+1)/2
+    products), Omega(X^-1) at the roots as one more gather.
     """
+    exp_a, _ = gf.int_arrays()
     exp, log = gf.int_tables()
-    # Omega = S * Lambda mod x^t, then the formal derivative's odd terms (char 2).
-    omega = [0] * t
+    t = tables.t
+    powers = tables.chien_powers
+    terms = np.take(exp_a, np.array(log_lam[1 : length + 1])[:, None] + powers[1 : length + 1])
+    odd = np.bitwise_xor.reduce(terms[0::2], axis=0)
+    roots = np.flatnonzero(np.bitwise_xor.reduce(terms[1::2], axis=0) ^ odd == 1)
+    if roots.size != length:
+        return None  # Lambda(X^-1) = 1 + odd + even is zero exactly here
+    log_omega = []
     for m in range(t):
         acc = 0
-        for j in range(m + 1):
-            acc ^= exp[log[lam[j]] + log[synd[m - j]]]
-        omega[m] = acc
-    # Lambda'(x) = sum of the odd terms lam[2i+1] x^(2i): a polynomial in x^2.
-    odd = lam[1 : t + 1 : 2]
-    top_num = max((d for d in range(t) if omega[d]), default=0)
-    rev_omega = omega[top_num::-1]
-    rev_odd = odd[::-1]
-    values = []
-    for pos in positions:
-        log_x = n - 1 - pos
-        log_xinv = (gf.ORDER - log_x) % gf.ORDER
-        log_xinv2 = 2 * log_xinv % gf.ORDER
-        num = den = 0
-        for c in rev_omega:  # Horner at X^-1, highest degree first
-            num = exp[log[num] + log_xinv] ^ c
-        for c in rev_odd:  # Horner at X^-2
-            den = exp[log[den] + log_xinv2] ^ c
-        if den == 0 or num == 0:
-            return None
-        values.append(exp[log_x + log[num] - log[den] + gf.ORDER])
-    return values
+        for la, ls in zip(log_lam, log_s[m::-1], strict=False):
+            acc ^= exp[la + ls]
+        log_omega.append(log[acc])
+    num = np.bitwise_xor.reduce(
+        np.take(exp_a, np.array(log_omega)[:, None] + powers[:t, roots]), axis=0
+    ).tolist()
+    den = odd[roots].tolist()
+    if 0 in num or 0 in den:
+        return None  # a zero denominator or a zero error value
+    return roots.tolist(), [exp[log[a] - log[b] + gf.ORDER] for a, b in zip(num, den, strict=True)]
 
 
 def _evaluate(coefs: NDArray[np.uint16], log_x: NDArray[np.int64]) -> NDArray[np.uint16]:
@@ -173,18 +194,6 @@ def _evaluate(coefs: NDArray[np.uint16], log_x: NDArray[np.int64]) -> NDArray[np
     terms = np.where(coefs != 0, exp[powers], 0).astype(np.uint16)
     result: NDArray[np.uint16] = np.bitwise_xor.reduce(terms, axis=1)
     return result
-
-
-def _chien_roots_few(tables: CodeTables, lam: NDArray[np.uint16]) -> NDArray[np.bool_]:
-    """:func:`_chien_roots` for a few rows: one product-table gather, no bit packing."""
-    t = tables.t
-    # log(lam_l) + log(X^-l), through the 16 KB log/antilog pair (zero-safe), not the
-    # 2 MiB product table: a few thousand scattered reads stay in cache.
-    exp, log = gf.int_arrays()
-    index = np.take(log, lam[:, : t + 1])[:, :, None] + tables.chien_powers[None, :, :]
-    values = np.bitwise_xor.reduce(np.take(exp, index), axis=1)
-    roots: NDArray[np.bool_] = values == 0
-    return roots
 
 
 def _chien_roots(tables: CodeTables, lam: NDArray[np.uint16]) -> NDArray[np.bool_]:
@@ -253,24 +262,23 @@ def _correct_few(
     corrected: NDArray[np.int64],
     uncorrectable: NDArray[np.bool_],
 ) -> Corrections:
-    """:func:`correct` for a few bad codewords: BM and Forney per codeword on Python ints."""
-    n, t = tables.n, tables.t
-    found = [berlekamp_massey_ints(row) for row in synd_rows]
-    lam = np.array([lam for lam, _ in found], dtype=np.uint16)
-    roots = _chien_roots_few(tables, lam)
+    """:func:`correct` for a few bad codewords: BM on Python ints, Chien and Forney per row."""
+    t = tables.t
+    _, log = gf.int_tables()
     rows: list[int] = []
     positions: list[int] = []
     values: list[int] = []
-    for i, (row_lam, length) in enumerate(found):
-        where = np.flatnonzero(roots[i]).tolist() if length <= t else []
-        fix = forney_ints(row_lam, synd_rows[i], where, n, t) if len(where) == length else None
+    for i, synd in enumerate(synd_rows):
+        log_s = [log[s] for s in synd]
+        _, log_lam, length = _bm_logs(log_s)
+        fix = _forney_one(tables, log_s, log_lam, length) if length <= t else None
         if fix is None:
             uncorrectable[bad[i]] = True
             continue
         corrected[bad[i]] = length
         rows += [int(bad[i])] * length
-        positions += where
-        values += fix
+        positions += fix[0]
+        values += fix[1]
     return Corrections(
         np.array(rows, dtype=np.intp),
         np.array(positions, dtype=np.intp),

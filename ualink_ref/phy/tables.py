@@ -99,6 +99,17 @@ class CodeTables:
         return powers.astype(np.intp)
 
     @cached_property
+    def omega_index(self) -> NDArray[np.intp]:
+        """``(t, t)``: index of S_(m-j) for Omega_m = sum_j Lambda_j S_(m-j), or 2t if j > m.
+
+        Index 2t is a zero sentinel the caller appends to the syndromes (numpy path).
+        """
+        m = np.arange(self.t, dtype=np.intp)
+        diff = m[:, None] - m[None, :]
+        index: NDArray[np.intp] = np.where(diff >= 0, diff, 2 * self.t).astype(np.intp)
+        return index
+
+    @cached_property
     def lanes(self) -> NDArray[np.uint64]:
         """``(1024, 8)`` words: row c holds ``c * g_(j+1)`` in 16-bit lane j (compiled path).
 
