@@ -25,6 +25,7 @@ where Omega = S(x) Lambda(x) mod x^(2t).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import add, xor
 
 import numpy as np
 from numpy.typing import NDArray
@@ -99,20 +100,24 @@ def _bm_logs(log_s: list[int]) -> tuple[list[int], list[int], int]:
     batched form on arbitrary and sparse syndromes). Lambda is kept both as
     values (to add) and as logarithms (to multiply: one table read per product,
     zero-safe through ``gf.LOG_ZERO``); ``B``, the locator before the last
-    length change, only as logarithms.
+    length change, only as logarithms. This loop is most of the cost of a bad
+    codeword on the numpy path, hence pairs by ``map(add, ...)`` (measured ~15 %
+    faster than ``zip(..., strict=False)``) and no helper calls inside it.
     """
     exp, log = gf.int_tables()
     order = gf.ORDER
+    two_t = len(log_s)
+    rev = log_s[::-1]  # rev[2t-1-r:] = log S_r, S_(r-1), .., S_0
     lam = [1]
     log_lam = [0]
     log_b = [0]
     gap = 1  # Lambda is updated with x^gap B(x)
     length = 0
     log_last = 0  # log of the discrepancy at the last length change (starts at 1)
-    for r in range(len(log_s)):
+    for r in range(two_t):
         disc = 0
-        for la, ls in zip(log_lam, log_s[r::-1], strict=False):  # stops at S_0
-            disc ^= exp[la + ls]
+        for p in map(add, log_lam, rev[two_t - 1 - r :]):  # stops at S_0
+            disc ^= exp[p]
         if not disc:
             gap += 1
             continue
@@ -122,15 +127,13 @@ def _bm_logs(log_s: list[int]) -> tuple[list[int], list[int], int]:
         if 2 * length <= r:  # length change: the old Lambda becomes B
             length = r + 1 - length
             lam = lam + [0] * (length + 1 - len(lam))
-            lam[gap:end] = [
-                a ^ exp[log_coef + lb] for a, lb in zip(lam[gap:end], log_b, strict=True)
-            ]
+            lam[gap:end] = map(xor, lam[gap:end], [exp[log_coef + lb] for lb in log_b])
             log_b = log_lam
             log_last = log_disc
             log_lam = [log[a] for a in lam]
             gap = 1
         else:  # deg x^gap B <= L here: lam is long enough
-            changed = [a ^ exp[log_coef + lb] for a, lb in zip(lam[gap:end], log_b, strict=True)]
+            changed = list(map(xor, lam[gap:end], [exp[log_coef + lb] for lb in log_b]))
             lam[gap:end] = changed
             log_lam[gap:end] = [log[a] for a in changed]
             gap += 1
@@ -150,36 +153,41 @@ def berlekamp_massey_ints(synd: list[int]) -> tuple[list[int], int]:
 
 
 def _forney_one(
-    tables: CodeTables, log_s: list[int], log_lam: list[int], length: int
+    tables: CodeTables, log_s: list[int], lam: list[int], log_lam: list[int], length: int
 ) -> tuple[list[int], list[int]] | None:
     """Chien search and Forney for one codeword; None if it is uncorrectable.
 
-    Chien: the terms Lambda_l X^-l (l = 1 .. L) at all n positions are one numpy
-    gather ``(L, n)``; their XOR over odd l and over even l gives Lambda(X^-1) =
-    1 + odd + even, and at a root odd = X^-1 Lambda'(X^-1) (characteristic 2:
-    only odd terms survive the derivative). So Forney's
-    e = X Omega(X^-1) / Lambda'(X^-1) is Omega(X^-1) / odd, with no second
-    evaluation of the derivative. Omega = S Lambda mod x^t on Python ints (t(t+1)/2
-    products), Omega(X^-1) at the roots as one more gather.
+    Chien: every term Lambda_l X^-l (l = 1 .. L) at all n positions is the XOR
+    of two rows of ``tables.split_powers`` (the products of the coefficient's low
+    and high five bits with X^-l), so the whole search is one numpy gather of
+    2L rows. Their XOR over odd l and over even l gives Lambda(X^-1) = 1 + odd +
+    even, and at a root odd = X^-1 Lambda'(X^-1) (characteristic 2: only odd
+    terms survive the derivative). So Forney's e = X Omega(X^-1) / Lambda'(X^-1)
+    is Omega(X^-1) / odd, with no second evaluation of the derivative. Omega =
+    S Lambda mod x^t on Python ints (t(t+1)/2 products), Omega(X^-1) at the roots
+    as one more gather from the same table.
     """
-    exp_a, _ = gf.int_arrays()
     exp, log = gf.int_tables()
     t = tables.t
-    powers = tables.chien_powers
-    terms = np.take(exp_a, np.array(log_lam[1 : length + 1])[:, None] + powers[1 : length + 1])
-    odd = np.bitwise_xor.reduce(terms[0::2], axis=0)
-    roots = np.flatnonzero(np.bitwise_xor.reduce(terms[1::2], axis=0) ^ odd == 1)
+    split = tables.split_powers
+    rows: list[int] = []
+    for first in (1, 2):  # rows of odd l, then of even l
+        for lv in range(first, length + 1, 2):
+            rows += (64 * lv + (lam[lv] & 31), 64 * lv + 32 + (lam[lv] >> 5))
+    terms = split[rows]
+    n_odd = 2 * ((length + 1) // 2)
+    odd = np.bitwise_xor.reduce(terms[:n_odd], axis=0)
+    roots = np.flatnonzero(np.bitwise_xor.reduce(terms[n_odd:], axis=0) ^ odd == 1)
     if roots.size != length:
         return None  # Lambda(X^-1) = 1 + odd + even is zero exactly here
-    log_omega = []
+    rows = []
+    rev = log_s[t - 1 :: -1]  # rev[t-1-m:] = log S_m, .., S_0
     for m in range(t):
         acc = 0
-        for la, ls in zip(log_lam, log_s[m::-1], strict=False):
-            acc ^= exp[la + ls]
-        log_omega.append(log[acc])
-    num = np.bitwise_xor.reduce(
-        np.take(exp_a, np.array(log_omega)[:, None] + powers[:t, roots]), axis=0
-    ).tolist()
+        for p in map(add, log_lam, rev[t - 1 - m :]):
+            acc ^= exp[p]
+        rows += (64 * m + (acc & 31), 64 * m + 32 + (acc >> 5))
+    num = np.bitwise_xor.reduce(split[np.array(rows)[:, None], roots], axis=0).tolist()
     den = odd[roots].tolist()
     if 0 in num or 0 in den:
         return None  # a zero denominator or a zero error value
@@ -207,6 +215,11 @@ def _chien_roots(tables: CodeTables, lam: NDArray[np.uint16]) -> NDArray[np.bool
     return roots
 
 
+def _as_int(words: NDArray[np.uint64]) -> int:
+    """Little-endian words as one Python int."""
+    return int.from_bytes(words.tobytes(), "little")
+
+
 def correct(tables: CodeTables, codewords: NDArray[np.uint8]) -> Corrections:
     """Find the corrections for ``(N, codeword bytes)`` packed codewords."""
     n, t = tables.n, tables.t
@@ -219,12 +232,15 @@ def correct(tables: CodeTables, codewords: NDArray[np.uint8]) -> Corrections:
         empty = np.zeros(0, dtype=np.intp)
         return Corrections(empty, empty, np.zeros(0, np.uint16), corrected, uncorrectable)
     if bad.size <= SCALAR_LIMIT:
-        # Syndromes straight from the packed words as Python ints (10 bits each, LSB first).
-        rows = [
-            int.from_bytes(words.tobytes(), "little") for words in synd_words[bad].astype("<u8")
+        # Logs of the syndromes straight from the packed words as Python ints (10 bits
+        # each, LSB first).
+        _, log = gf.int_tables()
+        shifts = range(0, 2 * t * gf.M, gf.M)
+        log_rows = [
+            [log[(v >> shift) & gf.ORDER] for shift in shifts]
+            for v in map(_as_int, synd_words[bad].astype("<u8"))
         ]
-        synd_rows = [[(v >> (gf.M * j)) & gf.ORDER for j in range(2 * t)] for v in rows]
-        return _correct_few(tables, bad, synd_rows, corrected, uncorrectable)
+        return _correct_few(tables, bad, log_rows, corrected, uncorrectable)
     synd = gf.bytes_to_symbols(
         tables.syndrome.words_to_bytes(synd_words[bad], -(-2 * t * gf.M // 8)), 2 * t
     )
@@ -258,20 +274,19 @@ def correct(tables: CodeTables, codewords: NDArray[np.uint8]) -> Corrections:
 def _correct_few(
     tables: CodeTables,
     bad: NDArray[np.intp],
-    synd_rows: list[list[int]],
+    log_rows: list[list[int]],
     corrected: NDArray[np.int64],
     uncorrectable: NDArray[np.bool_],
 ) -> Corrections:
-    """:func:`correct` for a few bad codewords: BM on Python ints, Chien and Forney per row."""
+    """:func:`correct` for a few bad codewords (logs of their syndromes): BM on Python
+    ints, Chien and Forney per row."""
     t = tables.t
-    _, log = gf.int_tables()
     rows: list[int] = []
     positions: list[int] = []
     values: list[int] = []
-    for i, synd in enumerate(synd_rows):
-        log_s = [log[s] for s in synd]
-        _, log_lam, length = _bm_logs(log_s)
-        fix = _forney_one(tables, log_s, log_lam, length) if length <= t else None
+    for i, log_s in enumerate(log_rows):
+        lam, log_lam, length = _bm_logs(log_s)
+        fix = _forney_one(tables, log_s, lam, log_lam, length) if length <= t else None
         if fix is None:
             uncorrectable[bad[i]] = True
             continue
