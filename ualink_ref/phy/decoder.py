@@ -1,18 +1,23 @@
 """Batched Reed–Solomon error correction: Berlekamp–Massey, Chien, Forney.
 
-Two engines share the syndrome and Chien steps (GF(2)-linear byte tables on
-the whole batch) and differ in Berlekamp–Massey and Forney:
+Both engines find the bad codewords from their syndromes (a GF(2)-linear byte
+table on the whole batch) and differ in what follows:
 
 * batched: every step works on all erroneous codewords of a call at once (2-D
   numpy arrays, one row per codeword); the only Python loops run over the 2t
   Berlekamp–Massey iterations and the t coefficients of Omega, never over
-  codewords or symbol positions. About 2-3 ms per call, whatever the count.
-* per codeword on plain ints (log/antilog lists): about 50-250 us per bad
-  codeword, no fixed cost. Used when a call has at most :data:`SCALAR_LIMIT`
-  bad codewords, which is the common case (a clean link, a single flit).
+  codewords or symbol positions. About 1-3 ms per call, whatever the count.
+* per codeword: Berlekamp–Massey on Python ints in the log domain, then the
+  Chien search and the error values from one small table
+  (``CodeTables.split_powers``) with two numpy gathers. About 45 us (1 error)
+  to 150 us (15 errors) per bad KP4 codeword on the 2-core dev machine, no
+  fixed cost. Used when a call has at most :data:`SCALAR_LIMIT` bad
+  codewords, which is the common case (a clean link, a single flit).
 
-Both follow the same algorithm step for step, so they give the same verdicts
-and corrections (tested against each other and against reedsolo).
+Both give the same verdicts and corrections (tested against each other, the
+compiled kernels and reedsolo); the per-codeword engine computes the error
+values with the Horiguchi–Koetter form of Forney's formula (see
+:func:`_forney_one` for why the results are identical).
 
 Conventions (IEEE 802.3 clause 91): symbol index i (0 = first on the wire)
 holds the coefficient of x^(n-1-i); syndromes S_j = r(alpha^j), j = 0..2t-1
@@ -26,6 +31,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from operator import add, xor
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -83,16 +89,27 @@ def berlekamp_massey(
     return lam, length
 
 
-#: Bad codewords per call up to which Berlekamp–Massey and Forney run per codeword on
-#: Python ints; above it the batched numpy engine is cheaper. Per bad KP4 codeword the
-#: int path took ~50 us (1 error) to ~250 us (15 errors) on the 2-core dev machine, the
-#: batched one ~2-3 ms per call: they cross between ~10 and ~50 bad codewords depending
-#: on the error count (project choice, see specs/phy.md).
+#: Bad codewords per call up to which the error path runs per codeword (Python ints and
+#: small gathers); above it the batched numpy engine is cheaper. Per bad KP4 codeword the
+#: per-codeword path takes ~45 us (1 error) to ~150 us (15 errors) on the 2-core dev
+#: machine, the batched one ~1-3 ms per call: they cross between ~10 (15 errors) and
+#: ~40 (1 error) bad codewords (project choice, see specs/phy.md).
 SCALAR_LIMIT = 16
 
 
-def _bm_logs(log_s: list[int]) -> tuple[list[int], list[int], int]:
-    """Berlekamp–Massey on the logs of one syndrome row: ``(Lambda, log Lambda, L)``.
+class _Locator(NamedTuple):
+    """What :func:`_bm_logs` finds for one codeword (polynomials low degree first)."""
+
+    lam: list[int]  # Lambda
+    log_lam: list[int]  # its logs (gf.LOG_ZERO for a zero coefficient)
+    length: int  # L, the register length
+    log_b: list[int]  # logs of B, the Lambda before the last length change
+    log_delta_b: int  # log of the discrepancy at that change
+    last_change: int  # the step r of that change
+
+
+def _bm_logs(log_s: list[int]) -> _Locator:
+    """Berlekamp–Massey on the logs of one syndrome row.
 
     The same steps as :func:`berlekamp_massey` (Lambda low degree first), on
     lists exactly L + 1 long: deg Lambda <= L and deg x^gap B <= L after each
@@ -137,7 +154,7 @@ def _bm_logs(log_s: list[int]) -> tuple[list[int], list[int], int]:
             lam[gap:end] = changed
             log_lam[gap:end] = [log[a] for a in changed]
             gap += 1
-    return lam, log_lam, length
+    return _Locator(lam, log_lam, length, log_b, log_last, two_t - gap)
 
 
 def berlekamp_massey_ints(synd: list[int]) -> tuple[list[int], int]:
@@ -146,29 +163,37 @@ def berlekamp_massey_ints(synd: list[int]) -> tuple[list[int], int]:
     Returns ``(Lambda, L)`` with Lambda low degree first (2t + 1 coefficients).
     """
     _, log = gf.int_tables()
-    lam, _, length = _bm_logs([log[s] for s in synd])
+    lam, _, length, *_ = _bm_logs([log[s] for s in synd])
     width = len(synd) + 1
     # deg Lambda <= L <= 2t: anything past 2t + 1 coefficients is zero.
     return (lam + [0] * width)[:width], length
 
 
-def _forney_one(
-    tables: CodeTables, log_s: list[int], lam: list[int], log_lam: list[int], length: int
-) -> tuple[list[int], list[int]] | None:
-    """Chien search and Forney for one codeword; None if it is uncorrectable.
+def _forney_one(tables: CodeTables, found: _Locator) -> tuple[list[int], list[int]] | None:
+    """Chien search and error values for one codeword; None if it is uncorrectable.
 
     Chien: every term Lambda_l X^-l (l = 1 .. L) at all n positions is the XOR
     of two rows of ``tables.split_powers`` (the products of the coefficient's low
     and high five bits with X^-l), so the whole search is one numpy gather of
     2L rows. Their XOR over odd l and over even l gives Lambda(X^-1) = 1 + odd +
     even, and at a root odd = X^-1 Lambda'(X^-1) (characteristic 2: only odd
-    terms survive the derivative). So Forney's e = X Omega(X^-1) / Lambda'(X^-1)
-    is Omega(X^-1) / odd, with no second evaluation of the derivative. Omega =
-    S Lambda mod x^t on Python ints (t(t+1)/2 products), Omega(X^-1) at the roots
-    as one more gather from the same table.
+    terms survive the derivative).
+
+    Values: Forney's e = X Omega(X^-1) / Lambda'(X^-1) (what the other engines
+    compute) without Omega. After the 2t steps, Lambda Theta - x^g B Omega =
+    Delta_B x^(2t) with Theta = x^g B S mod x^(2t), g = 2t - r_B (r_B the step of
+    the last length change, Delta_B its discrepancy): both sides have degree <= 2t
+    by the degree bounds of Berlekamp–Massey, and the x^(2t) coefficient of
+    Lambda x^g B S - x^g B Lambda S = 0 is Delta_B. At a root of Lambda this gives
+    Omega(X^-1) = Delta_B X^(g-2t) / B(X^-1), so e = Delta_B X^-r_B / (B(X^-1) odd)
+    (Horiguchi 1989). The identity also shows that B(X^-1), Omega(X^-1) and hence
+    e are never zero at a root, and when L <= t distinct roots are found,
+    Omega mod x^t = Omega mod x^(2t): same values and verdicts as Forney (tested
+    against the batched engine and reedsolo). B(X^-1) is one more gather.
     """
     exp, log = gf.int_tables()
-    t = tables.t
+    order = gf.ORDER
+    lam, length = found.lam, found.length
     split = tables.split_powers
     rows: list[int] = []
     for first in (1, 2):  # rows of odd l, then of even l
@@ -181,17 +206,20 @@ def _forney_one(
     if roots.size != length:
         return None  # Lambda(X^-1) = 1 + odd + even is zero exactly here
     rows = []
-    rev = log_s[t - 1 :: -1]  # rev[t-1-m:] = log S_m, .., S_0
-    for m in range(t):
-        acc = 0
-        for p in map(add, log_lam, rev[t - 1 - m :]):
-            acc ^= exp[p]
-        rows += (64 * m + (acc & 31), 64 * m + 32 + (acc >> 5))
-    num = np.bitwise_xor.reduce(split[np.array(rows)[:, None], roots], axis=0).tolist()
+    for lv, log_c in enumerate(found.log_b):
+        c = exp[log_c]
+        rows += (64 * lv + (c & 31), 64 * lv + 32 + (c >> 5))
+    b_at = np.bitwise_xor.reduce(split[np.array(rows)[:, None], roots], axis=0).tolist()
     den = odd[roots].tolist()
-    if 0 in num or 0 in den:
-        return None  # a zero denominator or a zero error value
-    return roots.tolist(), [exp[log[a] - log[b] + gf.ORDER] for a, b in zip(num, den, strict=True)]
+    if 0 in b_at or 0 in den:
+        return None  # cannot happen at a root (see above); never divide by zero
+    positions = roots.tolist()
+    top = tables.n - 1
+    r_b = found.last_change
+    return positions, [
+        exp[(found.log_delta_b - r_b * (top - pos) - log[bv] - log[dv]) % order]
+        for pos, bv, dv in zip(positions, b_at, den, strict=True)
+    ]
 
 
 def _evaluate(coefs: NDArray[np.uint16], log_x: NDArray[np.int64]) -> NDArray[np.uint16]:
@@ -215,11 +243,6 @@ def _chien_roots(tables: CodeTables, lam: NDArray[np.uint16]) -> NDArray[np.bool
     return roots
 
 
-def _as_int(words: NDArray[np.uint64]) -> int:
-    """Little-endian words as one Python int."""
-    return int.from_bytes(words.tobytes(), "little")
-
-
 def correct(tables: CodeTables, codewords: NDArray[np.uint8]) -> Corrections:
     """Find the corrections for ``(N, codeword bytes)`` packed codewords."""
     n, t = tables.n, tables.t
@@ -236,10 +259,10 @@ def correct(tables: CodeTables, codewords: NDArray[np.uint8]) -> Corrections:
         # each, LSB first).
         _, log = gf.int_tables()
         shifts = range(0, 2 * t * gf.M, gf.M)
-        log_rows = [
-            [log[(v >> shift) & gf.ORDER] for shift in shifts]
-            for v in map(_as_int, synd_words[bad].astype("<u8"))
-        ]
+        log_rows = []
+        for words in synd_words[bad].astype("<u8", copy=False):
+            v = int.from_bytes(words.tobytes(), "little")
+            log_rows.append([log[(v >> shift) & gf.ORDER] for shift in shifts])
         return _correct_few(tables, bad, log_rows, corrected, uncorrectable)
     synd = gf.bytes_to_symbols(
         tables.syndrome.words_to_bytes(synd_words[bad], -(-2 * t * gf.M // 8)), 2 * t
@@ -285,8 +308,9 @@ def _correct_few(
     positions: list[int] = []
     values: list[int] = []
     for i, log_s in enumerate(log_rows):
-        lam, log_lam, length = _bm_logs(log_s)
-        fix = _forney_one(tables, log_s, lam, log_lam, length) if length <= t else None
+        found = _bm_logs(log_s)
+        length = found.length
+        fix = _forney_one(tables, found) if length <= t else None
         if fix is None:
             uncorrectable[bad[i]] = True
             continue
