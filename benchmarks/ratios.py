@@ -28,6 +28,7 @@ from fec_cases import (
     BATCHES,
     CLOCK,
     ERRORS,
+    WINDOW,
     Data,
     interleaved,
     make_data,
@@ -149,14 +150,21 @@ def main() -> None:
         help="wall time, or this thread's CPU time (leaves out time other processes hold "
         "the core: on a loaded machine that hits reedsolo's long calls harder than ours)",
     )
+    parser.add_argument(
+        "--window",
+        type=float,
+        default=WINDOW[0],
+        help="shortest timed window per sample, seconds (longer is steadier under load)",
+    )
     args = parser.parse_args()
     STAT[0] = args.stat
+    WINDOW[0] = args.window
     CLOCK[0] = time.thread_time if args.clock == "cpu" else time.perf_counter
     load = os.getloadavg()
     print(
         f"load average at start: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} "
         f"on {os.cpu_count()} CPUs; paths: {', '.join(paths())}; statistic: {args.stat} "
-        f"of {args.rounds} rounds; clock: {args.clock}"
+        f"of {args.rounds} rounds; clock: {args.clock}; window {args.window * 1e3:.0f} ms"
     )
     d = make_data()
     _warm(d)
