@@ -214,7 +214,7 @@ def _forney_one(tables: CodeTables, found: _Locator) -> tuple[list[int], list[in
     terms = split[rows]
     n_odd = 2 * ((length + 1) // 2)
     odd = np.bitwise_xor.reduce(terms[:n_odd], axis=0)
-    roots = np.flatnonzero(np.bitwise_xor.reduce(terms[n_odd:], axis=0) ^ odd == 1)
+    roots = (np.bitwise_xor.reduce(terms[n_odd:], axis=0) ^ odd == 1).nonzero()[0]
     if roots.size != length:
         return None  # Lambda(X^-1) = 1 + odd + even is zero exactly here
     rows = []
@@ -262,7 +262,8 @@ def correct(tables: CodeTables, codewords: NDArray[np.uint8]) -> Corrections:
     corrected = np.zeros(count, dtype=np.int64)
     uncorrectable = np.zeros(count, dtype=bool)
     synd_words = tables.syndrome.apply(codewords)
-    bad = np.flatnonzero(synd_words.any(axis=1))
+    nonzero: NDArray[np.bool_] = synd_words.any(axis=1)
+    bad = nonzero.nonzero()[0]  # flatnonzero without its Python wrappers
     if bad.size == 0:
         empty = np.zeros(0, dtype=np.intp)
         return Corrections(empty, empty, np.zeros(0, np.uint16), corrected, uncorrectable)
