@@ -262,8 +262,7 @@ def correct(tables: CodeTables, codewords: NDArray[np.uint8]) -> Corrections:
     corrected = np.zeros(count, dtype=np.int64)
     uncorrectable = np.zeros(count, dtype=bool)
     synd_words = tables.syndrome.apply(codewords)
-    nonzero: NDArray[np.bool_] = synd_words.any(axis=1)
-    bad = nonzero.nonzero()[0]  # flatnonzero without its Python wrappers
+    bad = np.nonzero(synd_words.any(axis=1))[0]
     if bad.size == 0:
         empty = np.zeros(0, dtype=np.intp)
         return Corrections(empty, empty, np.zeros(0, np.uint16), corrected, uncorrectable)
