@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from phy_oracle import bits_of, from_symbols, pack, to_symbols
 
-from ualink_ref.phy import gf
+from ualink_ref.phy import KP4, LL, gf
 
 
 def test_alpha_is_primitive_for_x10_x3_1() -> None:
@@ -53,3 +53,24 @@ def test_unpacking_short_or_long_rows_matches_bit_lists(data: bytes, m: int, row
     assert got.shape == (rows, m) and got.dtype == np.uint16
     for row in got:
         assert row.tolist() == (to_symbols(bits) if m else [])
+
+
+def test_split_powers_rows_are_products_with_inverse_locators() -> None:
+    # Row 64 l + v holds v * X^-l and row 64 l + 32 + v holds (32 v) * X^-l at every
+    # position i, X = alpha^(n-1-i); checked with shift-and-add products and powers
+    # of alpha built by repeated multiplication (not the log/antilog tables).
+    rng = np.random.default_rng(11)
+    for code in (KP4, LL):
+        split = code.tables.split_powers
+        assert split.shape == ((code.t + 1) * 64, code.n)
+        alpha_inv = 1
+        for _ in range(gf.ORDER - 1):  # alpha^-1 = alpha^1022
+            alpha_inv = gf.mul_scalar(alpha_inv, 2)
+        for _ in range(40):
+            lv, v = int(rng.integers(0, code.t + 1)), int(rng.integers(0, 32))
+            i = int(rng.integers(0, code.n))
+            x_inv_l = 1
+            for _ in range(lv * (code.n - 1 - i)):
+                x_inv_l = gf.mul_scalar(x_inv_l, alpha_inv)
+            assert split[64 * lv + v, i] == gf.mul_scalar(v, x_inv_l)
+            assert split[64 * lv + 32 + v, i] == gf.mul_scalar(v << 5, x_inv_l)

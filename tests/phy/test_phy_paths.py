@@ -138,16 +138,52 @@ def test_adversarial_placements_agree(code: ReedSolomonCode, name: str) -> None:
     assert flagged[:, [1, 4]].all()
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize(("code", "name"), CODES)
+def test_per_codeword_error_values_equal_forney(code: ReedSolomonCode, name: str) -> None:
+    # The per-codeword engine takes error values from B and the last discrepancy of
+    # Berlekamp–Massey (Horiguchi–Koetter), the batched one from Omega (Forney): on
+    # every correctable placement they must agree symbol for symbol.
+    rng = np.random.default_rng(41)
+    n, t = code.n, code.t
+    with use_compiled(False):
+        clean = code.encode(rng.integers(0, 1024, (400, code.k)))
+    words = clean.copy()
+    for i, word in enumerate(words):
+        count = 1 + i % t
+        kind = i % 4
+        if kind == 0:  # anywhere
+            where = rng.choice(n, count, replace=False)
+        elif kind == 1:  # a burst
+            start = int(rng.integers(0, n - count + 1))
+            where = np.arange(start, start + count)
+        elif kind == 2:  # parity only
+            where = n - 2 * t + rng.choice(2 * t, count, replace=False)
+        else:  # both ends and the rest near the start
+            where = np.unique(np.r_[0, n - 1, np.arange(1, count - 1)])
+        word[where] ^= rng.integers(1, 1024, where.size).astype(np.uint16)
+    engines = _engines()
+    batched = engines["numpy-batched"](code, words)
+    per_codeword = engines["numpy-per-codeword"](code, words)
+    assert not per_codeword.uncorrectable.any()
+    assert np.array_equal(per_codeword.codeword, clean)
+    assert np.array_equal(per_codeword.codeword, batched.codeword)
+    assert np.array_equal(per_codeword.corrected, batched.corrected)
+
+
+@pytest.mark.parametrize("seed", range(12))
 def test_bm_on_ints_equals_batched_bm_on_arbitrary_syndromes(seed: int) -> None:
     # Not only syndromes of real errors: any 2t symbols (the Python form relies on
     # deg Lambda <= L, which must hold for every input, not just decodable ones).
     rng = np.random.default_rng(seed)
     for two_t in (14, 30):
-        synd = rng.integers(0, 1024, (50, two_t)).astype(np.uint16)
+        synd = rng.integers(0, 1024, (60, two_t)).astype(np.uint16)
         synd[:5] = 0
         synd[5:10, 1:] = 0  # one non-zero syndrome
         synd[10:15, : two_t // 2] = 0
+        # Sparse rows: zero discrepancies in the middle of the run, where the
+        # per-codeword form keeps Lambda and x^m B exactly L + 1 long.
+        synd[15:30] *= rng.random((15, two_t)) < 0.3
+        synd[30:40] *= rng.random((10, two_t)) < 0.6
         lam, length = decoder.berlekamp_massey(synd)
         for row in range(synd.shape[0]):
             got_lam, got_len = decoder.berlekamp_massey_ints(synd[row].tolist())

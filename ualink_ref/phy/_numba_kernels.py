@@ -16,6 +16,12 @@ R(x) is zero exactly for codewords, and because g(alpha^j) = 0 the syndromes
 are S_j = R(alpha^j) (2t x 2t products instead of n x 2t). Errors are then
 found with Berlekamp–Massey, a Chien search that stops once deg Lambda roots
 are found (a polynomial has no more roots than its degree), and Forney.
+
+One set of kernels serves both input forms: rows of symbols (uint16, for
+``ReedSolomonCode``) and rows of LSB-first packed bytes (whole flits, for
+``encode_flits`` / ``decode_flits``). The ``packed`` argument says which; it is
+the same for a whole call, so the branch in :func:`_symbol` costs nothing
+measurable (the loop is latency-bound on the table reads).
 """
 
 from __future__ import annotations
@@ -28,18 +34,36 @@ _ORDER = 1023
 
 
 @njit(cache=True)
+def _symbol(row, s, packed):
+    """Symbol ``s`` of a row: ``row[s]``, or from LSB-first packed bytes when ``packed``."""
+    if packed:
+        bit = 10 * s
+        b = bit >> 3
+        # 10 s is even, so a symbol starts at bit 0, 2, 4 or 6 of a byte and
+        # always ends in the next byte: two bytes hold it.
+        word = np.uint32(row[b]) | (np.uint32(row[b + 1]) << 8)
+        return (word >> (bit & 7)) & 1023
+    return np.uint32(row[s])
+
+
+@njit(cache=True)
+def _xor_symbol(row, s, value):
+    """XOR ``value`` into symbol ``s`` of a packed byte row."""
+    bit = 10 * s
+    b = bit >> 3
+    word = np.uint32(value) << (bit & 7)
+    row[b] ^= np.uint8(word & 0xFF)
+    row[b + 1] ^= np.uint8((word >> 8) & 0xFF)
+
+
+@njit(cache=True)
 def unpack_symbols(data, m):
     """``(N, nbytes)`` LSB-first bytes -> ``(N, m)`` 10-bit symbols (uint16)."""
     rows = data.shape[0]
     out = np.empty((rows, m), dtype=np.uint16)
     for r in range(rows):
         for s in range(m):
-            bit = 10 * s
-            b = bit >> 3
-            # 10 s is even, so a symbol starts at bit 0, 2, 4 or 6 of a byte and
-            # always ends in the next byte: two bytes hold it.
-            word = np.uint32(data[r, b]) | (np.uint32(data[r, b + 1]) << 8)
-            out[r, s] = (word >> (bit & 7)) & 1023
+            out[r, s] = _symbol(data[r], s, True)
     return out
 
 
@@ -50,11 +74,7 @@ def pack_symbols(sym, nbytes):
     out = np.zeros((rows, nbytes), dtype=np.uint8)
     for r in range(rows):
         for s in range(m):
-            bit = 10 * s
-            b = bit >> 3
-            word = np.uint32(sym[r, s]) << (bit & 7)
-            out[r, b] |= np.uint8(word & 0xFF)
-            out[r, b + 1] |= np.uint8((word >> 8) & 0xFF)
+            _xor_symbol(out[r], s, sym[r, s])
     return out
 
 
@@ -64,43 +84,26 @@ _WORDS = 8
 
 
 @njit(cache=True)
-def _lfsr(word, count, table):
-    """Remainder of ``word[:count]`` (x^(2t) shifted) modulo g(x), as 8 packed words.
+def _lfsr_pair(a, b, count, table, packed):
+    """Remainders of rows ``a`` and ``b`` (first ``count`` symbols, x^(2t) shifted) mod g(x).
 
-    Lane j of the register is the remainder coefficient of x^(2t-1-j); each
-    symbol shifts the register down one lane and XORs in the table row of the
-    feedback symbol. Eight scalars stay in machine registers: no memory traffic
-    but one 64-byte table row per symbol.
+    Returns 16 words: eight packed registers per row. Lane j of a register is
+    the remainder coefficient of x^(2t-1-j); each symbol shifts the register
+    down one lane and XORs in the table row of the feedback symbol. Two rows
+    at once: the loop is bound by the latency of one chain (feedback -> table
+    read -> next feedback), so a second independent chain comes almost free;
+    a lone row is run as a pair with itself. Sixteen scalars stay in machine
+    registers: no memory traffic but one 64-byte table row per symbol.
     """
-    w0 = w1 = w2 = w3 = w4 = w5 = w6 = w7 = np.uint64(0)
-    s16 = np.uint64(16)
-    s48 = np.uint64(48)
-    low = np.uint64(0xFFFF)
-    for i in range(count):
-        fb = (np.uint64(word[i]) ^ w0) & low
-        # Scalar 2-D indexing: no per-symbol array view of the table row.
-        w0 = ((w0 >> s16) | (w1 << s48)) ^ table[fb, 0]
-        w1 = ((w1 >> s16) | (w2 << s48)) ^ table[fb, 1]
-        w2 = ((w2 >> s16) | (w3 << s48)) ^ table[fb, 2]
-        w3 = ((w3 >> s16) | (w4 << s48)) ^ table[fb, 3]
-        w4 = ((w4 >> s16) | (w5 << s48)) ^ table[fb, 4]
-        w5 = ((w5 >> s16) | (w6 << s48)) ^ table[fb, 5]
-        w6 = ((w6 >> s16) | (w7 << s48)) ^ table[fb, 6]
-        w7 = (w7 >> s16) ^ table[fb, 7]
-    return w0, w1, w2, w3, w4, w5, w6, w7
-
-
-@njit(cache=True)
-def _lfsr_pair(a, b, count, table):
-    """:func:`_lfsr` on two words at once (two dependency chains interleave)."""
     w0 = w1 = w2 = w3 = w4 = w5 = w6 = w7 = np.uint64(0)
     v0 = v1 = v2 = v3 = v4 = v5 = v6 = v7 = np.uint64(0)
     s16 = np.uint64(16)
     s48 = np.uint64(48)
     low = np.uint64(0xFFFF)
     for i in range(count):
-        f = (np.uint64(a[i]) ^ w0) & low
-        g = (np.uint64(b[i]) ^ v0) & low
+        f = (np.uint64(_symbol(a, i, packed)) ^ w0) & low
+        g = (np.uint64(_symbol(b, i, packed)) ^ v0) & low
+        # Scalar 2-D indexing: no per-symbol array view of the table row.
         w0 = ((w0 >> s16) | (w1 << s48)) ^ table[f, 0]
         v0 = ((v0 >> s16) | (v1 << s48)) ^ table[g, 0]
         w1 = ((w1 >> s16) | (w2 << s48)) ^ table[f, 1]
@@ -121,23 +124,19 @@ def _lfsr_pair(a, b, count, table):
 
 
 @njit(cache=True)
-def _registers(words, count, table, regs):
-    """Shift-register state after the first ``count`` symbols of every row, into ``regs`` (N, 8)."""
+def _registers(words, count, table, packed):
+    """``(N, 8)`` shift-register states after the first ``count`` symbols of every row."""
     rows = words.shape[0]
-    r = 0
-    while r + 1 < rows:  # two independent registers per loop: twice the work per latency
+    regs = np.empty((rows, _WORDS), dtype=np.uint64)
+    for r in range(0, rows, 2):
+        s = r + 1 if r + 1 < rows else r  # an odd last row pairs with itself
         (
             regs[r, 0], regs[r, 1], regs[r, 2], regs[r, 3],
             regs[r, 4], regs[r, 5], regs[r, 6], regs[r, 7],
-            regs[r + 1, 0], regs[r + 1, 1], regs[r + 1, 2], regs[r + 1, 3],
-            regs[r + 1, 4], regs[r + 1, 5], regs[r + 1, 6], regs[r + 1, 7],
-        ) = _lfsr_pair(words[r], words[r + 1], count, table)  # fmt: skip
-        r += 2
-    if r < rows:
-        (
-            regs[r, 0], regs[r, 1], regs[r, 2], regs[r, 3],
-            regs[r, 4], regs[r, 5], regs[r, 6], regs[r, 7],
-        ) = _lfsr(words[r], count, table)  # fmt: skip
+            regs[s, 0], regs[s, 1], regs[s, 2], regs[s, 3],
+            regs[s, 4], regs[s, 5], regs[s, 6], regs[s, 7],
+        ) = _lfsr_pair(words[r], words[s], count, table, packed)  # fmt: skip
+    return regs
 
 
 @njit(cache=True)
@@ -151,11 +150,10 @@ def _unpack_lanes(regs, two_t, out):
 def encode_into(msgs, table, two_t, out):
     """Write systematic codewords of ``msgs`` ``(N, k)`` into ``out`` ``(N, k + 2t)``.
 
-    The parity is m(x) x^(2t) mod g(x), computed by :func:`_lfsr`.
+    The parity is m(x) x^(2t) mod g(x), computed by :func:`_lfsr_pair`.
     """
     rows, k = msgs.shape
-    regs = np.empty((rows, _WORDS), dtype=np.uint64)
-    _registers(msgs, k, table, regs)
+    regs = _registers(msgs, k, table, False)
     for r in range(rows):
         for i in range(k):
             out[r, i] = msgs[r, i]
@@ -163,21 +161,22 @@ def encode_into(msgs, table, two_t, out):
 
 
 @njit(cache=True)
-def _remainder(word, two_t, regs, rem):
-    """r(x) mod g(x) of one received word into ``rem`` (2t, high degree first).
+def encode_wire(chunks, k, two_t, table, out):
+    """Codewords of flit chunks ``(N, chunk)`` into zeroed ``out`` ``(N, codeword bytes)``.
 
-    r(x) = high(x) x^(2t) + low(x), so the remainder is the encoder's parity of
-    the first n - 2t symbols (``regs``, from :func:`_registers`) XOR the last 2t.
-    Returns True if it is non-zero.
+    Message = the chunk's bits then zero spare bits up to 10 k; parity packed
+    from bit 10 k on, exactly as ``flits.encode_flits`` lays it out.
     """
-    n = word.shape[0]
-    _unpack_lanes(regs, two_t, rem)
-    nonzero = False
-    for j in range(two_t):
-        rem[j] ^= word[n - two_t + j]
-        if rem[j] != 0:
-            nonzero = True
-    return nonzero
+    rows, chunk = chunks.shape
+    for r in range(rows):
+        for i in range(chunk):
+            out[r, i] = chunks[r, i]
+    regs = _registers(out, k, table, True)
+    parity = np.zeros(two_t, dtype=np.uint16)
+    for r in range(rows):
+        _unpack_lanes(regs[r], two_t, parity)
+        for j in range(two_t):
+            _xor_symbol(out[r], k + j, parity[j])
 
 
 @njit(cache=True)
@@ -187,13 +186,52 @@ def _mul(a, b, exp, log):
     return int(exp[log[a] + log[b]])
 
 
-@njit(cache=True)
-def _correct_one(rem, n, t, exp, log, lam, prev, nxt, synd, omega, step, cur, pos_out, val_out):
-    """Errors of one word from its remainder ``rem`` (2t symbols, high degree first).
+#: Rows of the per-call scratch array of :func:`_correct_one` (int64, 2t + 1 wide):
+#: remainder, syndromes, Lambda, x^m B, next x^m B, Omega, Chien steps and logs,
+#: error positions, error values.
+_REM, _SYND, _LAM, _PREV, _NXT, _OMEGA, _STEP, _CUR, _POS, _VAL = range(10)
 
-    Returns the number of corrections written to ``pos_out``/``val_out``, or -1
-    when the word is uncorrectable (the same rules as the numpy decoder).
+
+@njit(cache=True)
+def _scratch(t):
+    return np.zeros((10, 2 * t + 1), dtype=np.int64)
+
+
+@njit(cache=True)
+def _remainder(row, k, two_t, regs, work, packed):
+    """r(x) mod g(x) of one received row into ``work[_REM]`` (2t, high degree first).
+
+    r(x) = high(x) x^(2t) + low(x), so the remainder is the encoder's parity of
+    the first k = n - 2t symbols (``regs``, from :func:`_registers`) XOR the last
+    2t. Returns True if it is non-zero (the row is not a codeword).
     """
+    rem = work[_REM]
+    _unpack_lanes(regs, two_t, rem)
+    nonzero = False
+    for j in range(two_t):
+        rem[j] ^= _symbol(row, k + j, packed)
+        if rem[j] != 0:
+            nonzero = True
+    return nonzero
+
+
+@njit(cache=True)
+def _correct_one(n, t, exp, log, work):
+    """Errors of one word from its remainder ``work[_REM]`` (2t symbols, high degree first).
+
+    Returns the number of corrections written to ``work[_POS]``/``work[_VAL]``,
+    or -1 when the word is uncorrectable (the same rules as the numpy decoder).
+    """
+    rem = work[_REM]
+    synd = work[_SYND]
+    lam = work[_LAM]
+    prev = work[_PREV]
+    nxt = work[_NXT]
+    omega = work[_OMEGA]
+    step = work[_STEP]
+    cur = work[_CUR]
+    pos_out = work[_POS]
+    val_out = work[_VAL]
     two_t = 2 * t
     # Syndromes S_j = R(alpha^j); rem[m] is the coefficient of x^(2t-1-m). Term by
     # term, so the 2t sums are independent (no chain of dependent table reads).
@@ -305,145 +343,23 @@ def correct_symbols(words, table, exp, log, t, rows_out, pos_out, val_out, corre
     """
     rows, n = words.shape
     two_t = 2 * t
-    regs = np.empty((rows, _WORDS), dtype=np.uint64)
-    _registers(words, n - two_t, table, regs)
-    rem = np.zeros(two_t, dtype=np.int64)
-    step = np.zeros(t, dtype=np.int64)
-    cur = np.zeros(t, dtype=np.int64)
-    lam = np.zeros(two_t + 1, dtype=np.int64)
-    prev = np.zeros(two_t + 1, dtype=np.int64)
-    nxt = np.zeros(two_t + 1, dtype=np.int64)
-    synd = np.zeros(two_t, dtype=np.int64)
-    omega = np.zeros(t, dtype=np.int64)
-    pos = np.zeros(t, dtype=np.int64)
-    val = np.zeros(t, dtype=np.int64)
+    regs = _registers(words, n - two_t, table, False)
+    work = _scratch(t)
     count = 0
     for r in range(rows):
-        if not _remainder(words[r], two_t, regs[r], rem):
+        if not _remainder(words[r], n - two_t, two_t, regs[r], work, False):
             continue
-        got = _correct_one(rem, n, t, exp, log, lam, prev, nxt, synd, omega, step, cur, pos, val)
+        got = _correct_one(n, t, exp, log, work)
         if got < 0:
             flagged[r] = True
             continue
         corrected[r] = got
         for f in range(got):
             rows_out[count] = r
-            pos_out[count] = pos[f]
-            val_out[count] = val[f]
+            pos_out[count] = work[_POS, f]
+            val_out[count] = work[_VAL, f]
             count += 1
     return count
-
-
-# -- whole flits: bytes in, bytes out, one kernel per call (no numpy bit shuffling) --
-
-
-@njit(cache=True)
-def _symbol_at(row, s):
-    """Symbol ``s`` of an LSB-first packed byte row (always within two bytes)."""
-    bit = 10 * s
-    b = bit >> 3
-    word = np.uint32(row[b]) | (np.uint32(row[b + 1]) << 8)
-    return (word >> (bit & 7)) & 1023
-
-
-@njit(cache=True)
-def _xor_symbol(row, s, value):
-    """XOR ``value`` into symbol ``s`` of a packed byte row."""
-    bit = 10 * s
-    b = bit >> 3
-    word = np.uint32(value) << (bit & 7)
-    row[b] ^= np.uint8(word & 0xFF)
-    row[b + 1] ^= np.uint8((word >> 8) & 0xFF)
-
-
-@njit(cache=True)
-def _lfsr_packed(row, count, table):
-    """:func:`_lfsr` over the first ``count`` symbols of a packed byte row."""
-    w0 = w1 = w2 = w3 = w4 = w5 = w6 = w7 = np.uint64(0)
-    s16 = np.uint64(16)
-    s48 = np.uint64(48)
-    low = np.uint64(0xFFFF)
-    for i in range(count):
-        fb = (np.uint64(_symbol_at(row, i)) ^ w0) & low
-        w0 = ((w0 >> s16) | (w1 << s48)) ^ table[fb, 0]
-        w1 = ((w1 >> s16) | (w2 << s48)) ^ table[fb, 1]
-        w2 = ((w2 >> s16) | (w3 << s48)) ^ table[fb, 2]
-        w3 = ((w3 >> s16) | (w4 << s48)) ^ table[fb, 3]
-        w4 = ((w4 >> s16) | (w5 << s48)) ^ table[fb, 4]
-        w5 = ((w5 >> s16) | (w6 << s48)) ^ table[fb, 5]
-        w6 = ((w6 >> s16) | (w7 << s48)) ^ table[fb, 6]
-        w7 = (w7 >> s16) ^ table[fb, 7]
-    return w0, w1, w2, w3, w4, w5, w6, w7
-
-
-@njit(cache=True)
-def _lfsr_pair_packed(a, b, count, table):
-    """:func:`_lfsr_pair` over packed byte rows."""
-    w0 = w1 = w2 = w3 = w4 = w5 = w6 = w7 = np.uint64(0)
-    v0 = v1 = v2 = v3 = v4 = v5 = v6 = v7 = np.uint64(0)
-    s16 = np.uint64(16)
-    s48 = np.uint64(48)
-    low = np.uint64(0xFFFF)
-    for i in range(count):
-        f = (np.uint64(_symbol_at(a, i)) ^ w0) & low
-        g = (np.uint64(_symbol_at(b, i)) ^ v0) & low
-        w0 = ((w0 >> s16) | (w1 << s48)) ^ table[f, 0]
-        v0 = ((v0 >> s16) | (v1 << s48)) ^ table[g, 0]
-        w1 = ((w1 >> s16) | (w2 << s48)) ^ table[f, 1]
-        v1 = ((v1 >> s16) | (v2 << s48)) ^ table[g, 1]
-        w2 = ((w2 >> s16) | (w3 << s48)) ^ table[f, 2]
-        v2 = ((v2 >> s16) | (v3 << s48)) ^ table[g, 2]
-        w3 = ((w3 >> s16) | (w4 << s48)) ^ table[f, 3]
-        v3 = ((v3 >> s16) | (v4 << s48)) ^ table[g, 3]
-        w4 = ((w4 >> s16) | (w5 << s48)) ^ table[f, 4]
-        v4 = ((v4 >> s16) | (v5 << s48)) ^ table[g, 4]
-        w5 = ((w5 >> s16) | (w6 << s48)) ^ table[f, 5]
-        v5 = ((v5 >> s16) | (v6 << s48)) ^ table[g, 5]
-        w6 = ((w6 >> s16) | (w7 << s48)) ^ table[f, 6]
-        v6 = ((v6 >> s16) | (v7 << s48)) ^ table[g, 6]
-        w7 = (w7 >> s16) ^ table[f, 7]
-        v7 = (v7 >> s16) ^ table[g, 7]
-    return w0, w1, w2, w3, w4, w5, w6, w7, v0, v1, v2, v3, v4, v5, v6, v7
-
-
-@njit(cache=True)
-def _registers_packed(words, count, table, regs):
-    """:func:`_registers` over packed byte rows."""
-    rows = words.shape[0]
-    r = 0
-    while r + 1 < rows:  # two independent registers per loop: twice the work per latency
-        (
-            regs[r, 0], regs[r, 1], regs[r, 2], regs[r, 3],
-            regs[r, 4], regs[r, 5], regs[r, 6], regs[r, 7],
-            regs[r + 1, 0], regs[r + 1, 1], regs[r + 1, 2], regs[r + 1, 3],
-            regs[r + 1, 4], regs[r + 1, 5], regs[r + 1, 6], regs[r + 1, 7],
-        ) = _lfsr_pair_packed(words[r], words[r + 1], count, table)  # fmt: skip
-        r += 2
-    if r < rows:
-        (
-            regs[r, 0], regs[r, 1], regs[r, 2], regs[r, 3],
-            regs[r, 4], regs[r, 5], regs[r, 6], regs[r, 7],
-        ) = _lfsr_packed(words[r], count, table)  # fmt: skip
-
-
-@njit(cache=True)
-def encode_wire(chunks, k, two_t, table, out):
-    """Codewords of flit chunks ``(N, chunk)`` into zeroed ``out`` ``(N, codeword bytes)``.
-
-    Message = the chunk's bits then zero spare bits up to 10 k; parity packed
-    from bit 10 k on, exactly as ``flits.encode_flits`` lays it out.
-    """
-    rows, chunk = chunks.shape
-    for r in range(rows):
-        for i in range(chunk):
-            out[r, i] = chunks[r, i]
-    regs = np.empty((rows, _WORDS), dtype=np.uint64)
-    _registers_packed(out, k, table, regs)
-    parity = np.zeros(two_t, dtype=np.uint16)
-    for r in range(rows):
-        _unpack_lanes(regs[r], two_t, parity)
-        for j in range(two_t):
-            _xor_symbol(out[r], k + j, parity[j])
 
 
 @njit(cache=True)
@@ -457,32 +373,16 @@ def decode_wire(cw, k, two_t, chunk, table, exp, log, corrected, flagged):
     rows = cw.shape[0]
     t = two_t // 2
     n = k + two_t
-    regs = np.empty((rows, _WORDS), dtype=np.uint64)
-    _registers_packed(cw, k, table, regs)
-    rem = np.zeros(two_t, dtype=np.int64)
-    lam = np.zeros(two_t + 1, dtype=np.int64)
-    prev = np.zeros(two_t + 1, dtype=np.int64)
-    nxt = np.zeros(two_t + 1, dtype=np.int64)
-    synd = np.zeros(two_t, dtype=np.int64)
-    omega = np.zeros(t, dtype=np.int64)
-    step = np.zeros(t, dtype=np.int64)
-    cur = np.zeros(t, dtype=np.int64)
-    pos = np.zeros(t, dtype=np.int64)
-    val = np.zeros(t, dtype=np.int64)
+    regs = _registers(cw, k, table, True)
+    work = _scratch(t)
+    pos = work[_POS]
+    val = work[_VAL]
     spare_end = 10 * k  # first bit after the spare bits
     for r in range(rows):
         row = cw[r]
-        _unpack_lanes(regs[r], two_t, rem)
-        nonzero = False
-        for j in range(two_t):
-            rem[j] ^= _symbol_at(row, k + j)
-            if rem[j] != 0:
-                nonzero = True
         got = 0
-        if nonzero:
-            got = _correct_one(
-                rem, n, t, exp, log, lam, prev, nxt, synd, omega, step, cur, pos, val
-            )
+        if _remainder(row, k, two_t, regs[r], work, True):
+            got = _correct_one(n, t, exp, log, work)
             if got < 0:
                 flagged[r] = True
                 continue

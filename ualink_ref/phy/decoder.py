@@ -1,18 +1,23 @@
 """Batched Reed–Solomon error correction: Berlekamp–Massey, Chien, Forney.
 
-Two engines share the syndrome and Chien steps (GF(2)-linear byte tables on
-the whole batch) and differ in Berlekamp–Massey and Forney:
+Both engines find the bad codewords from their syndromes (a GF(2)-linear byte
+table on the whole batch) and differ in what follows:
 
 * batched: every step works on all erroneous codewords of a call at once (2-D
   numpy arrays, one row per codeword); the only Python loops run over the 2t
   Berlekamp–Massey iterations and the t coefficients of Omega, never over
-  codewords or symbol positions. About 2-3 ms per call, whatever the count.
-* per codeword on plain ints (log/antilog lists): about 50-250 us per bad
-  codeword, no fixed cost. Used when a call has at most :data:`SCALAR_LIMIT`
-  bad codewords, which is the common case (a clean link, a single flit).
+  codewords or symbol positions. About 1-3 ms per call, whatever the count.
+* per codeword: Berlekamp–Massey on Python ints in the log domain, then the
+  Chien search and the error values from one small table
+  (``CodeTables.split_powers``) with two numpy gathers. About 45 us (1 error)
+  to 150 us (15 errors) per bad KP4 codeword on the 2-core dev machine, no
+  fixed cost. Used when a call has at most :data:`SCALAR_LIMIT` bad
+  codewords, which is the common case (a clean link, a single flit).
 
-Both follow the same algorithm step for step, so they give the same verdicts
-and corrections (tested against each other and against reedsolo).
+Both give the same verdicts and corrections (tested against each other, the
+compiled kernels and reedsolo); the per-codeword engine computes the error
+values with the Horiguchi–Koetter form of Forney's formula (see
+:func:`_forney_one` for why the results are identical).
 
 Conventions (IEEE 802.3 clause 91): symbol index i (0 = first on the wire)
 holds the coefficient of x^(n-1-i); syndromes S_j = r(alpha^j), j = 0..2t-1
@@ -25,6 +30,8 @@ where Omega = S(x) Lambda(x) mod x^(2t).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import add
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -82,12 +89,84 @@ def berlekamp_massey(
     return lam, length
 
 
-#: Bad codewords per call up to which Berlekamp–Massey and Forney run per codeword on
-#: Python ints; above it the batched numpy engine is cheaper. Per bad KP4 codeword the
-#: int path took ~50 us (1 error) to ~250 us (15 errors) on the 2-core dev machine, the
-#: batched one ~2-3 ms per call: they cross between ~10 and ~50 bad codewords depending
-#: on the error count (project choice, see specs/phy.md).
+#: Bad codewords per call up to which the error path runs per codeword (Python ints and
+#: small gathers); above it the batched numpy engine is cheaper. Per bad KP4 codeword the
+#: per-codeword path takes ~45 us (1 error) to ~150 us (15 errors) on the 2-core dev
+#: machine, the batched one ~1-3 ms per call: they cross between ~10 (15 errors) and
+#: ~40 (1 error) bad codewords (project choice, see specs/phy.md).
 SCALAR_LIMIT = 16
+
+
+class _Locator(NamedTuple):
+    """What :func:`_bm_logs` finds for one codeword (polynomials low degree first)."""
+
+    lam: list[int]  # Lambda
+    log_lam: list[int]  # its logs (gf.LOG_ZERO for a zero coefficient)
+    length: int  # L, the register length
+    log_b: list[int]  # logs of B, the Lambda before the last length change
+    log_delta_b: int  # log of the discrepancy at that change
+    last_change: int  # the step r of that change
+
+
+def _bm_logs(log_s: list[int]) -> _Locator:
+    """Berlekamp–Massey on the logs of one syndrome row.
+
+    The same steps as :func:`berlekamp_massey` (Lambda low degree first), on
+    lists exactly L + 1 long: deg Lambda <= L and deg x^gap B <= L after each
+    step (Massey 1969), so nothing past L is ever non-zero (tested against the
+    batched form on arbitrary and sparse syndromes). Lambda is kept both as
+    values (to add) and as logarithms (to multiply: one table read per product,
+    zero-safe through ``gf.LOG_ZERO``); ``B``, the locator before the last
+    length change, only as logarithms. This loop is most of the cost of a bad
+    codeword on the numpy path, hence pairs by ``map(add, ...)`` (measured ~15 %
+    faster than ``zip(..., strict=False)``), updates in place by plain loops
+    (a third faster than list comprehensions and slice assignment on 3.11) and
+    no helper calls inside it.
+    """
+    exp, log = gf.int_tables()
+    order = gf.ORDER
+    zero_log = gf.LOG_ZERO
+    two_t = len(log_s)
+    rev = log_s[::-1]  # rev[2t-1-r:] = log S_r, S_(r-1), .., S_0
+    lam = [1]
+    log_lam = [0]
+    log_b = [0]
+    gap = 1  # Lambda is updated with x^gap B(x)
+    length = 0
+    log_last = 0  # log of the discrepancy at the last length change (starts at 1)
+    for r in range(two_t):
+        disc = 0
+        for p in map(add, log_lam, rev[two_t - 1 - r :]):  # stops at S_0
+            disc ^= exp[p]
+        if not disc:
+            gap += 1
+            continue
+        log_disc = log[disc]
+        log_coef = log_disc - log_last + order
+        i = gap  # x^gap B covers coefficients gap .. gap + len(B) - 1 <= L (new L)
+        if 2 * length <= r:  # length change: the old Lambda becomes B
+            old_logs = log_lam[:]
+            grow = r + 1 - 2 * length  # new L - old L
+            length += grow
+            if grow > 0:
+                lam += [0] * grow
+                log_lam += [zero_log] * grow
+            for lb in log_b:  # in place: no comprehension frames or slices (3.11)
+                a = lam[i] ^ exp[log_coef + lb]
+                lam[i] = a
+                log_lam[i] = log[a]
+                i += 1
+            log_b = old_logs
+            log_last = log_disc
+            gap = 1
+        else:
+            for lb in log_b:
+                a = lam[i] ^ exp[log_coef + lb]
+                lam[i] = a
+                log_lam[i] = log[a]
+                i += 1
+            gap += 1
+    return _Locator(lam, log_lam, length, log_b, log_last, two_t - gap)
 
 
 def berlekamp_massey_ints(synd: list[int]) -> tuple[list[int], int]:
@@ -95,74 +174,64 @@ def berlekamp_massey_ints(synd: list[int]) -> tuple[list[int], int]:
 
     Returns ``(Lambda, L)`` with Lambda low degree first (2t + 1 coefficients).
     """
-    exp, log = gf.int_tables()
-    two_t = len(synd)
-    lam = [1] + [0] * two_t
-    shifted_b = [0, 1] + [0] * (two_t - 1)
-    length = 0
-    log_last = 0  # log of the last non-zero discrepancy (starts at 1 = alpha^0)
-    log_s = [log[s] for s in synd]
-    order = gf.ORDER
-    # deg Lambda <= L throughout (Massey 1969), so sums and updates stop at the
-    # register length: terms beyond it are zero (tested against the batched form).
-    for r in range(two_t):
-        disc = 0
-        for a, log_sv in zip(lam[: min(r, length) + 1], log_s[r::-1], strict=False):
-            disc ^= exp[log[a] + log_sv]
-        if not disc:
-            shifted_b.insert(0, 0)  # x^m B: one more power of x
-            shifted_b.pop()
-            continue
-        swap = 2 * length <= r
-        top = (r + 1 - length if swap else length) + 1
-        log_coef = log[disc] - log_last + order
-        pairs = zip(lam[:top], shifted_b[:top], strict=True)
-        head = [a ^ exp[log_coef + log[b]] for a, b in pairs]
-        if swap:
-            shifted_b = [0, *lam[:-1]]
-            length = r + 1 - length
-            log_last = log[disc]
-        else:
-            shifted_b.insert(0, 0)
-            shifted_b.pop()
-        lam[:top] = head
-    return lam, length
+    _, log = gf.int_tables()
+    lam, _, length, *_ = _bm_logs([log[s] for s in synd])
+    width = len(synd) + 1
+    # deg Lambda <= L <= 2t: anything past 2t + 1 coefficients is zero.
+    return (lam + [0] * width)[:width], length
 
 
-def forney_ints(
-    lam: list[int], synd: list[int], positions: list[int], n: int, t: int
-) -> list[int] | None:
-    """Error values at ``positions`` (Forney, as in :func:`correct`), or None if it breaks.
+def _forney_one(tables: CodeTables, found: _Locator) -> tuple[list[int], list[int]] | None:
+    """Chien search and error values for one codeword; None if it is uncorrectable.
 
-    None means a zero denominator or a zero error value: the codeword is uncorrectable.
+    Chien: every term Lambda_l X^-l (l = 1 .. L) at all n positions is the XOR
+    of two rows of ``tables.split_powers`` (the products of the coefficient's low
+    and high five bits with X^-l), so the whole search is one numpy gather of
+    2L rows. Their XOR over odd l and over even l gives Lambda(X^-1) = 1 + odd +
+    even, and at a root odd = X^-1 Lambda'(X^-1) (characteristic 2: only odd
+    terms survive the derivative).
+
+    Values: Forney's e = X Omega(X^-1) / Lambda'(X^-1) (what the other engines
+    compute) without Omega. After the 2t steps, Lambda Theta - x^g B Omega =
+    Delta_B x^(2t) with Theta = x^g B S mod x^(2t), g = 2t - r_B (r_B the step of
+    the last length change, Delta_B its discrepancy): both sides have degree <= 2t
+    by the degree bounds of Berlekamp–Massey, and the x^(2t) coefficient of
+    Lambda x^g B S - x^g B Lambda S = 0 is Delta_B. At a root of Lambda this gives
+    Omega(X^-1) = Delta_B X^(g-2t) / B(X^-1), so e = Delta_B X^-r_B / (B(X^-1) odd)
+    (Horiguchi 1989). The identity also shows that B(X^-1), Omega(X^-1) and hence
+    e are never zero at a root, and when L <= t distinct roots are found,
+    Omega mod x^t = Omega mod x^(2t): same values and verdicts as Forney (tested
+    against the batched engine and reedsolo). B(X^-1) is one more gather.
     """
     exp, log = gf.int_tables()
-    # Omega = S * Lambda mod x^t, then the formal derivative's odd terms (char 2).
-    omega = [0] * t
-    for m in range(t):
-        acc = 0
-        for j in range(m + 1):
-            acc ^= exp[log[lam[j]] + log[synd[m - j]]]
-        omega[m] = acc
-    # Lambda'(x) = sum of the odd terms lam[2i+1] x^(2i): a polynomial in x^2.
-    odd = lam[1 : t + 1 : 2]
-    top_num = max((d for d in range(t) if omega[d]), default=0)
-    rev_omega = omega[top_num::-1]
-    rev_odd = odd[::-1]
-    values = []
-    for pos in positions:
-        log_x = n - 1 - pos
-        log_xinv = (gf.ORDER - log_x) % gf.ORDER
-        log_xinv2 = 2 * log_xinv % gf.ORDER
-        num = den = 0
-        for c in rev_omega:  # Horner at X^-1, highest degree first
-            num = exp[log[num] + log_xinv] ^ c
-        for c in rev_odd:  # Horner at X^-2
-            den = exp[log[den] + log_xinv2] ^ c
-        if den == 0 or num == 0:
-            return None
-        values.append(exp[log_x + log[num] - log[den] + gf.ORDER])
-    return values
+    order = gf.ORDER
+    lam, length = found.lam, found.length
+    split = tables.split_powers
+    rows: list[int] = []
+    for first in (1, 2):  # rows of odd l, then of even l
+        for lv in range(first, length + 1, 2):
+            rows += (64 * lv + (lam[lv] & 31), 64 * lv + 32 + (lam[lv] >> 5))
+    terms = split[rows]
+    n_odd = 2 * ((length + 1) // 2)
+    odd = np.bitwise_xor.reduce(terms[:n_odd], axis=0)
+    roots = (np.bitwise_xor.reduce(terms[n_odd:], axis=0) ^ odd == 1).nonzero()[0]
+    if roots.size != length:
+        return None  # Lambda(X^-1) = 1 + odd + even is zero exactly here
+    rows = []
+    for lv, log_c in enumerate(found.log_b):
+        c = exp[log_c]
+        rows += (64 * lv + (c & 31), 64 * lv + 32 + (c >> 5))
+    b_at = np.bitwise_xor.reduce(split[np.array(rows)[:, None], roots], axis=0).tolist()
+    den = odd[roots].tolist()
+    if 0 in b_at or 0 in den:
+        return None  # cannot happen at a root (see above); never divide by zero
+    positions = roots.tolist()
+    top = tables.n - 1
+    r_b = found.last_change
+    return positions, [
+        exp[(found.log_delta_b - r_b * (top - pos) - log[bv] - log[dv]) % order]
+        for pos, bv, dv in zip(positions, b_at, den, strict=True)
+    ]
 
 
 def _evaluate(coefs: NDArray[np.uint16], log_x: NDArray[np.int64]) -> NDArray[np.uint16]:
@@ -173,18 +242,6 @@ def _evaluate(coefs: NDArray[np.uint16], log_x: NDArray[np.int64]) -> NDArray[np
     terms = np.where(coefs != 0, exp[powers], 0).astype(np.uint16)
     result: NDArray[np.uint16] = np.bitwise_xor.reduce(terms, axis=1)
     return result
-
-
-def _chien_roots_few(tables: CodeTables, lam: NDArray[np.uint16]) -> NDArray[np.bool_]:
-    """:func:`_chien_roots` for a few rows: one product-table gather, no bit packing."""
-    t = tables.t
-    # log(lam_l) + log(X^-l), through the 16 KB log/antilog pair (zero-safe), not the
-    # 2 MiB product table: a few thousand scattered reads stay in cache.
-    exp, log = gf.int_arrays()
-    index = np.take(log, lam[:, : t + 1])[:, :, None] + tables.chien_powers[None, :, :]
-    values = np.bitwise_xor.reduce(np.take(exp, index), axis=1)
-    roots: NDArray[np.bool_] = values == 0
-    return roots
 
 
 def _chien_roots(tables: CodeTables, lam: NDArray[np.uint16]) -> NDArray[np.bool_]:
@@ -205,17 +262,20 @@ def correct(tables: CodeTables, codewords: NDArray[np.uint8]) -> Corrections:
     corrected = np.zeros(count, dtype=np.int64)
     uncorrectable = np.zeros(count, dtype=bool)
     synd_words = tables.syndrome.apply(codewords)
-    bad = np.flatnonzero(synd_words.any(axis=1))
+    bad = np.nonzero(synd_words.any(axis=1))[0]
     if bad.size == 0:
         empty = np.zeros(0, dtype=np.intp)
         return Corrections(empty, empty, np.zeros(0, np.uint16), corrected, uncorrectable)
     if bad.size <= SCALAR_LIMIT:
-        # Syndromes straight from the packed words as Python ints (10 bits each, LSB first).
-        rows = [
-            int.from_bytes(words.tobytes(), "little") for words in synd_words[bad].astype("<u8")
-        ]
-        synd_rows = [[(v >> (gf.M * j)) & gf.ORDER for j in range(2 * t)] for v in rows]
-        return _correct_few(tables, bad, synd_rows, corrected, uncorrectable)
+        # Logs of the syndromes straight from the packed words as Python ints (10 bits
+        # each, LSB first).
+        _, log = gf.int_tables()
+        shifts = range(0, 2 * t * gf.M, gf.M)
+        log_rows = []
+        for words in synd_words[bad].astype("<u8", copy=False):
+            v = int.from_bytes(words.tobytes(), "little")
+            log_rows.append([log[(v >> shift) & gf.ORDER] for shift in shifts])
+        return _correct_few(tables, bad, log_rows, corrected, uncorrectable)
     synd = gf.bytes_to_symbols(
         tables.syndrome.words_to_bytes(synd_words[bad], -(-2 * t * gf.M // 8)), 2 * t
     )
@@ -249,28 +309,27 @@ def correct(tables: CodeTables, codewords: NDArray[np.uint8]) -> Corrections:
 def _correct_few(
     tables: CodeTables,
     bad: NDArray[np.intp],
-    synd_rows: list[list[int]],
+    log_rows: list[list[int]],
     corrected: NDArray[np.int64],
     uncorrectable: NDArray[np.bool_],
 ) -> Corrections:
-    """:func:`correct` for a few bad codewords: BM and Forney per codeword on Python ints."""
-    n, t = tables.n, tables.t
-    found = [berlekamp_massey_ints(row) for row in synd_rows]
-    lam = np.array([lam for lam, _ in found], dtype=np.uint16)
-    roots = _chien_roots_few(tables, lam)
+    """:func:`correct` for a few bad codewords (logs of their syndromes): BM on Python
+    ints, Chien and Forney per row."""
+    t = tables.t
     rows: list[int] = []
     positions: list[int] = []
     values: list[int] = []
-    for i, (row_lam, length) in enumerate(found):
-        where = np.flatnonzero(roots[i]).tolist() if length <= t else []
-        fix = forney_ints(row_lam, synd_rows[i], where, n, t) if len(where) == length else None
+    for i, log_s in enumerate(log_rows):
+        found = _bm_logs(log_s)
+        length = found.length
+        fix = _forney_one(tables, found) if length <= t else None
         if fix is None:
             uncorrectable[bad[i]] = True
             continue
         corrected[bad[i]] = length
         rows += [int(bad[i])] * length
-        positions += where
-        values += fix
+        positions += fix[0]
+        values += fix[1]
     return Corrections(
         np.array(rows, dtype=np.intp),
         np.array(positions, dtype=np.intp),

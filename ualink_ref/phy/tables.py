@@ -99,6 +99,21 @@ class CodeTables:
         return powers.astype(np.intp)
 
     @cached_property
+    def split_powers(self) -> NDArray[np.uint16]:
+        """``((t+1) 64, n)``: row 64 l + v is v X^-l, row 64 l + 32 + v is (32 v) X^-l.
+
+        At every position i (X^-1 = alpha^-(n-1-i)), for l <= t and v < 32: a
+        coefficient c times X^-l is the XOR of the rows of its low and high five
+        bits (multiplication is GF(2)-linear), so the per-codeword Chien search
+        and Forney evaluation are one gather of whole rows (numpy path, ~1.1 MB
+        for KP4).
+        """
+        exp, log = gf.int_arrays()
+        halves = np.concatenate([np.arange(32), np.arange(32) << 5])  # low, then high halves
+        split = np.take(exp, log[halves][None, :, None] + self.chien_powers[:, None, :])
+        return np.ascontiguousarray(split.reshape(-1, self.n))
+
+    @cached_property
     def lanes(self) -> NDArray[np.uint64]:
         """``(1024, 8)`` words: row c holds ``c * g_(j+1)`` in 16-bit lane j (compiled path).
 
