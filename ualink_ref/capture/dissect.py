@@ -10,8 +10,11 @@ receiver's rules of ``ualink_ref.dl.datalink`` as a passive observer:
   op ``ack`` with payload); behind it, it is a duplicate; ahead, a gap;
 * the TL bytes of accepted flits form one continuous stream that is cut into
   64-byte TL flits, so a TL flit that spans two DL flits is reassembled and
-  reported with the DL flit that completes it; each TL flit is dissected by
-  :func:`ualink_ref.tl.flit.dissect` with the data half-flits still owed.
+  reported with the DL flit that completes it; each TL flit is framed by the
+  rules of :mod:`ualink_ref.tl.framing` (which half-flits are control, which
+  data: only a count of data half-flits owed is carried) and its fields read
+  with the typed codec. The readable views (:func:`ualink_ref.tl.flit.dissect`) are built
+  only when asked for (:attr:`DissectedFlit.tl_flits`, ``dissect -v``).
 
 A capture that starts mid-stream synchronises on the first good data flit
 with an explicit header: TL bytes before its first TL-flit boundary belong to
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from ualink_ref.capture.format import BadRecord, CaptureRecord
@@ -43,9 +47,11 @@ from ualink_ref.dl.verdict import Verdict, classify, implicit_seq, next_seq, pha
 from ualink_ref.errors import CaptureFormatError, CrcError, DecodeError
 from ualink_ref.sizes import DL_FLIT_BYTES, MAX_WINDOW, check_fec
 from ualink_ref.stack.endpoint import decode_wire
+from ualink_ref.tl import codec as C
 from ualink_ref.tl.codec import ADDR_LO_BITS
-from ualink_ref.tl.fields import COMMANDS, STATUS_NAMES, FType
+from ualink_ref.tl.fields import COMMANDS, STATUS_NAMES
 from ualink_ref.tl.flit import TLFlitView, dissect
+from ualink_ref.tl.framing import data_halves, split_flit
 from ualink_ref.tl.upli import AtomicOp, atomic_op_of
 
 #: Data flits remembered per direction to tell a replayed flit from a new one: a sender
@@ -60,7 +66,25 @@ class TLOp:
     kind: str  # "request" or "response"
     command: str  # command name, or "Response"
     tag: int
-    values: dict[str, int]
+    field: C.TLField  # the typed control field (addresses in bytes)
+    #: A compressed request's address bits above ``addr_lo`` from the address cache
+    #: (``None``: an uncompressed request or response, or a way not loaded in the capture).
+    way: int | None = None
+
+    @cached_property
+    def values(self) -> dict[str, int]:
+        """The field's values as the readable codec names them (``ftype`` included, addresses
+        counting 4-byte words); a compressed request whose way is known also gets the full
+        ``addr``, as the target sees it. Built on first read (listing, ``--json``)."""
+        v = C.as_dict(self.field)
+        if self.way is not None and isinstance(self.field, C.CompressedRequest):
+            v["addr"] = (self.way << ADDR_LO_BITS | self.field.addr_lo) >> 2
+        return v
+
+    @property
+    def status(self) -> int:
+        """A response's status (a compressed response is OKAY: 0); 0 for a request."""
+        return getattr(self.field, "status", 0)
 
     def describe(self) -> str:
         """Short rendering: ``Read tag=5 addr=0x1000 64B`` or ``Response tag=5 OKAY``."""
@@ -94,8 +118,9 @@ class DissectedFlit:
     status: str = ""  # "accepted", "duplicate", "gap", "unsynchronised", "" (no payload)
     replayed: bool = False  # a data flit whose sequence number was seen recently
     messages: tuple[str, ...] = ()
-    tl_flits: tuple[TLFlitView, ...] = ()  # TL flits completed here that dissected
     tl_raw: tuple[bytes, ...] = ()  # every 64-byte TL flit completed here, dissected or not
+    #: (index in ``tl_raw``, data half-flits owed before it) of each TL flit that dissected.
+    tl_dissected: tuple[tuple[int, int], ...] = ()
     ops: tuple[TLOp, ...] = ()
     credits: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
@@ -108,14 +133,23 @@ class DissectedFlit:
         """``a_to_b`` or ``b_to_a``."""
         return self.record.direction
 
+    @cached_property
+    def tl_flits(self) -> tuple[TLFlitView, ...]:
+        """The readable view of every TL flit completed here that dissected.
+
+        Built on first read (a listing without ``-v`` never needs it) from the
+        raw TL flits and the framing state the dissector saw before each.
+        """
+        return tuple(dissect(self.tl_raw[i], owed) for i, owed in self.tl_dissected)
+
 
 @dataclass
 class _Direction:
     """What a passive receiver of one direction knows."""
 
     expected: int | None = None  # next sequence number (wire value), None: unsynchronised
-    partial: bytearray = field(default_factory=bytearray)
-    pending: int = 0  # data half-flits owed to the TL stream
+    partial: bytes = b""  # TL bytes of a TL flit not yet complete
+    owed: int = 0  # data half-flits the TL stream owes before its next control half-flit
     recent: dict[int, int] = field(default_factory=dict)  # seq -> data-flit counter
     data_flits: int = 0
     lossy: bool = False  # a flit was lost (CRC error, malformed) before synchronising
@@ -125,29 +159,36 @@ class _Direction:
     ways: list[int | None] = field(default_factory=lambda: [None] * 4)
 
 
-def _ops_of(view: TLFlitView, ways: list[int | None]) -> tuple[list[TLOp], list[str]]:
+#: Credit-return fields of :func:`_ops_of`, in the order a listing names them.
+_CREDIT_KINDS = ("req_cmd", "rsp_cmd", "req_data", "rsp_data")
+_REQUESTS = (C.Request, C.CompressedRequest)
+_RESPONSES = (C.Response, C.CompressedResponseData, C.CompressedResponseNoData)
+
+
+def _ops_of(fields: list[C.TLField], ways: list[int | None]
+            ) -> tuple[list[TLOp], list[str]]:
+    """Requests, responses and credit returns of the control fields read from one TL flit
+    (typed values, in field order); ``ways`` is the address cache, updated in place."""
     ops: list[TLOp] = []
     credits: list[str] = []
-    for half in view.halves:
-        for f in half.fields:
-            ft = f.ftype
-            v = dict(f.values)
-            if ft == FType.REQUEST and v["cload"]:
-                ways[v["cway"]] = (v["addr"] << 2) >> ADDR_LO_BITS
-            if ft == FType.COMPRESSED_REQUEST and ways[v["cway"]] is not None:
-                # as the target sees it (the addr field counts 4-byte words)
-                v["addr"] = ((ways[v["cway"]] or 0) << ADDR_LO_BITS | v["addr_lo"] << 2) >> 2
-            if ft in (FType.REQUEST, FType.COMPRESSED_REQUEST):
-                name = COMMANDS.get(v["cmd"], f"cmd{v['cmd']:#04x}")
-                ops.append(TLOp("request", name, v["tag"], v))
-            elif ft in (FType.RESPONSE, FType.COMPRESSED_RESPONSE_DATA,
-                        FType.COMPRESSED_RESPONSE_NODATA):
-                ops.append(TLOp("response", "Response", v["tag"], v))
-            elif ft in (FType.FLOW_CONTROL, FType.VC_FLOW_CONTROL) and not f.is_nop:
-                parts = [f"{k}+{v[k]}" for k in ("req_cmd", "rsp_cmd", "req_data", "rsp_data")
-                         if v.get(k)]
-                vc = f"vc{v['vchan']} " if ft == FType.VC_FLOW_CONTROL else ""
-                credits.append(vc + " ".join(parts))
+    for value in fields:
+        if isinstance(value, _REQUESTS):
+            way = None
+            if isinstance(value, C.Request):
+                if value.cload:
+                    ways[value.cway] = value.addr >> ADDR_LO_BITS
+            else:
+                way = ways[value.cway]
+            name = COMMANDS.get(value.cmd) or f"cmd{value.cmd:#04x}"
+            ops.append(TLOp("request", name, value.tag, value, way))
+        elif isinstance(value, _RESPONSES):
+            ops.append(TLOp("response", "Response", value.tag, value))
+        elif isinstance(value, C.VcFlowControl):
+            parts = [f"{k}+{n}" for k, n in zip(_CREDIT_KINDS, value[1:], strict=True) if n]
+            credits.append(f"vc{value.vchan} " + " ".join(parts))
+        elif isinstance(value, C.FlowControl) and any(value):  # all zero: a NOP sector
+            credits.append(" ".join(f"{k}+{n}" for k, n in zip(_CREDIT_KINDS, value,
+                                                               strict=True) if n))
     return ops, credits
 
 
@@ -325,8 +366,7 @@ def _dissect_flit(st: _Direction, ctx: _Ctx) -> DissectedFlit:
                 # learnt from the next explicit header (shown as "?" until then).
                 st.expected = flit.flit_seq_lo or 8
                 st.guessed = True
-                st.partial.clear()
-                st.pending = 0
+                _resync(st)
                 tl = tl[flit.first_tl_start:]
                 notes.append("synchronised on an implicit header: sequence numbers unknown")
             else:
@@ -356,8 +396,7 @@ def _dissect_flit(st: _Direction, ctx: _Ctx) -> DissectedFlit:
                                   messages=messages, notes=(
                                       "waiting for sequence 1 or a replay after a lost flit",))
             st.expected = seq
-            st.partial.clear()
-            st.pending = 0
+            _resync(st)
             if flit.first_tl_start:
                 notes.append(f"synchronised: the first {flit.first_tl_start} TL bytes finish "
                              "a TL flit begun before the capture")
@@ -379,36 +418,75 @@ def _dissect_flit(st: _Direction, ctx: _Ctx) -> DissectedFlit:
     if not notes and not phase_matches(flit, len(st.partial)):
         notes.append(f"TL stream phase mismatch (first_tl_start {flit.first_tl_start}, "
                      f"{len(st.partial)} bytes held): resynchronised")
-        st.partial.clear()
-        st.pending = 0
+        _resync(st)
         tl = tl[flit.first_tl_start:]
     st.expected = next_seq(seq)
     _remember(st, seq)
-    st.partial += tl
-    views: list[TLFlitView] = []
-    raw: list[bytes] = []
-    ops: list[TLOp] = []
-    credits: list[str] = []
-    while len(st.partial) >= TL_FLIT_BYTES:
-        chunk = bytes(st.partial[:TL_FLIT_BYTES])
-        del st.partial[:TL_FLIT_BYTES]
-        raw.append(chunk)
-        try:
-            view = dissect(chunk, st.pending)
-        except DecodeError as exc:
-            notes.append(f"TL flit not decodable ({exc}); TL stream resynchronises")
-            st.pending = 0
-            continue
-        st.pending = view.pending_after
-        views.append(view)
-        o, c = _ops_of(view, st.ways)
-        ops += o
-        credits += c
+    raw, done, ops, credits = _tl_flits(st, tl, notes)
     return ctx.result(flit=flit, seq=None if st.guessed else seq, status="accepted",
                       replayed=replayed,
-                      messages=messages, tl_flits=tuple(views), tl_raw=tuple(raw),
-                      ops=tuple(ops),
+                      messages=messages, tl_raw=raw, tl_dissected=done, ops=tuple(ops),
                       credits=tuple(credits), notes=tuple(notes))
+
+
+def _tl_flits(st: _Direction, tl: bytes, notes: list[str]
+              ) -> tuple[tuple[bytes, ...], tuple[tuple[int, int], ...], list[TLOp], list[str]]:
+    """Add accepted TL bytes to the stream; walk every TL flit they complete.
+
+    Returns the raw TL flits, (index, data half-flits owed before) of those that
+    dissected, and the ops and credit returns found. A TL flit whose control
+    half-flit does not decode is noted and the stream's framing starts afresh.
+    """
+    data = st.partial + tl if st.partial else tl
+    whole = len(data) - len(data) % TL_FLIT_BYTES
+    st.partial = data[whole:]
+    raw = tuple(data[k:k + TL_FLIT_BYTES] for k in range(0, whole, TL_FLIT_BYTES))
+    done: list[tuple[int, int]] = []
+    ops: list[TLOp] = []
+    credits: list[str] = []
+    owed = st.owed
+    for n, chunk in enumerate(raw):
+        done.append((n, owed))
+        if owed >= 2:  # both halves are data: nothing to decode
+            owed -= 2
+            continue
+        try:
+            fields, owed = _walk_tl_flit(chunk, owed)
+        except DecodeError as exc:
+            done.pop()
+            notes.append(f"TL flit not decodable ({exc}); TL stream resynchronises")
+            owed = 0
+            continue
+        if fields:
+            o, c = _ops_of(fields, st.ways)
+            ops += o
+            credits += c
+    st.owed = owed
+    return raw, tuple(done), ops, credits
+
+
+def _walk_tl_flit(chunk: bytes, owed: int) -> tuple[list[C.TLField], int]:
+    """The control fields of one TL flit and the data half-flits owed after it, given
+    ``owed`` before it: the rules of :mod:`ualink_ref.tl.framing` (a half-flit is data
+    while data is owed; a control half-flit's fields say how much is owed next, by
+    :func:`~ualink_ref.tl.framing.data_halves`). Raises ``DecodeError`` like
+    :class:`~ualink_ref.tl.framing.TLDeframer` for a control half-flit it cannot frame.
+    """
+    fields: list[C.TLField] = []
+    for half in split_flit(chunk):
+        if owed:
+            owed -= 1
+            continue
+        decoded = [value for _sector, value in C.decode_control_half(half)]
+        owed = sum(map(data_halves, decoded))
+        fields += decoded
+    return fields, owed
+
+
+def _resync(st: _Direction) -> None:
+    """Forget the TL stream held so far: the next TL byte starts a TL flit."""
+    st.partial = b""
+    st.owed = 0
 
 
 def _remember(st: _Direction, seq: int) -> None:
