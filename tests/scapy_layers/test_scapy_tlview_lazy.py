@@ -87,7 +87,7 @@ def test_lazy_tl_flits_read_like_eager_ones(name: str) -> None:
             assert isinstance(flit, sl.TLFlit) and span.fields["flit"] is flit
             assert flit.parent is span and span.flit is flit
             assert bytes(flit) == stored.data and flit.show(dump=True) == \
-                eager.flit.show(dump=True)
+                eager.getfieldval("flit").show(dump=True)
             whole += 1
             owed += stored.pending > 0
     assert whole > 0 and owed > 0  # both cases seen: nothing owed, and data owed before
