@@ -11,10 +11,10 @@ receiver's rules of ``ualink_ref.dl.datalink`` as a passive observer:
 * the TL bytes of accepted flits form one continuous stream that is cut into
   64-byte TL flits, so a TL flit that spans two DL flits is reassembled and
   reported with the DL flit that completes it; each TL flit is framed by the
-  rules of :mod:`ualink_ref.tl.framing` (which half-flits are control, which
-  data: only a count of data half-flits owed is carried) and its fields read
-  with the typed codec. The readable views (:func:`ualink_ref.tl.flit.dissect`) are built
-  only when asked for (:attr:`DissectedFlit.tl_flits`, ``dissect -v``).
+  rules of :mod:`ualink_ref.tl.framing` and its fields read with the typed codec
+  (:class:`ualink_ref.capture.dissect_tl.TLStream`). What a listing shows (ops,
+  credit text, the readable views of :func:`ualink_ref.tl.flit.dissect`) is
+  built from those fields when first read.
 
 A capture that starts mid-stream synchronises on the first good data flit
 with an explicit header: TL bytes before its first TL-flit boundary belong to
@@ -25,12 +25,13 @@ kind ``fec_codewords`` are FEC-decoded first (one DissectedFlit per flit).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple
 
+from ualink_ref.capture.dissect_tl import TLItem, TLOp, TLStream, credits_of, ops_of
 from ualink_ref.capture.format import BadRecord, CaptureRecord
-from ualink_ref.dl.flit import TL_FLIT_BYTES, DLFlit
+from ualink_ref.dl.flit import NO_MESSAGES, DLFlit
 from ualink_ref.dl.formats import (
     FlitOp,
 )
@@ -47,61 +48,11 @@ from ualink_ref.dl.verdict import Verdict, classify, implicit_seq, next_seq, pha
 from ualink_ref.errors import CaptureFormatError, CrcError, DecodeError
 from ualink_ref.sizes import DL_FLIT_BYTES, MAX_WINDOW, check_fec
 from ualink_ref.stack.endpoint import decode_wire
-from ualink_ref.tl import codec as C
-from ualink_ref.tl.codec import ADDR_LO_BITS
-from ualink_ref.tl.fields import COMMANDS, STATUS_NAMES
 from ualink_ref.tl.flit import TLFlitView, dissect
-from ualink_ref.tl.framing import data_halves, split_flit
-from ualink_ref.tl.upli import AtomicOp, atomic_op_of
 
 #: Data flits remembered per direction to tell a replayed flit from a new one: a sender
 #: never has more than a window's worth unacknowledged, so older ones cannot come back.
 _REPLAY_MEMORY = MAX_WINDOW
-
-
-@dataclass(frozen=True)
-class TLOp:
-    """One request or response field found in a TL flit (for listing and filters)."""
-
-    kind: str  # "request" or "response"
-    command: str  # command name, or "Response"
-    tag: int
-    field: C.TLField  # the typed control field (addresses in bytes)
-    #: A compressed request's address bits above ``addr_lo`` from the address cache
-    #: (``None``: an uncompressed request or response, or a way not loaded in the capture).
-    way: int | None = None
-
-    @cached_property
-    def values(self) -> dict[str, int]:
-        """The field's values as the readable codec names them (``ftype`` included, addresses
-        counting 4-byte words); a compressed request whose way is known also gets the full
-        ``addr``, as the target sees it. Built on first read (listing, ``--json``)."""
-        v = C.as_dict(self.field)
-        if self.way is not None and isinstance(self.field, C.CompressedRequest):
-            v["addr"] = (self.way << ADDR_LO_BITS | self.field.addr_lo) >> 2
-        return v
-
-    @property
-    def status(self) -> int:
-        """A response's status (a compressed response is OKAY: 0); 0 for a request."""
-        return getattr(self.field, "status", 0)
-
-    def describe(self) -> str:
-        """Short rendering: ``Read tag=5 addr=0x1000 64B`` or ``Response tag=5 OKAY``."""
-        v = self.values
-        if self.kind == "request":
-            words = v.get("len", 0) + 1
-            text = f"{self.command} tag={self.tag}"
-            if "addr" in v:
-                text += f" addr={v['addr'] << 2:#x}"
-            else:  # compressed, address-cache way not seen in this capture
-                text += f" addr_lo={v['addr_lo'] << 2:#x}(way {v['cway']} unknown)"
-            op = atomic_op_of(v.get("attr", 0)) if self.command.startswith("Atomic") else None
-            if op is not None:
-                text += f" op={AtomicOp(op).name}"
-            return text + f" {4 * words}B"
-        status = STATUS_NAMES.get(v.get("status", 0), str(v.get("status")))
-        return f"Response tag={self.tag} {status}"
 
 
 @dataclass(frozen=True)
@@ -121,8 +72,8 @@ class DissectedFlit:
     tl_raw: tuple[bytes, ...] = ()  # every 64-byte TL flit completed here, dissected or not
     #: (index in ``tl_raw``, data half-flits owed before it) of each TL flit that dissected.
     tl_dissected: tuple[tuple[int, int], ...] = ()
-    ops: tuple[TLOp, ...] = ()
-    credits: tuple[str, ...] = ()
+    #: The requests, responses and credit returns of those TL flits, typed, in order.
+    tl_items: tuple[TLItem, ...] = ()
     notes: tuple[str, ...] = ()
     symbols_corrected: int = 0
     uncorrectable: bool = False
@@ -142,54 +93,28 @@ class DissectedFlit:
         """
         return tuple(dissect(self.tl_raw[i], owed) for i, owed in self.tl_dissected)
 
+    @cached_property
+    def ops(self) -> tuple[TLOp, ...]:
+        """Request and response fields of the TL flits completed here, in order."""
+        return ops_of(self.tl_items)
+
+    @cached_property
+    def credits(self) -> tuple[str, ...]:
+        """Credit returns (flow-control fields that are not NOP padding) as text, in order."""
+        return credits_of(self.tl_items)
+
 
 @dataclass
 class _Direction:
     """What a passive receiver of one direction knows."""
 
     expected: int | None = None  # next sequence number (wire value), None: unsynchronised
-    partial: bytes = b""  # TL bytes of a TL flit not yet complete
-    owed: int = 0  # data half-flits the TL stream owes before its next control half-flit
+    tl: TLStream = field(default_factory=TLStream)  # the TL stream: bytes held, framing
     recent: dict[int, int] = field(default_factory=dict)  # seq -> data-flit counter
     data_flits: int = 0
     lossy: bool = False  # a flit was lost (CRC error, malformed) before synchronising
     unplaced: int = 0  # good data flits seen before synchronising
     guessed: bool = False  # synchronised on low bits only (mid-stream, implicit header)
-    # Address cache of compressed requests: way -> address bits 56..24 of the loading request.
-    ways: list[int | None] = field(default_factory=lambda: [None] * 4)
-
-
-#: Credit-return fields of :func:`_ops_of`, in the order a listing names them.
-_CREDIT_KINDS = ("req_cmd", "rsp_cmd", "req_data", "rsp_data")
-_REQUESTS = (C.Request, C.CompressedRequest)
-_RESPONSES = (C.Response, C.CompressedResponseData, C.CompressedResponseNoData)
-
-
-def _ops_of(fields: list[C.TLField], ways: list[int | None]
-            ) -> tuple[list[TLOp], list[str]]:
-    """Requests, responses and credit returns of the control fields read from one TL flit
-    (typed values, in field order); ``ways`` is the address cache, updated in place."""
-    ops: list[TLOp] = []
-    credits: list[str] = []
-    for value in fields:
-        if isinstance(value, _REQUESTS):
-            way = None
-            if isinstance(value, C.Request):
-                if value.cload:
-                    ways[value.cway] = value.addr >> ADDR_LO_BITS
-            else:
-                way = ways[value.cway]
-            name = COMMANDS.get(value.cmd) or f"cmd{value.cmd:#04x}"
-            ops.append(TLOp("request", name, value.tag, value, way))
-        elif isinstance(value, _RESPONSES):
-            ops.append(TLOp("response", "Response", value.tag, value))
-        elif isinstance(value, C.VcFlowControl):
-            parts = [f"{k}+{n}" for k, n in zip(_CREDIT_KINDS, value[1:], strict=True) if n]
-            credits.append(f"vc{value.vchan} " + " ".join(parts))
-        elif isinstance(value, C.FlowControl) and any(value):  # all zero: a NOP sector
-            credits.append(" ".join(f"{k}+{n}" for k, n in zip(_CREDIT_KINDS, value,
-                                                               strict=True) if n))
-    return ops, credits
 
 
 def _message_text(word: int) -> str:
@@ -215,12 +140,9 @@ def _message_text(word: int) -> str:
     return repr(msg)
 
 
-def _flit_bytes(rec: CaptureRecord) -> Iterator[tuple[bytes, int, bool, str]]:
-    """(flit bytes, symbols corrected, uncorrectable, error) for each flit of a record."""
-    if rec.kind == "dl_flit":
-        yield rec.data, rec.symbols_corrected, rec.uncorrectable, ""
-        return
-
+def _codeword_flits(rec: CaptureRecord) -> Iterator[tuple[bytes, int, bool, str]]:
+    """(flit bytes, symbols corrected, uncorrectable, error) for each flit of a
+    ``fec_codewords`` record."""
     try:
         # the endpoint's own PHY decode
         res = decode_wire(rec.data, check_fec(rec.fec_mode), rec.interleave)
@@ -231,18 +153,36 @@ def _flit_bytes(rec: CaptureRecord) -> Iterator[tuple[bytes, int, bool, str]]:
         yield res.flits[DL_FLIT_BYTES * k : DL_FLIT_BYTES * (k + 1)], corrected, bad, ""
 
 
-@dataclass(frozen=True)
-class _Ctx:
-    index: int
+class _Ctx(NamedTuple):
+    """Where a flit came from (a tuple: one is made per flit)."""
+
+    number: int  # the record's packet number in the file
     record: CaptureRecord
     raw: bytes
     symbols_corrected: int
     uncorrectable: bool
 
     def result(self, **kw: Any) -> DissectedFlit:
-        return DissectedFlit(index=self.index, record=self.record, raw=self.raw,
-                             symbols_corrected=self.symbols_corrected,
-                             uncorrectable=self.uncorrectable, **kw)
+        """The flit's :class:`DissectedFlit`, with ``kw`` and defaults for the rest.
+
+        Built by filling the instance dict: a frozen dataclass's ``__init__`` sets its
+        19 fields one ``object.__setattr__`` at a time, which cost more than the rest
+        of dissecting a flit. Safe here: every value is the dissector's own, of the
+        declared type, and the result is the same frozen value (``==``, ``repr``).
+        """
+        flit = object.__new__(DissectedFlit)
+        values = flit.__dict__
+        values.update(_DISSECTED_DEFAULTS)
+        values.update(index=self.number, record=self.record, raw=self.raw,
+                      symbols_corrected=self.symbols_corrected,
+                      uncorrectable=self.uncorrectable)
+        values.update(kw)
+        return flit
+
+
+#: Default of every :class:`DissectedFlit` field that has one (for :meth:`_Ctx.result`).
+_DISSECTED_DEFAULTS = {f.name: f.default for f in fields(DissectedFlit)
+                       if f.default is not MISSING}
 
 
 def dissect_records(records: Iterable[CaptureRecord]) -> list[DissectedFlit]:
@@ -297,6 +237,8 @@ class Dissector:
         """Take packet number ``index``; return the flits (and bad records) now reportable."""
         if isinstance(record, CaptureRecord) and record.kind == "dl_flit":
             self._decoded.add((record.direction, record.port))
+            if not self._held:  # nothing waits for a decision: report it at once
+                return self._dissect(index, record)  # type: ignore[return-value]
         self._held.append((index, record))
         return self._release(final=False)
 
@@ -324,18 +266,21 @@ class Dissector:
 
     def _dissect(self, index: int, rec: CaptureRecord) -> list[DissectedFlit]:
         key = (rec.direction, rec.port)
-        fec_only = rec.kind == "fec_codewords" and key in self._decoded
+        st = self._state.get(key)
+        if st is None:
+            st = self._state[key] = _Direction()
+        if rec.kind == "dl_flit":
+            return [_dissect_flit(st, _Ctx(index, rec, rec.data, rec.symbols_corrected,
+                                           rec.uncorrectable))]
+        fec_only = key in self._decoded
         out = []
-        for raw, corrected, uncorrectable, error in _flit_bytes(rec):
+        for raw, corrected, uncorrectable, error in _codeword_flits(rec):
             ctx = _Ctx(index, rec, raw, corrected, uncorrectable)
             if error:
                 out.append(ctx.result(flit=None, error=error, fec_only=fec_only))
             elif fec_only:
                 out.append(ctx.result(flit=None, fec_only=True))
             else:
-                st = self._state.get(key)
-                if st is None:
-                    st = self._state[key] = _Direction()
                 out.append(_dissect_flit(st, ctx))
         return out
 
@@ -350,7 +295,8 @@ def _dissect_flit(st: _Direction, ctx: _Ctx) -> DissectedFlit:
     except DecodeError as exc:
         st.lossy = True
         return ctx.result(flit=None, error=f"malformed: {exc}")
-    messages = tuple(_message_text(m) for m in flit.messages if m is not None)
+    messages = () if flit.messages == NO_MESSAGES else tuple(
+        _message_text(m) for m in flit.messages if m is not None)
     if not flit.payload:
         return ctx.result(flit=flit, messages=messages)
     notes: list[str] = []
@@ -366,7 +312,7 @@ def _dissect_flit(st: _Direction, ctx: _Ctx) -> DissectedFlit:
                 # learnt from the next explicit header (shown as "?" until then).
                 st.expected = flit.flit_seq_lo or 8
                 st.guessed = True
-                _resync(st)
+                st.tl.resync()
                 tl = tl[flit.first_tl_start:]
                 notes.append("synchronised on an implicit header: sequence numbers unknown")
             else:
@@ -396,7 +342,7 @@ def _dissect_flit(st: _Direction, ctx: _Ctx) -> DissectedFlit:
                                   messages=messages, notes=(
                                       "waiting for sequence 1 or a replay after a lost flit",))
             st.expected = seq
-            _resync(st)
+            st.tl.resync()
             if flit.first_tl_start:
                 notes.append(f"synchronised: the first {flit.first_tl_start} TL bytes finish "
                              "a TL flit begun before the capture")
@@ -415,78 +361,17 @@ def _dissect_flit(st: _Direction, ctx: _Ctx) -> DissectedFlit:
                 return ctx.result(flit=flit, seq=seq, status="gap", replayed=replayed,
                                   messages=messages, notes=(f"expected seq {st.expected}",))
     replayed = flit.op is FlitOp.REPLAY or _seen(st, seq)
-    if not notes and not phase_matches(flit, len(st.partial)):
+    if not notes and not phase_matches(flit, len(st.tl.partial)):
         notes.append(f"TL stream phase mismatch (first_tl_start {flit.first_tl_start}, "
-                     f"{len(st.partial)} bytes held): resynchronised")
-        _resync(st)
+                     f"{len(st.tl.partial)} bytes held): resynchronised")
+        st.tl.resync()
         tl = tl[flit.first_tl_start:]
     st.expected = next_seq(seq)
     _remember(st, seq)
-    raw, done, ops, credits = _tl_flits(st, tl, notes)
+    raw, done, items = st.tl.add(tl, notes)
     return ctx.result(flit=flit, seq=None if st.guessed else seq, status="accepted",
-                      replayed=replayed,
-                      messages=messages, tl_raw=raw, tl_dissected=done, ops=tuple(ops),
-                      credits=tuple(credits), notes=tuple(notes))
-
-
-def _tl_flits(st: _Direction, tl: bytes, notes: list[str]
-              ) -> tuple[tuple[bytes, ...], tuple[tuple[int, int], ...], list[TLOp], list[str]]:
-    """Add accepted TL bytes to the stream; walk every TL flit they complete.
-
-    Returns the raw TL flits, (index, data half-flits owed before) of those that
-    dissected, and the ops and credit returns found. A TL flit whose control
-    half-flit does not decode is noted and the stream's framing starts afresh.
-    """
-    data = st.partial + tl if st.partial else tl
-    whole = len(data) - len(data) % TL_FLIT_BYTES
-    st.partial = data[whole:]
-    raw = tuple(data[k:k + TL_FLIT_BYTES] for k in range(0, whole, TL_FLIT_BYTES))
-    done: list[tuple[int, int]] = []
-    ops: list[TLOp] = []
-    credits: list[str] = []
-    owed = st.owed
-    for n, chunk in enumerate(raw):
-        done.append((n, owed))
-        if owed >= 2:  # both halves are data: nothing to decode
-            owed -= 2
-            continue
-        try:
-            fields, owed = _walk_tl_flit(chunk, owed)
-        except DecodeError as exc:
-            done.pop()
-            notes.append(f"TL flit not decodable ({exc}); TL stream resynchronises")
-            owed = 0
-            continue
-        if fields:
-            o, c = _ops_of(fields, st.ways)
-            ops += o
-            credits += c
-    st.owed = owed
-    return raw, tuple(done), ops, credits
-
-
-def _walk_tl_flit(chunk: bytes, owed: int) -> tuple[list[C.TLField], int]:
-    """The control fields of one TL flit and the data half-flits owed after it, given
-    ``owed`` before it: the rules of :mod:`ualink_ref.tl.framing` (a half-flit is data
-    while data is owed; a control half-flit's fields say how much is owed next, by
-    :func:`~ualink_ref.tl.framing.data_halves`). Raises ``DecodeError`` like
-    :class:`~ualink_ref.tl.framing.TLDeframer` for a control half-flit it cannot frame.
-    """
-    fields: list[C.TLField] = []
-    for half in split_flit(chunk):
-        if owed:
-            owed -= 1
-            continue
-        decoded = [value for _sector, value in C.decode_control_half(half)]
-        owed = sum(map(data_halves, decoded))
-        fields += decoded
-    return fields, owed
-
-
-def _resync(st: _Direction) -> None:
-    """Forget the TL stream held so far: the next TL byte starts a TL flit."""
-    st.partial = b""
-    st.owed = 0
+                      replayed=replayed, messages=messages, tl_raw=raw, tl_dissected=done,
+                      tl_items=items, notes=tuple(notes))
 
 
 def _remember(st: _Direction, seq: int) -> None:

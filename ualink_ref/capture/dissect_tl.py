@@ -1,0 +1,198 @@
+"""The dissector's TL side: one direction's TL byte stream cut into TL flits, framed, read.
+
+:class:`TLStream` takes the TL bytes of each accepted DL flit in order. It cuts
+them into 64-byte TL flits (a TL flit that spans two DL flits completes in the
+second), frames each by the rules of :mod:`ualink_ref.tl.framing` (a half-flit
+is data while data half-flits are owed; a control half-flit's fields say, by
+:func:`~ualink_ref.tl.framing.data_halves`, how many are owed next: the only
+state carried is that count) and reads the control fields with the typed codec
+(:func:`ualink_ref.tl.codec.decode_control_half`). It keeps the address cache
+of compressed requests: a request with ``cload`` loads its address bits above
+``addr_lo`` into way ``cway``; a later compressed request naming that way is
+resolved to the full address as the target sees it.
+
+What a listing shows is built from the typed fields only when it is read:
+:func:`ops_of` (requests and responses as :class:`TLOp`, their value dicts on
+first use) and :func:`credits_of` (credit returns as text).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+from ualink_ref.errors import DecodeError
+from ualink_ref.sizes import TL_FLIT_BYTES, TL_HALF_BYTES
+from ualink_ref.tl import codec as C
+from ualink_ref.tl.codec import ADDR_LO_BITS
+from ualink_ref.tl.fields import COMMANDS, STATUS_NAMES
+from ualink_ref.tl.framing import data_halves
+from ualink_ref.tl.upli import AtomicOp, atomic_op_of
+
+#: A field a listing reports, in field order: a request (with a compressed request's
+#: address-cache bits when its way was loaded in the capture, else ``None``), a response
+#: or a credit return (flow-control fields that are not all-zero NOP padding).
+TLItem = tuple[C.TLField, int | None]
+
+_RESPONSES = (C.Response, C.CompressedResponseData, C.CompressedResponseNoData)
+#: Credit-return fields, in the order a listing names them.
+_CREDIT_KINDS = ("req_cmd", "rsp_cmd", "req_data", "rsp_data")
+
+
+@dataclass(frozen=True)
+class TLOp:
+    """One request or response field found in a TL flit (for listing and filters)."""
+
+    kind: str  # "request" or "response"
+    command: str  # command name, or "Response"
+    tag: int
+    field: C.TLField  # the typed control field (addresses in bytes)
+    #: A compressed request's address bits above ``addr_lo`` from the address cache
+    #: (``None``: an uncompressed request or response, or a way not loaded in the capture).
+    way: int | None = None
+
+    @cached_property
+    def values(self) -> dict[str, int]:
+        """The field's values as the readable codec names them (``ftype`` included, addresses
+        counting 4-byte words); a compressed request whose way is known also gets the full
+        ``addr``, as the target sees it. Built on first read (listing, ``--json``)."""
+        v = C.as_dict(self.field)
+        if self.way is not None and isinstance(self.field, C.CompressedRequest):
+            v["addr"] = (self.way << ADDR_LO_BITS | self.field.addr_lo) >> 2
+        return v
+
+    @property
+    def status(self) -> int:
+        """A response's status (a compressed response is OKAY: 0); 0 for a request."""
+        return int(getattr(self.field, "status", 0))
+
+    def describe(self) -> str:
+        """Short rendering: ``Read tag=5 addr=0x1000 64B`` or ``Response tag=5 OKAY``."""
+        v = self.values
+        if self.kind == "request":
+            words = v.get("len", 0) + 1
+            text = f"{self.command} tag={self.tag}"
+            if "addr" in v:
+                text += f" addr={v['addr'] << 2:#x}"
+            else:  # compressed, address-cache way not seen in this capture
+                text += f" addr_lo={v['addr_lo'] << 2:#x}(way {v['cway']} unknown)"
+            op = atomic_op_of(v.get("attr", 0)) if self.command.startswith("Atomic") else None
+            if op is not None:
+                text += f" op={AtomicOp(op).name}"
+            return text + f" {4 * words}B"
+        status = STATUS_NAMES.get(v.get("status", 0), str(v.get("status")))
+        return f"Response tag={self.tag} {status}"
+
+
+def ops_of(items: tuple[TLItem, ...]) -> tuple[TLOp, ...]:
+    """The requests and responses among ``items``, in order."""
+    ops = []
+    for value, way in items:
+        if isinstance(value, C.Request | C.CompressedRequest):
+            name = COMMANDS.get(value.cmd) or f"cmd{value.cmd:#04x}"
+            ops.append(TLOp("request", name, value.tag, value, way))
+        elif isinstance(value, _RESPONSES):
+            ops.append(TLOp("response", "Response", value.tag, value))
+    return tuple(ops)
+
+
+def credits_of(items: tuple[TLItem, ...]) -> tuple[str, ...]:
+    """The credit returns among ``items`` as text: ``req_cmd+1 rsp_data+4`` per field,
+    prefixed ``vc<N> `` for a per-VC field."""
+    out = []
+    for value, _way in items:
+        if isinstance(value, C.VcFlowControl):
+            out.append(f"vc{value.vchan} " + _credit_text(value[1:]))
+        elif isinstance(value, C.FlowControl):
+            out.append(_credit_text(value))
+    return tuple(out)
+
+
+def _credit_text(counts: tuple[int, ...]) -> str:
+    return " ".join(f"{k}+{n}" for k, n in zip(_CREDIT_KINDS, counts, strict=True) if n)
+
+
+class TLStream:
+    """One direction's TL stream as the dissector follows it (see the module docstring)."""
+
+    __slots__ = ("owed", "partial", "ways")
+
+    def __init__(self) -> None:
+        self.partial = b""  # TL bytes of a TL flit not yet complete
+        self.owed = 0  # data half-flits owed before the next control half-flit
+        #: Address cache: way -> address bits above ``addr_lo`` of the loading request.
+        self.ways: list[int | None] = [None] * 4
+
+    def resync(self) -> None:
+        """Forget the TL stream held so far: the next TL byte starts a TL flit (the
+        address cache is kept: the sender's is unchanged)."""
+        self.partial = b""
+        self.owed = 0
+
+    def add(self, tl: bytes, notes: list[str]
+            ) -> tuple[tuple[bytes, ...], tuple[tuple[int, int], ...], tuple[TLItem, ...]]:
+        """Take the TL bytes of one accepted DL flit; walk every TL flit they complete.
+
+        Returns the raw TL flits, ``(index, data half-flits owed before)`` of each
+        that framed, and the items found in them (:data:`TLItem`). A TL flit with a
+        control half-flit that cannot be framed (unknown FTYPE or command, a field
+        that straddles the half-flit) adds a note and restarts the framing.
+        """
+        data = self.partial + tl if self.partial else tl
+        whole = len(data) - len(data) % TL_FLIT_BYTES
+        self.partial = data[whole:]
+        raw = tuple([data[k:k + TL_FLIT_BYTES] for k in range(0, whole, TL_FLIT_BYTES)])
+        done: list[tuple[int, int]] = []
+        items: list[TLItem] = []
+        owed = self.owed
+        decode, halves = C.decode_control_half, data_halves
+        for n, chunk in enumerate(raw):
+            if owed >= 2:  # both halves are data: nothing to decode
+                done.append((n, owed))
+                owed -= 2
+                continue
+            # Framing rules 2-4 with the count alone: a half-flit is data while data is
+            # owed; a control half-flit's fields say how much is owed after it. Both
+            # control half-flits are decoded before anything is kept, so a TL flit
+            # that cannot be framed leaves no trace but its note.
+            before = owed
+            try:
+                fields = decode(chunk[TL_HALF_BYTES:] if owed else chunk[:TL_HALF_BYTES])
+                owed = 0
+                for _sector, value in fields:
+                    owed += halves(value)
+                if not before:  # half 0 was control: half 1 is data if any is owed
+                    if owed:
+                        owed -= 1
+                    else:
+                        second = decode(chunk[TL_HALF_BYTES:])
+                        for _sector, value in second:
+                            owed += halves(value)
+                        fields += second
+            except DecodeError as exc:
+                notes.append(f"TL flit not decodable ({exc}); TL stream resynchronises")
+                owed = 0
+                continue
+            done.append((n, before))
+            if fields:
+                self._read(fields, items)
+        self.owed = owed
+        return raw, tuple(done), tuple(items)
+
+    def _read(self, fields: list[tuple[int, C.TLField]], items: list[TLItem]) -> None:
+        """Add the reportable ``(sector, field)`` s (in order) to ``items``; keep the
+        address cache."""
+        ways = self.ways
+        for _sector, value in fields:
+            cls = type(value)
+            if cls is C.Request:
+                if value.cload:  # type: ignore[union-attr]
+                    ways[value.cway] = value.addr >> ADDR_LO_BITS  # type: ignore[union-attr]
+                items.append((value, None))
+            elif cls is C.CompressedRequest:
+                items.append((value, ways[value.cway]))  # type: ignore[union-attr]
+            elif cls is not C.FlowControl or any(value):  # all zero: a NOP sector
+                items.append((value, None))
+
+
+__all__ = ["TLItem", "TLOp", "TLStream", "credits_of", "ops_of"]
