@@ -21,7 +21,7 @@ from scapy.packet import Packet
 
 from ualink_ref.errors import DecodeError
 from ualink_ref.scapy.gen import ExactLenField, packet_class
-from ualink_ref.tl.codec import unpack_word
+from ualink_ref.tl.codec import decode_control_half, unpack_word
 from ualink_ref.tl.fields import FORMATS, REQUEST, RESPONSE, SECTOR_BYTES, SECTORS, FType
 from ualink_ref.tl.flit import HALF_FLIT_BYTES, SECTORS_PER_HALF, TL_FLIT_BYTES, data_halves_of
 from ualink_ref.tl.framing import data_halves
@@ -208,6 +208,10 @@ def control_half_data_halves(half: bytes) -> int:
     field's data half-flits by :func:`ualink_ref.tl.framing.data_halves`, 0 for
     an unknown command. Used where the count is needed without building layers.
     """
+    # The usual half-flit decodes whole with the codec (fields, then an all-zero rest of
+    # NOP sectors that owe nothing): the same count, without the sector-by-sector walk.
+    with contextlib.suppress(DecodeError):
+        return sum(data_halves(value) for _sector, value in decode_control_half(half))
     total = pos = 0
     end = len(half)
     while pos < end:
