@@ -26,10 +26,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import MISSING, dataclass, field, fields
-from functools import cached_property
 from typing import Any, NamedTuple
 
-from ualink_ref.capture.dissect_tl import TLItem, TLOp, TLStream, credits_of, ops_of
+from ualink_ref.capture.dissect_tl import TLItem, TLOp, TLStream, credits_of, lazy, ops_of
 from ualink_ref.capture.format import BadRecord, CaptureRecord
 from ualink_ref.dl.flit import NO_MESSAGES, DLFlit
 from ualink_ref.dl.formats import (
@@ -84,7 +83,7 @@ class DissectedFlit:
         """``a_to_b`` or ``b_to_a``."""
         return self.record.direction
 
-    @cached_property
+    @lazy
     def tl_flits(self) -> tuple[TLFlitView, ...]:
         """The readable view of every TL flit completed here that dissected.
 
@@ -93,12 +92,12 @@ class DissectedFlit:
         """
         return tuple(dissect(self.tl_raw[i], owed) for i, owed in self.tl_dissected)
 
-    @cached_property
+    @lazy
     def ops(self) -> tuple[TLOp, ...]:
         """Request and response fields of the TL flits completed here, in order."""
         return ops_of(self.tl_items)
 
-    @cached_property
+    @lazy
     def credits(self) -> tuple[str, ...]:
         """Credit returns (flow-control fields that are not NOP padding) as text, in order."""
         return credits_of(self.tl_items)

@@ -18,8 +18,9 @@ first use) and :func:`credits_of` (credit returns as text).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property
+from typing import Any, Generic, TypeVar, overload
 
 from ualink_ref.errors import DecodeError
 from ualink_ref.sizes import TL_FLIT_BYTES, TL_HALF_BYTES
@@ -35,6 +36,41 @@ from ualink_ref.tl.upli import AtomicOp, atomic_op_of
 TLItem = tuple[C.TLField, int | None]
 
 _RESPONSES = (C.Response, C.CompressedResponseData, C.CompressedResponseNoData)
+
+_Owner = TypeVar("_Owner")
+_Value = TypeVar("_Value")
+
+
+class lazy(Generic[_Owner, _Value]):  # lower case: used like functools.cached_property
+    """An attribute computed on first read and kept in the instance dict.
+
+    ``functools.cached_property`` without its lock (Python 3.11 takes one on every
+    first read, which cost more than the values here): a non-data descriptor, so
+    once the value is in the instance dict it is read from there. Works on frozen
+    dataclasses (the dict is written directly); the value is derived from the
+    instance's own fields, so computing it twice would give the same value.
+    """
+
+    def __init__(self, compute: Callable[[_Owner], _Value]) -> None:
+        self.compute = compute
+        self.name = compute.__name__
+        self.__doc__ = compute.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, obj: None, owner: Any = None) -> lazy[_Owner, _Value]: ...
+
+    @overload
+    def __get__(self, obj: _Owner, owner: Any = None) -> _Value: ...
+
+    def __get__(self, obj: _Owner | None, owner: Any = None) -> Any:
+        if obj is None:
+            return self
+        value = self.compute(obj)
+        obj.__dict__[self.name] = value
+        return value
 #: Credit-return fields, in the order a listing names them.
 _CREDIT_KINDS = ("req_cmd", "rsp_cmd", "req_data", "rsp_data")
 
@@ -51,7 +87,7 @@ class TLOp:
     #: (``None``: an uncompressed request or response, or a way not loaded in the capture).
     way: int | None = None
 
-    @cached_property
+    @lazy
     def values(self) -> dict[str, int]:
         """The field's values as the readable codec names them (``ftype`` included, addresses
         counting 4-byte words); a compressed request whose way is known also gets the full
@@ -195,4 +231,4 @@ class TLStream:
                 items.append((value, None))
 
 
-__all__ = ["TLItem", "TLOp", "TLStream", "credits_of", "ops_of"]
+__all__ = ["TLItem", "TLOp", "TLStream", "credits_of", "lazy", "ops_of"]
