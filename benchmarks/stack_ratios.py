@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import json
 import os
 import statistics
@@ -63,9 +64,11 @@ def interleaved(jobs: dict[str, Callable[[], float]], rounds: int, stat: str) ->
 
 
 def timed(job: Callable[[], Any]) -> Callable[[], float]:
-    """A timing: the wall time of one call of ``job``."""
+    """A timing: the wall time of one call of ``job``, the garbage collector on (as a user
+    runs it) after a full collection (so each round starts from the same heap)."""
 
     def run() -> float:
+        gc.collect()
         start = time.perf_counter()
         job()
         return time.perf_counter() - start

@@ -71,26 +71,29 @@ def _check_against_oracle(flits: list[DissectedFlit]) -> int:
         # where the DL rules made the dissector drop the TL stream held so far
         if any(n.startswith("synchronised") or "phase mismatch" in n for n in f.notes):
             owed = 0
-        done: list[tuple[int, int]] = []
+        framed: list[int | None] = []
         ops: list[Any] = []
         credits: list[str] = []
-        for i, raw in enumerate(f.tl_raw):
+        for raw in f.tl_raw:
             try:
                 view = dissect(raw, owed)
             except DecodeError:
+                framed.append(None)
                 owed = 0  # the stream resynchronises at the next TL flit
                 continue
-            done.append((i, owed))
+            framed.append(owed)
             owed = view.pending_after
             o, c = _oracle_ops(view, ways)
             ops += o
             credits += c
         state[key] = (owed, ways)
         where = (f.index, f.direction, f.record.port)
-        assert f.tl_dissected == tuple(done), where
+        assert f.tl_owed == tuple(framed), where
         assert [(op.kind, op.command, op.tag, op.values) for op in f.ops] == ops, where
         assert list(f.credits) == credits, where
-        assert f.tl_flits == tuple(dissect(f.tl_raw[i], n) for i, n in done), where
+        assert f.tl_flits == tuple(dissect(raw, n) for raw, n in zip(f.tl_raw, framed,
+                                                                     strict=True)
+                                   if n is not None), where
         compared += len(f.tl_raw)
     return compared
 

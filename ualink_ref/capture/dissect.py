@@ -28,7 +28,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, NamedTuple
 
-from ualink_ref.capture.dissect_tl import TLItem, TLOp, TLStream, credits_of, lazy, ops_of
+from ualink_ref.capture.dissect_tl import TLOp, TLStream, credits_of, lazy, ops_of
 from ualink_ref.capture.format import BadRecord, CaptureRecord
 from ualink_ref.dl.flit import NO_MESSAGES, DLFlit
 from ualink_ref.dl.formats import (
@@ -47,6 +47,7 @@ from ualink_ref.dl.verdict import Verdict, classify, implicit_seq, next_seq, pha
 from ualink_ref.errors import CaptureFormatError, CrcError, DecodeError
 from ualink_ref.sizes import DL_FLIT_BYTES, MAX_WINDOW, check_fec
 from ualink_ref.stack.endpoint import decode_wire
+from ualink_ref.tl.codec import TLField
 from ualink_ref.tl.flit import TLFlitView, dissect
 
 #: Data flits remembered per direction to tell a replayed flit from a new one: a sender
@@ -69,10 +70,12 @@ class DissectedFlit:
     replayed: bool = False  # a data flit whose sequence number was seen recently
     messages: tuple[str, ...] = ()
     tl_raw: tuple[bytes, ...] = ()  # every 64-byte TL flit completed here, dissected or not
-    #: (index in ``tl_raw``, data half-flits owed before it) of each TL flit that dissected.
-    tl_dissected: tuple[tuple[int, int], ...] = ()
-    #: The requests, responses and credit returns of those TL flits, typed, in order.
-    tl_items: tuple[TLItem, ...] = ()
+    #: For each of ``tl_raw``: data half-flits owed before it, ``None`` when it did not frame.
+    tl_owed: tuple[int | None, ...] = ()
+    #: The requests, responses and credit returns of those TL flits, typed, in order...
+    tl_fields: tuple[TLField, ...] = ()
+    #: ...and for each, a compressed request's cached address bits (else ``None``).
+    tl_ways: tuple[int | None, ...] = ()
     notes: tuple[str, ...] = ()
     symbols_corrected: int = 0
     uncorrectable: bool = False
@@ -90,17 +93,18 @@ class DissectedFlit:
         Built on first read (a listing without ``-v`` never needs it) from the
         raw TL flits and the framing state the dissector saw before each.
         """
-        return tuple(dissect(self.tl_raw[i], owed) for i, owed in self.tl_dissected)
+        return tuple(dissect(raw, owed) for raw, owed in zip(self.tl_raw, self.tl_owed,
+                                                            strict=True) if owed is not None)
 
     @lazy
     def ops(self) -> tuple[TLOp, ...]:
         """Request and response fields of the TL flits completed here, in order."""
-        return ops_of(self.tl_items)
+        return ops_of(self.tl_fields, self.tl_ways)
 
     @lazy
     def credits(self) -> tuple[str, ...]:
         """Credit returns (flow-control fields that are not NOP padding) as text, in order."""
-        return credits_of(self.tl_items)
+        return credits_of(self.tl_fields)
 
 
 @dataclass
@@ -367,10 +371,10 @@ def _dissect_flit(st: _Direction, ctx: _Ctx) -> DissectedFlit:
         tl = tl[flit.first_tl_start:]
     st.expected = next_seq(seq)
     _remember(st, seq)
-    raw, done, items = st.tl.add(tl, notes)
+    raw, owed, fields, ways = st.tl.add(tl, notes)
     return ctx.result(flit=flit, seq=None if st.guessed else seq, status="accepted",
-                      replayed=replayed, messages=messages, tl_raw=raw, tl_dissected=done,
-                      tl_items=items, notes=tuple(notes))
+                      replayed=replayed, messages=messages, tl_raw=raw, tl_owed=owed,
+                      tl_fields=fields, tl_ways=ways, notes=tuple(notes))
 
 
 def _remember(st: _Direction, seq: int) -> None:

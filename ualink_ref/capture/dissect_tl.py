@@ -30,13 +30,9 @@ from ualink_ref.tl.fields import COMMANDS, STATUS_NAMES
 from ualink_ref.tl.framing import data_halves
 from ualink_ref.tl.upli import AtomicOp, atomic_op_of
 
-#: A field a listing reports, in field order: a request (with a compressed request's
-#: address-cache bits when its way was loaded in the capture, else ``None``), a response
-#: or a credit return (flow-control fields that are not all-zero NOP padding).
-TLItem = tuple[C.TLField, int | None]
-
 _RESPONSES = (C.Response, C.CompressedResponseData, C.CompressedResponseNoData)
 
+_Ways = tuple[int | None, ...]
 _Owner = TypeVar("_Owner")
 _Value = TypeVar("_Value")
 
@@ -120,10 +116,11 @@ class TLOp:
         return f"Response tag={self.tag} {status}"
 
 
-def ops_of(items: tuple[TLItem, ...]) -> tuple[TLOp, ...]:
-    """The requests and responses among ``items``, in order."""
+def ops_of(fields: tuple[C.TLField, ...], ways: tuple[int | None, ...]) -> tuple[TLOp, ...]:
+    """The requests and responses among the reported ``fields``, in order (``ways``: see
+    :meth:`TLStream.add`)."""
     ops = []
-    for value, way in items:
+    for value, way in zip(fields, ways, strict=True):
         if isinstance(value, C.Request | C.CompressedRequest):
             name = COMMANDS.get(value.cmd) or f"cmd{value.cmd:#04x}"
             ops.append(TLOp("request", name, value.tag, value, way))
@@ -132,11 +129,11 @@ def ops_of(items: tuple[TLItem, ...]) -> tuple[TLOp, ...]:
     return tuple(ops)
 
 
-def credits_of(items: tuple[TLItem, ...]) -> tuple[str, ...]:
-    """The credit returns among ``items`` as text: ``req_cmd+1 rsp_data+4`` per field,
-    prefixed ``vc<N> `` for a per-VC field."""
+def credits_of(fields: tuple[C.TLField, ...]) -> tuple[str, ...]:
+    """The credit returns among the reported ``fields`` as text: ``req_cmd+1 rsp_data+4``
+    per field, prefixed ``vc<N> `` for a per-VC field."""
     out = []
-    for value, _way in items:
+    for value in fields:
         if isinstance(value, C.VcFlowControl):
             out.append(f"vc{value.vchan} " + _credit_text(value[1:]))
         elif isinstance(value, C.FlowControl):
@@ -165,26 +162,32 @@ class TLStream:
         self.partial = b""
         self.owed = 0
 
-    def add(self, tl: bytes, notes: list[str]
-            ) -> tuple[tuple[bytes, ...], tuple[tuple[int, int], ...], tuple[TLItem, ...]]:
+    def add(self, tl: bytes, notes: list[str]) -> tuple[
+            tuple[bytes, ...], tuple[int | None, ...], tuple[C.TLField, ...], _Ways]:
         """Take the TL bytes of one accepted DL flit; walk every TL flit they complete.
 
-        Returns the raw TL flits, ``(index, data half-flits owed before)`` of each
-        that framed, and the items found in them (:data:`TLItem`). A TL flit with a
-        control half-flit that cannot be framed (unknown FTYPE or command, a field
-        that straddles the half-flit) adds a note and restarts the framing.
+        Returns ``(raw, owed, fields, ways)``: the raw TL flits; for each, the data
+        half-flits owed before it, or ``None`` when it could not be framed (unknown
+        FTYPE or command, a field that straddles the half-flit: a note is added and
+        the framing restarts); the fields a listing reports, in order (requests,
+        responses, and flow-control fields that are not all-zero NOP padding); and
+        for each of those, a compressed request's address bits from the address
+        cache when its way was loaded in the capture, else ``None``. (Flat tuples:
+        this runs for every DL flit, and fewer small objects is less for the garbage
+        collector to walk.)
         """
         data = self.partial + tl if self.partial else tl
         whole = len(data) - len(data) % TL_FLIT_BYTES
         self.partial = data[whole:]
         raw = tuple([data[k:k + TL_FLIT_BYTES] for k in range(0, whole, TL_FLIT_BYTES)])
-        done: list[tuple[int, int]] = []
-        items: list[TLItem] = []
+        framed: list[int | None] = []
+        fields: list[C.TLField] = []
+        ways: list[int | None] = []
         owed = self.owed
         decode, halves = C.decode_control_half, data_halves
-        for n, chunk in enumerate(raw):
+        for chunk in raw:
+            framed.append(owed)
             if owed >= 2:  # both halves are data: nothing to decode
-                done.append((n, owed))
                 owed -= 2
                 continue
             # Framing rules 2-4 with the count alone: a half-flit is data while data is
@@ -193,9 +196,9 @@ class TLStream:
             # that cannot be framed leaves no trace but its note.
             before = owed
             try:
-                fields = decode(chunk[TL_HALF_BYTES:] if owed else chunk[:TL_HALF_BYTES])
+                found = decode(chunk[TL_HALF_BYTES:] if owed else chunk[:TL_HALF_BYTES])
                 owed = 0
-                for _sector, value in fields:
+                for _sector, value in found:
                     owed += halves(value)
                 if not before:  # half 0 was control: half 1 is data if any is owed
                     if owed:
@@ -204,31 +207,36 @@ class TLStream:
                         second = decode(chunk[TL_HALF_BYTES:])
                         for _sector, value in second:
                             owed += halves(value)
-                        fields += second
+                        found += second
             except DecodeError as exc:
                 notes.append(f"TL flit not decodable ({exc}); TL stream resynchronises")
+                framed[-1] = None
                 owed = 0
                 continue
-            done.append((n, before))
-            if fields:
-                self._read(fields, items)
+            if found:
+                self._read(found, fields, ways)
         self.owed = owed
-        return raw, tuple(done), tuple(items)
+        return raw, tuple(framed), tuple(fields), tuple(ways)
 
-    def _read(self, fields: list[tuple[int, C.TLField]], items: list[TLItem]) -> None:
-        """Add the reportable ``(sector, field)`` s (in order) to ``items``; keep the
-        address cache."""
-        ways = self.ways
-        for _sector, value in fields:
+    def _read(self, found: list[tuple[int, C.TLField]], fields: list[C.TLField],
+              ways: list[int | None]) -> None:
+        """Add the reportable ones of ``found`` (``(sector, field)`` in order) to
+        ``fields`` and ``ways``; keep the address cache."""
+        cache = self.ways
+        for _sector, value in found:
             cls = type(value)
             if cls is C.Request:
                 if value.cload:  # type: ignore[union-attr]
-                    ways[value.cway] = value.addr >> ADDR_LO_BITS  # type: ignore[union-attr]
-                items.append((value, None))
+                    cache[value.cway] = value.addr >> ADDR_LO_BITS  # type: ignore[union-attr]
+                way = None
             elif cls is C.CompressedRequest:
-                items.append((value, ways[value.cway]))  # type: ignore[union-attr]
-            elif cls is not C.FlowControl or any(value):  # all zero: a NOP sector
-                items.append((value, None))
+                way = cache[value.cway]  # type: ignore[union-attr]
+            elif cls is C.FlowControl and not any(value):  # all zero: a NOP sector
+                continue
+            else:
+                way = None
+            fields.append(value)
+            ways.append(way)
 
 
-__all__ = ["TLItem", "TLOp", "TLStream", "credits_of", "lazy", "ops_of"]
+__all__ = ["TLOp", "TLStream", "credits_of", "lazy", "ops_of"]

@@ -248,7 +248,8 @@ class Summary:
         self.malformed += f.flit is None and not f.crc_error
         self.corrected += f.symbols_corrected
         self.uncorrectable += f.uncorrectable
-        self.tl_flits += len(f.tl_dissected)  # (the readable views are built only for -v)
+        # TL flits that framed (the readable views are built only for -v)
+        self.tl_flits += len(f.tl_owed) - f.tl_owed.count(None)
         for op in f.ops:
             if op.kind == "request":
                 self.requests[op.command] += 1
