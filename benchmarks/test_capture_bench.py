@@ -7,7 +7,11 @@ Run: ``python -m pytest benchmarks/test_capture_bench.py --benchmark-enable``.
   (full Scapy dissection): ratio = our time / Scapy's, per record.
 * ``dissect``: :func:`ualink_ref.capture.dissect.dissect_records` (CRC, DL state, TL
   reassembly and field decode) against a bare ``DLFlit.decode`` of the same flits:
-  ratio = how many bare DL decodes one dissected flit costs.
+  ratio = how many bare DL decodes one dissected flit costs (issue 12: <= 3).
+* ``scapy view``: Scapy's ``rdpcap`` with the TL view of every record read
+  (``pkt.tl_flits``) against a plain ``rdpcap`` of the same file (issue 12: <= 2).
+
+``benchmarks/stack_ratios.py`` prints the same ratios (and the endpoint's) without pytest.
 """
 
 from __future__ import annotations
@@ -66,3 +70,22 @@ def test_dissect(benchmark: Any) -> None:
     flits = benchmark(lambda: dissect_records(RECORDS))
     assert len(flits) == len(RECORDS)
     _record(benchmark, "dissect, time / DLFlit.decode", median_time(_bare_decode, 5, warm_up=False))
+
+
+def test_scapy_view(benchmark: Any, tmp_path: Path) -> None:
+    pytest.importorskip("scapy")
+    from scapy.utils import rdpcap
+
+    import ualink_ref.scapy_layers  # noqa: F401  (registers link type 147)
+
+    path = tmp_path / "bench.pcap"
+    path.write_bytes(DATA)
+
+    def view() -> int:
+        pkts = rdpcap(str(path))
+        return sum(len(p.tl_flits or ()) for p in pkts)
+
+    benchmark.group = "capture"
+    assert benchmark(view) > len(RECORDS)
+    _record(benchmark, "rdpcap + TL view, time / rdpcap",
+            median_time(lambda: rdpcap(str(path)), 5, warm_up=False))

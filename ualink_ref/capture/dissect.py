@@ -10,8 +10,11 @@ receiver's rules of ``ualink_ref.dl.datalink`` as a passive observer:
   op ``ack`` with payload); behind it, it is a duplicate; ahead, a gap;
 * the TL bytes of accepted flits form one continuous stream that is cut into
   64-byte TL flits, so a TL flit that spans two DL flits is reassembled and
-  reported with the DL flit that completes it; each TL flit is dissected by
-  :func:`ualink_ref.tl.flit.dissect` with the data half-flits still owed.
+  reported with the DL flit that completes it; each TL flit is framed by the
+  rules of :mod:`ualink_ref.tl.framing` and its fields read with the typed codec
+  (:class:`ualink_ref.capture.dissect_tl.TLStream`). What a listing shows (ops,
+  credit text, the readable views of :func:`ualink_ref.tl.flit.dissect`) is
+  built from those fields when first read.
 
 A capture that starts mid-stream synchronises on the first good data flit
 with an explicit header: TL bytes before its first TL-flit boundary belong to
@@ -22,11 +25,12 @@ kind ``fec_codewords`` are FEC-decoded first (one DissectedFlit per flit).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import MISSING, dataclass, field, fields
+from typing import Any, NamedTuple
 
+from ualink_ref.capture.dissect_tl import TLOp, TLStream, credits_of, lazy, ops_of
 from ualink_ref.capture.format import BadRecord, CaptureRecord
-from ualink_ref.dl.flit import TL_FLIT_BYTES, DLFlit
+from ualink_ref.dl.flit import NO_MESSAGES, DLFlit
 from ualink_ref.dl.formats import (
     FlitOp,
 )
@@ -43,41 +47,12 @@ from ualink_ref.dl.verdict import Verdict, classify, implicit_seq, next_seq, pha
 from ualink_ref.errors import CaptureFormatError, CrcError, DecodeError
 from ualink_ref.sizes import DL_FLIT_BYTES, MAX_WINDOW, check_fec
 from ualink_ref.stack.endpoint import decode_wire
-from ualink_ref.tl.codec import ADDR_LO_BITS
-from ualink_ref.tl.fields import COMMANDS, STATUS_NAMES, FType
+from ualink_ref.tl.codec import TLField
 from ualink_ref.tl.flit import TLFlitView, dissect
-from ualink_ref.tl.upli import AtomicOp, atomic_op_of
 
 #: Data flits remembered per direction to tell a replayed flit from a new one: a sender
 #: never has more than a window's worth unacknowledged, so older ones cannot come back.
 _REPLAY_MEMORY = MAX_WINDOW
-
-
-@dataclass(frozen=True)
-class TLOp:
-    """One request or response field found in a TL flit (for listing and filters)."""
-
-    kind: str  # "request" or "response"
-    command: str  # command name, or "Response"
-    tag: int
-    values: dict[str, int]
-
-    def describe(self) -> str:
-        """Short rendering: ``Read tag=5 addr=0x1000 64B`` or ``Response tag=5 OKAY``."""
-        v = self.values
-        if self.kind == "request":
-            words = v.get("len", 0) + 1
-            text = f"{self.command} tag={self.tag}"
-            if "addr" in v:
-                text += f" addr={v['addr'] << 2:#x}"
-            else:  # compressed, address-cache way not seen in this capture
-                text += f" addr_lo={v['addr_lo'] << 2:#x}(way {v['cway']} unknown)"
-            op = atomic_op_of(v.get("attr", 0)) if self.command.startswith("Atomic") else None
-            if op is not None:
-                text += f" op={AtomicOp(op).name}"
-            return text + f" {4 * words}B"
-        status = STATUS_NAMES.get(v.get("status", 0), str(v.get("status")))
-        return f"Response tag={self.tag} {status}"
 
 
 @dataclass(frozen=True)
@@ -94,10 +69,13 @@ class DissectedFlit:
     status: str = ""  # "accepted", "duplicate", "gap", "unsynchronised", "" (no payload)
     replayed: bool = False  # a data flit whose sequence number was seen recently
     messages: tuple[str, ...] = ()
-    tl_flits: tuple[TLFlitView, ...] = ()  # TL flits completed here that dissected
     tl_raw: tuple[bytes, ...] = ()  # every 64-byte TL flit completed here, dissected or not
-    ops: tuple[TLOp, ...] = ()
-    credits: tuple[str, ...] = ()
+    #: For each of ``tl_raw``: data half-flits owed before it, ``None`` when it did not frame.
+    tl_owed: tuple[int | None, ...] = ()
+    #: The requests, responses and credit returns of those TL flits, typed, in order...
+    tl_fields: tuple[TLField, ...] = ()
+    #: ...and for each, a compressed request's cached address bits (else ``None``).
+    tl_ways: tuple[int | None, ...] = ()
     notes: tuple[str, ...] = ()
     symbols_corrected: int = 0
     uncorrectable: bool = False
@@ -108,47 +86,38 @@ class DissectedFlit:
         """``a_to_b`` or ``b_to_a``."""
         return self.record.direction
 
+    @lazy
+    def tl_flits(self) -> tuple[TLFlitView, ...]:
+        """The readable view of every TL flit completed here that dissected.
+
+        Built on first read (a listing without ``-v`` never needs it) from the
+        raw TL flits and the framing state the dissector saw before each.
+        """
+        return tuple(dissect(raw, owed) for raw, owed in zip(self.tl_raw, self.tl_owed,
+                                                            strict=True) if owed is not None)
+
+    @lazy
+    def ops(self) -> tuple[TLOp, ...]:
+        """Request and response fields of the TL flits completed here, in order."""
+        return ops_of(self.tl_fields, self.tl_ways)
+
+    @lazy
+    def credits(self) -> tuple[str, ...]:
+        """Credit returns (flow-control fields that are not NOP padding) as text, in order."""
+        return credits_of(self.tl_fields)
+
 
 @dataclass
 class _Direction:
     """What a passive receiver of one direction knows."""
 
     expected: int | None = None  # next sequence number (wire value), None: unsynchronised
-    partial: bytearray = field(default_factory=bytearray)
-    pending: int = 0  # data half-flits owed to the TL stream
+    tl: TLStream = field(default_factory=TLStream)  # the TL stream: bytes held, framing
     recent: dict[int, int] = field(default_factory=dict)  # seq -> data-flit counter
     data_flits: int = 0
     lossy: bool = False  # a flit was lost (CRC error, malformed) before synchronising
     unplaced: int = 0  # good data flits seen before synchronising
     guessed: bool = False  # synchronised on low bits only (mid-stream, implicit header)
-    # Address cache of compressed requests: way -> address bits 56..24 of the loading request.
-    ways: list[int | None] = field(default_factory=lambda: [None] * 4)
-
-
-def _ops_of(view: TLFlitView, ways: list[int | None]) -> tuple[list[TLOp], list[str]]:
-    ops: list[TLOp] = []
-    credits: list[str] = []
-    for half in view.halves:
-        for f in half.fields:
-            ft = f.ftype
-            v = dict(f.values)
-            if ft == FType.REQUEST and v["cload"]:
-                ways[v["cway"]] = (v["addr"] << 2) >> ADDR_LO_BITS
-            if ft == FType.COMPRESSED_REQUEST and ways[v["cway"]] is not None:
-                # as the target sees it (the addr field counts 4-byte words)
-                v["addr"] = ((ways[v["cway"]] or 0) << ADDR_LO_BITS | v["addr_lo"] << 2) >> 2
-            if ft in (FType.REQUEST, FType.COMPRESSED_REQUEST):
-                name = COMMANDS.get(v["cmd"], f"cmd{v['cmd']:#04x}")
-                ops.append(TLOp("request", name, v["tag"], v))
-            elif ft in (FType.RESPONSE, FType.COMPRESSED_RESPONSE_DATA,
-                        FType.COMPRESSED_RESPONSE_NODATA):
-                ops.append(TLOp("response", "Response", v["tag"], v))
-            elif ft in (FType.FLOW_CONTROL, FType.VC_FLOW_CONTROL) and not f.is_nop:
-                parts = [f"{k}+{v[k]}" for k in ("req_cmd", "rsp_cmd", "req_data", "rsp_data")
-                         if v.get(k)]
-                vc = f"vc{v['vchan']} " if ft == FType.VC_FLOW_CONTROL else ""
-                credits.append(vc + " ".join(parts))
-    return ops, credits
 
 
 def _message_text(word: int) -> str:
@@ -174,12 +143,9 @@ def _message_text(word: int) -> str:
     return repr(msg)
 
 
-def _flit_bytes(rec: CaptureRecord) -> Iterator[tuple[bytes, int, bool, str]]:
-    """(flit bytes, symbols corrected, uncorrectable, error) for each flit of a record."""
-    if rec.kind == "dl_flit":
-        yield rec.data, rec.symbols_corrected, rec.uncorrectable, ""
-        return
-
+def _codeword_flits(rec: CaptureRecord) -> Iterator[tuple[bytes, int, bool, str]]:
+    """(flit bytes, symbols corrected, uncorrectable, error) for each flit of a
+    ``fec_codewords`` record."""
     try:
         # the endpoint's own PHY decode
         res = decode_wire(rec.data, check_fec(rec.fec_mode), rec.interleave)
@@ -190,18 +156,36 @@ def _flit_bytes(rec: CaptureRecord) -> Iterator[tuple[bytes, int, bool, str]]:
         yield res.flits[DL_FLIT_BYTES * k : DL_FLIT_BYTES * (k + 1)], corrected, bad, ""
 
 
-@dataclass(frozen=True)
-class _Ctx:
-    index: int
+class _Ctx(NamedTuple):
+    """Where a flit came from (a tuple: one is made per flit)."""
+
+    number: int  # the record's packet number in the file
     record: CaptureRecord
     raw: bytes
     symbols_corrected: int
     uncorrectable: bool
 
     def result(self, **kw: Any) -> DissectedFlit:
-        return DissectedFlit(index=self.index, record=self.record, raw=self.raw,
-                             symbols_corrected=self.symbols_corrected,
-                             uncorrectable=self.uncorrectable, **kw)
+        """The flit's :class:`DissectedFlit`, with ``kw`` and defaults for the rest.
+
+        Built by filling the instance dict: a frozen dataclass's ``__init__`` sets its
+        19 fields one ``object.__setattr__`` at a time, which cost more than the rest
+        of dissecting a flit. Safe here: every value is the dissector's own, of the
+        declared type, and the result is the same frozen value (``==``, ``repr``).
+        """
+        flit = object.__new__(DissectedFlit)
+        values = flit.__dict__
+        values.update(_DISSECTED_DEFAULTS)
+        values.update(index=self.number, record=self.record, raw=self.raw,
+                      symbols_corrected=self.symbols_corrected,
+                      uncorrectable=self.uncorrectable)
+        values.update(kw)
+        return flit
+
+
+#: Default of every :class:`DissectedFlit` field that has one (for :meth:`_Ctx.result`).
+_DISSECTED_DEFAULTS = {f.name: f.default for f in fields(DissectedFlit)
+                       if f.default is not MISSING}
 
 
 def dissect_records(records: Iterable[CaptureRecord]) -> list[DissectedFlit]:
@@ -256,6 +240,8 @@ class Dissector:
         """Take packet number ``index``; return the flits (and bad records) now reportable."""
         if isinstance(record, CaptureRecord) and record.kind == "dl_flit":
             self._decoded.add((record.direction, record.port))
+            if not self._held:  # nothing waits for a decision: report it at once
+                return self._dissect(index, record)  # type: ignore[return-value]
         self._held.append((index, record))
         return self._release(final=False)
 
@@ -283,18 +269,21 @@ class Dissector:
 
     def _dissect(self, index: int, rec: CaptureRecord) -> list[DissectedFlit]:
         key = (rec.direction, rec.port)
-        fec_only = rec.kind == "fec_codewords" and key in self._decoded
+        st = self._state.get(key)
+        if st is None:
+            st = self._state[key] = _Direction()
+        if rec.kind == "dl_flit":
+            return [_dissect_flit(st, _Ctx(index, rec, rec.data, rec.symbols_corrected,
+                                           rec.uncorrectable))]
+        fec_only = key in self._decoded
         out = []
-        for raw, corrected, uncorrectable, error in _flit_bytes(rec):
+        for raw, corrected, uncorrectable, error in _codeword_flits(rec):
             ctx = _Ctx(index, rec, raw, corrected, uncorrectable)
             if error:
                 out.append(ctx.result(flit=None, error=error, fec_only=fec_only))
             elif fec_only:
                 out.append(ctx.result(flit=None, fec_only=True))
             else:
-                st = self._state.get(key)
-                if st is None:
-                    st = self._state[key] = _Direction()
                 out.append(_dissect_flit(st, ctx))
         return out
 
@@ -309,7 +298,8 @@ def _dissect_flit(st: _Direction, ctx: _Ctx) -> DissectedFlit:
     except DecodeError as exc:
         st.lossy = True
         return ctx.result(flit=None, error=f"malformed: {exc}")
-    messages = tuple(_message_text(m) for m in flit.messages if m is not None)
+    messages = () if flit.messages == NO_MESSAGES else tuple(
+        _message_text(m) for m in flit.messages if m is not None)
     if not flit.payload:
         return ctx.result(flit=flit, messages=messages)
     notes: list[str] = []
@@ -325,8 +315,7 @@ def _dissect_flit(st: _Direction, ctx: _Ctx) -> DissectedFlit:
                 # learnt from the next explicit header (shown as "?" until then).
                 st.expected = flit.flit_seq_lo or 8
                 st.guessed = True
-                st.partial.clear()
-                st.pending = 0
+                st.tl.resync()
                 tl = tl[flit.first_tl_start:]
                 notes.append("synchronised on an implicit header: sequence numbers unknown")
             else:
@@ -356,8 +345,7 @@ def _dissect_flit(st: _Direction, ctx: _Ctx) -> DissectedFlit:
                                   messages=messages, notes=(
                                       "waiting for sequence 1 or a replay after a lost flit",))
             st.expected = seq
-            st.partial.clear()
-            st.pending = 0
+            st.tl.resync()
             if flit.first_tl_start:
                 notes.append(f"synchronised: the first {flit.first_tl_start} TL bytes finish "
                              "a TL flit begun before the capture")
@@ -376,39 +364,17 @@ def _dissect_flit(st: _Direction, ctx: _Ctx) -> DissectedFlit:
                 return ctx.result(flit=flit, seq=seq, status="gap", replayed=replayed,
                                   messages=messages, notes=(f"expected seq {st.expected}",))
     replayed = flit.op is FlitOp.REPLAY or _seen(st, seq)
-    if not notes and not phase_matches(flit, len(st.partial)):
+    if not notes and not phase_matches(flit, len(st.tl.partial)):
         notes.append(f"TL stream phase mismatch (first_tl_start {flit.first_tl_start}, "
-                     f"{len(st.partial)} bytes held): resynchronised")
-        st.partial.clear()
-        st.pending = 0
+                     f"{len(st.tl.partial)} bytes held): resynchronised")
+        st.tl.resync()
         tl = tl[flit.first_tl_start:]
     st.expected = next_seq(seq)
     _remember(st, seq)
-    st.partial += tl
-    views: list[TLFlitView] = []
-    raw: list[bytes] = []
-    ops: list[TLOp] = []
-    credits: list[str] = []
-    while len(st.partial) >= TL_FLIT_BYTES:
-        chunk = bytes(st.partial[:TL_FLIT_BYTES])
-        del st.partial[:TL_FLIT_BYTES]
-        raw.append(chunk)
-        try:
-            view = dissect(chunk, st.pending)
-        except DecodeError as exc:
-            notes.append(f"TL flit not decodable ({exc}); TL stream resynchronises")
-            st.pending = 0
-            continue
-        st.pending = view.pending_after
-        views.append(view)
-        o, c = _ops_of(view, st.ways)
-        ops += o
-        credits += c
+    raw, owed, fields, ways = st.tl.add(tl, notes)
     return ctx.result(flit=flit, seq=None if st.guessed else seq, status="accepted",
-                      replayed=replayed,
-                      messages=messages, tl_flits=tuple(views), tl_raw=tuple(raw),
-                      ops=tuple(ops),
-                      credits=tuple(credits), notes=tuple(notes))
+                      replayed=replayed, messages=messages, tl_raw=raw, tl_owed=owed,
+                      tl_fields=fields, tl_ways=ways, notes=tuple(notes))
 
 
 def _remember(st: _Direction, seq: int) -> None:

@@ -248,12 +248,13 @@ class Summary:
         self.malformed += f.flit is None and not f.crc_error
         self.corrected += f.symbols_corrected
         self.uncorrectable += f.uncorrectable
-        self.tl_flits += len(f.tl_flits)
+        # TL flits that framed (the readable views are built only for -v)
+        self.tl_flits += len(f.tl_owed) - f.tl_owed.count(None)
         for op in f.ops:
             if op.kind == "request":
                 self.requests[op.command] += 1
             else:
-                self.responses[STATUS_NAMES.get(op.values.get("status", 0), "?")] += 1
+                self.responses[STATUS_NAMES.get(op.status, "?")] += 1
         self._add_messages(f)
 
     def _add_messages(self, f: DissectedFlit) -> None:

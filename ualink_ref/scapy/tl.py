@@ -13,6 +13,7 @@ Imports Scapy (GPL-2.0-only): use it through ``ualink_ref.scapy_layers``.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from scapy.fields import PacketListField, StrFixedLenField
@@ -20,8 +21,10 @@ from scapy.packet import Packet
 
 from ualink_ref.errors import DecodeError
 from ualink_ref.scapy.gen import ExactLenField, packet_class
+from ualink_ref.tl.codec import decode_control_half, unpack_word
 from ualink_ref.tl.fields import FORMATS, REQUEST, RESPONSE, SECTOR_BYTES, SECTORS, FType
 from ualink_ref.tl.flit import HALF_FLIT_BYTES, SECTORS_PER_HALF, TL_FLIT_BYTES, data_halves_of
+from ualink_ref.tl.framing import data_halves
 
 
 def _no_payload(self: Packet, s: bytes) -> tuple[bytes, bytes]:
@@ -182,11 +185,55 @@ class TLFlit(Packet):
                                      for h in self.getfieldval("halves"))
 
 
+#: ``TLFlit`` subclasses by ``pending_before`` (a class per value, made once: Scapy
+#: prepares every new layer class on first use, which costs more than the dissection).
+_CONTINUING: dict[int, type[TLFlit]] = {}
+
+
 def tl_flit(data: bytes, pending: int = 0) -> TLFlit:
     """Dissect a TL flit into Scapy layers, given the data half-flits owed before it."""
-    cls = type("TLFlit", (TLFlit,), {"pending_before": pending}) if pending else TLFlit
+    cls = TLFlit
+    if pending:
+        cls = _CONTINUING.get(pending) or _CONTINUING.setdefault(
+            pending, type("TLFlit", (TLFlit,), {"pending_before": pending}))
     packet: TLFlit = cls(data)
     return packet
+
+
+def control_half_data_halves(half: bytes) -> int:
+    """What ``TLControlHalf(half).data_halves()`` returns, read from the bytes alone.
+
+    The layer's own walk: sector by sector, a field of a known FTYPE that fits in
+    what is left of the half-flit, else a 4-byte unknown sector (no data); a
+    field's data half-flits by :func:`ualink_ref.tl.framing.data_halves`, 0 for
+    an unknown command. Used where the count is needed without building layers.
+    """
+    # The usual half-flit decodes whole with the codec (fields, then an all-zero rest of
+    # NOP sectors that owe nothing): the same count, without the sector-by-sector walk.
+    with contextlib.suppress(DecodeError):
+        return sum(data_halves(value) for _sector, value in decode_control_half(half))
+    total = pos = 0
+    end = len(half)
+    while pos < end:
+        ftype = half[pos] >> 4
+        size = SECTORS[ftype] * SECTOR_BYTES if ftype in TL_FIELD_LAYERS else 0
+        if not size or pos + size > end:
+            pos += SECTOR_BYTES  # TLUnknownSector
+            continue
+        # an unknown command's data length is unknown: 0, as in the layer
+        with contextlib.suppress(DecodeError):
+            total += data_halves(unpack_word(ftype, int.from_bytes(half[pos:pos + size], "big")))
+        pos += size
+    return total
+
+
+def pending_after(data: bytes, pending: int = 0) -> int:
+    """Data half-flits owed after the 64-byte TL flit ``data`` by the rules of
+    :class:`TLFlit` (``tl_flit(data, pending)``), without building its layers."""
+    for k in range(0, TL_FLIT_BYTES, HALF_FLIT_BYTES):
+        pending = pending - 1 if pending else control_half_data_halves(
+            data[k:k + HALF_FLIT_BYTES])
+    return pending
 
 
 def _upli_data_length(pkt: Packet) -> int:
@@ -218,5 +265,7 @@ __all__ = [
     "TLUnknownSector",
     "UPLIRequest",
     "UPLIResponse",
+    "control_half_data_halves",
+    "pending_after",
     "tl_flit",
 ]

@@ -8,16 +8,18 @@ segment headers of that one flit the way ``ualink_ref.dl.flit`` defines them
 ``4*tl_offset + 64*i`` for ``i < tl_starts``, the first uncounted boundary
 starts zero fill — and shows the DL flit's TL byte stream as a list of
 ``DLTLSpan`` layers: the partial TL flit continued from an earlier DL flit,
-each TL flit wholly inside (dissected with :class:`~ualink_ref.scapy.tl.TLFlit`),
-a trailing partial TL flit and the fill. No earlier state is used, and no
-bytes raise: whatever the header bits say, offsets are clipped to the segment.
+each TL flit wholly inside (dissected with :class:`~ualink_ref.scapy.tl.TLFlit`
+when its ``flit`` is first read: a view costs about what reading its record
+did, and only the TL flits looked at pay for their layers), a trailing partial
+TL flit and the fill. No earlier state is used, and no bytes raise: whatever
+the header bits say, offsets are clipped to the segment.
 
 Imports Scapy (GPL-2.0-only): use it through ``ualink_ref.scapy_layers``.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from scapy.fields import (
     ByteEnumField,
@@ -31,7 +33,7 @@ from scapy.fields import (
 from scapy.packet import Packet
 
 from ualink_ref.dl.segments import walk_segments
-from ualink_ref.scapy.tl import TLControlHalf, TLFlit, tl_flit
+from ualink_ref.scapy.tl import TLFlit, pending_after, tl_flit
 from ualink_ref.sizes import DL_FLIT_BYTES as FLIT_BYTES
 from ualink_ref.sizes import TL_FLIT_BYTES
 
@@ -46,6 +48,43 @@ SPAN_KINDS = {
     # segment headers give (the codec rejects such a flit)
     UNEXPLAINED: "unexplained_by_segment_headers",
 }
+
+
+class UndissectedTLFlit(NamedTuple):
+    """What a view's ``DLTLSpan.fields["flit"]`` holds until the TL flit is first read:
+    its 64 bytes and the data half-flits owed before it (immutable: copies share it)."""
+
+    data: bytes
+    pending: int
+
+
+class LazyTLFlitField(PacketField):
+    """The ``flit`` of a ``DLTLSpan``: a :class:`~ualink_ref.scapy.tl.TLFlit`, dissected
+    from an :class:`UndissectedTLFlit` on first read (``span.flit``, ``show()``, ``repr``,
+    building) and then kept in the span's fields. Dissecting from bytes is unchanged."""
+
+    def i2h(self, pkt: Packet | None, x: Any) -> Any:
+        """``span.flit``: the dissected TL flit."""
+        return super().i2h(pkt, _dissected(pkt, x))
+
+    def i2repr(self, pkt: Packet | None, x: Any) -> str:
+        """As for the dissected TL flit."""
+        return str(super().i2repr(pkt, _dissected(pkt, x)))
+
+    def addfield(self, pkt: Packet, s: bytes, val: Any) -> bytes:
+        """The TL flit's bytes, as built from its layers."""
+        return bytes(super().addfield(pkt, s, _dissected(pkt, val)))
+
+
+def _dissected(pkt: Packet | None, value: Any) -> Any:
+    """``value``, or the TL flit it stands for, dissected now and kept in ``pkt``."""
+    if not isinstance(value, UndissectedTLFlit):
+        return value
+    flit = tl_flit(value.data, value.pending)
+    if pkt is not None and pkt.fields.get("flit") is value:
+        # as DLTLSpan(flit=...) stores it (the TL flit's parent is the span)
+        pkt.fields["flit"] = pkt.get_field("flit").any2i(pkt, flit)
+    return flit
 
 
 class DLTLSpan(Packet):
@@ -65,9 +104,14 @@ class DLTLSpan(Packet):
         ShortField("offset", 0),
         ShortField("length", 0),
         ConditionalField(ByteField("pending_before", 0), lambda p: p.kind == WHOLE),
-        ConditionalField(PacketField("flit", None, TLFlit), lambda p: p.kind == WHOLE),
+        ConditionalField(LazyTLFlitField("flit", None, TLFlit), lambda p: p.kind == WHOLE),
         ConditionalField(StrField("raw", b""), lambda p: p.kind != WHOLE),
     ]
+
+    def getfieldval(self, attr: str) -> Any:
+        """``flit`` is dissected on first read (see :class:`LazyTLFlitField`)."""
+        value = super().getfieldval(attr)
+        return _dissected(self, value) if attr == "flit" else value
 
 
 def tl_stream(raw: bytes) -> tuple[list[int], list[int], int | None]:
@@ -78,8 +122,15 @@ def tl_stream(raw: bytes) -> tuple[list[int], list[int], int | None]:
     index where zero fill begins (``None`` when the stream is TL bytes to
     the end of the payload).
     """
+    positions, starts, fill, _stream = _walk(raw)
+    return positions, starts, fill
+
+
+def _walk(raw: bytes) -> tuple[list[int], list[int], int | None, bytes]:
+    """:func:`tl_stream`, and the TL-stream bytes themselves (a slice per segment)."""
     positions: list[int] = []
     starts: list[int] = []
+    pieces: list[bytes] = []
     fill: int | None = None
     for seg in walk_segments(raw, strict=False):  # the codec's own walk, never raising
         if fill is None:
@@ -87,15 +138,15 @@ def tl_stream(raw: bytes) -> tuple[list[int], list[int], int | None]:
             if seg.tl_bytes < seg.room:  # the first uncounted boundary starts the fill
                 fill = len(positions) + seg.tl_bytes
         positions += range(seg.begin, seg.begin + seg.room)
-    return positions, starts, fill
+        pieces.append(raw[seg.begin:seg.begin + seg.room])
+    return positions, starts, fill, b"".join(pieces)
 
 
 def tl_spans(raw: bytes) -> list[DLTLSpan]:
     """The ``DLTLSpan`` pieces of one DL flit's TL byte stream (any bytes)."""
     if len(raw) < FLIT_BYTES:
         return []
-    positions, starts, fill = tl_stream(raw)
-    stream = bytes(raw[p] for p in positions)
+    positions, starts, fill, stream = _walk(raw)
     end = len(stream) if fill is None else fill
     spans: list[DLTLSpan] = []
 
@@ -113,9 +164,10 @@ def tl_spans(raw: bytes) -> list[DLTLSpan]:
             continue
         add(UNEXPLAINED, cursor, s, raw=stream[cursor:s])
         if s + TL_FLIT_BYTES <= end:
-            flit = tl_flit(stream[s:s + TL_FLIT_BYTES], pending)
-            add(WHOLE, s, s + TL_FLIT_BYTES, pending_before=pending, flit=flit)
-            pending = _pending_after(flit, pending)
+            data = stream[s:s + TL_FLIT_BYTES]
+            add(WHOLE, s, s + TL_FLIT_BYTES, pending_before=pending,
+                flit=UndissectedTLFlit(data, pending))
+            pending = pending_after(data, pending)  # the TLFlit layer's rule, from the bytes
             cursor = s + TL_FLIT_BYTES
         else:
             add(TRAILING, s, end, raw=stream[s:end])
@@ -123,13 +175,6 @@ def tl_spans(raw: bytes) -> list[DLTLSpan]:
     add(UNEXPLAINED, cursor, end, raw=stream[cursor:end])
     add(FILL, max(end, cursor), len(stream), raw=stream[max(end, cursor):])
     return spans
-
-
-def _pending_after(flit: Packet, pending: int) -> int:
-    """Data half-flits owed after ``flit`` (the rule of ``ualink_ref.tl.dissect``)."""
-    for half in flit.getfieldval("halves"):
-        pending = half.data_halves() if isinstance(half, TLControlHalf) else max(0, pending - 1)
-    return pending
 
 
 class TLSpansField(Field[Any, Any]):
@@ -182,7 +227,9 @@ __all__ = [
     "UNEXPLAINED",
     "WHOLE",
     "DLTLSpan",
+    "LazyTLFlitField",
     "TLSpansField",
+    "UndissectedTLFlit",
     "lazy_spans",
     "tl_spans",
     "tl_stream",

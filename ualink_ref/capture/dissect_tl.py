@@ -1,0 +1,242 @@
+"""The dissector's TL side: one direction's TL byte stream cut into TL flits, framed, read.
+
+:class:`TLStream` takes the TL bytes of each accepted DL flit in order. It cuts
+them into 64-byte TL flits (a TL flit that spans two DL flits completes in the
+second), frames each by the rules of :mod:`ualink_ref.tl.framing` (a half-flit
+is data while data half-flits are owed; a control half-flit's fields say, by
+:func:`~ualink_ref.tl.framing.data_halves`, how many are owed next: the only
+state carried is that count) and reads the control fields with the typed codec
+(:func:`ualink_ref.tl.codec.decode_control_half`). It keeps the address cache
+of compressed requests: a request with ``cload`` loads its address bits above
+``addr_lo`` into way ``cway``; a later compressed request naming that way is
+resolved to the full address as the target sees it.
+
+What a listing shows is built from the typed fields only when it is read:
+:func:`ops_of` (requests and responses as :class:`TLOp`, their value dicts on
+first use) and :func:`credits_of` (credit returns as text).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar, overload
+
+from ualink_ref.errors import DecodeError
+from ualink_ref.sizes import TL_FLIT_BYTES, TL_HALF_BYTES
+from ualink_ref.tl import codec as C
+from ualink_ref.tl.codec import ADDR_LO_BITS
+from ualink_ref.tl.fields import COMMANDS, STATUS_NAMES
+from ualink_ref.tl.framing import data_halves
+from ualink_ref.tl.upli import AtomicOp, atomic_op_of
+
+_RESPONSES = (C.Response, C.CompressedResponseData, C.CompressedResponseNoData)
+
+_Ways = tuple[int | None, ...]
+_Owner = TypeVar("_Owner")
+_Value = TypeVar("_Value")
+
+
+class lazy(Generic[_Owner, _Value]):  # lower case: used like functools.cached_property
+    """An attribute computed on first read and kept in the instance dict.
+
+    ``functools.cached_property`` without its lock (Python 3.11 takes one on every
+    first read, which cost more than the values here): a non-data descriptor, so
+    once the value is in the instance dict it is read from there. Works on frozen
+    dataclasses (the dict is written directly); the value is derived from the
+    instance's own fields, so computing it twice would give the same value.
+    """
+
+    def __init__(self, compute: Callable[[_Owner], _Value]) -> None:
+        self.compute = compute
+        self.name = compute.__name__
+        self.__doc__ = compute.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, obj: None, owner: Any = None) -> lazy[_Owner, _Value]: ...
+
+    @overload
+    def __get__(self, obj: _Owner, owner: Any = None) -> _Value: ...
+
+    def __get__(self, obj: _Owner | None, owner: Any = None) -> Any:
+        if obj is None:
+            return self
+        value = self.compute(obj)
+        obj.__dict__[self.name] = value
+        return value
+#: Credit-return fields, in the order a listing names them.
+_CREDIT_KINDS = ("req_cmd", "rsp_cmd", "req_data", "rsp_data")
+
+
+@dataclass(frozen=True)
+class TLOp:
+    """One request or response field found in a TL flit (for listing and filters)."""
+
+    kind: str  # "request" or "response"
+    command: str  # command name, or "Response"
+    tag: int
+    field: C.TLField  # the typed control field (addresses in bytes)
+    #: A compressed request's address bits above ``addr_lo`` from the address cache
+    #: (``None``: an uncompressed request or response, or a way not loaded in the capture).
+    way: int | None = None
+
+    @lazy
+    def values(self) -> dict[str, int]:
+        """The field's values as the readable codec names them (``ftype`` included, addresses
+        counting 4-byte words); a compressed request whose way is known also gets the full
+        ``addr``, as the target sees it. Built on first read (listing, ``--json``)."""
+        v = C.as_dict(self.field)
+        if self.way is not None and isinstance(self.field, C.CompressedRequest):
+            v["addr"] = (self.way << ADDR_LO_BITS | self.field.addr_lo) >> 2
+        return v
+
+    @property
+    def status(self) -> int:
+        """A response's status (a compressed response is OKAY: 0); 0 for a request."""
+        return int(getattr(self.field, "status", 0))
+
+    def describe(self) -> str:
+        """Short rendering: ``Read tag=5 addr=0x1000 64B`` or ``Response tag=5 OKAY``."""
+        v = self.values
+        if self.kind == "request":
+            words = v.get("len", 0) + 1
+            text = f"{self.command} tag={self.tag}"
+            if "addr" in v:
+                text += f" addr={v['addr'] << 2:#x}"
+            else:  # compressed, address-cache way not seen in this capture
+                text += f" addr_lo={v['addr_lo'] << 2:#x}(way {v['cway']} unknown)"
+            op = atomic_op_of(v.get("attr", 0)) if self.command.startswith("Atomic") else None
+            if op is not None:
+                text += f" op={AtomicOp(op).name}"
+            return text + f" {4 * words}B"
+        status = STATUS_NAMES.get(v.get("status", 0), str(v.get("status")))
+        return f"Response tag={self.tag} {status}"
+
+
+def ops_of(fields: tuple[C.TLField, ...], ways: tuple[int | None, ...]) -> tuple[TLOp, ...]:
+    """The requests and responses among the reported ``fields``, in order (``ways``: see
+    :meth:`TLStream.add`)."""
+    ops = []
+    for value, way in zip(fields, ways, strict=True):
+        if isinstance(value, C.Request | C.CompressedRequest):
+            name = COMMANDS.get(value.cmd) or f"cmd{value.cmd:#04x}"
+            ops.append(TLOp("request", name, value.tag, value, way))
+        elif isinstance(value, _RESPONSES):
+            ops.append(TLOp("response", "Response", value.tag, value))
+    return tuple(ops)
+
+
+def credits_of(fields: tuple[C.TLField, ...]) -> tuple[str, ...]:
+    """The credit returns among the reported ``fields`` as text: ``req_cmd+1 rsp_data+4``
+    per field, prefixed ``vc<N> `` for a per-VC field."""
+    out = []
+    for value in fields:
+        if isinstance(value, C.VcFlowControl):
+            out.append(f"vc{value.vchan} " + _credit_text(value[1:]))
+        elif isinstance(value, C.FlowControl):
+            out.append(_credit_text(value))
+    return tuple(out)
+
+
+def _credit_text(counts: tuple[int, ...]) -> str:
+    return " ".join(f"{k}+{n}" for k, n in zip(_CREDIT_KINDS, counts, strict=True) if n)
+
+
+class TLStream:
+    """One direction's TL stream as the dissector follows it (see the module docstring)."""
+
+    __slots__ = ("owed", "partial", "ways")
+
+    def __init__(self) -> None:
+        self.partial = b""  # TL bytes of a TL flit not yet complete
+        self.owed = 0  # data half-flits owed before the next control half-flit
+        #: Address cache: way -> address bits above ``addr_lo`` of the loading request.
+        self.ways: list[int | None] = [None] * 4
+
+    def resync(self) -> None:
+        """Forget the TL stream held so far: the next TL byte starts a TL flit (the
+        address cache is kept: the sender's is unchanged)."""
+        self.partial = b""
+        self.owed = 0
+
+    def add(self, tl: bytes, notes: list[str]) -> tuple[
+            tuple[bytes, ...], tuple[int | None, ...], tuple[C.TLField, ...], _Ways]:
+        """Take the TL bytes of one accepted DL flit; walk every TL flit they complete.
+
+        Returns ``(raw, owed, fields, ways)``: the raw TL flits; for each, the data
+        half-flits owed before it, or ``None`` when it could not be framed (unknown
+        FTYPE or command, a field that straddles the half-flit: a note is added and
+        the framing restarts); the fields a listing reports, in order (requests,
+        responses, and flow-control fields that are not all-zero NOP padding); and
+        for each of those, a compressed request's address bits from the address
+        cache when its way was loaded in the capture, else ``None``. (Flat tuples:
+        this runs for every DL flit, and fewer small objects is less for the garbage
+        collector to walk.)
+        """
+        data = self.partial + tl if self.partial else tl
+        whole = len(data) - len(data) % TL_FLIT_BYTES
+        self.partial = data[whole:]
+        raw = tuple([data[k:k + TL_FLIT_BYTES] for k in range(0, whole, TL_FLIT_BYTES)])
+        framed: list[int | None] = []
+        fields: list[C.TLField] = []
+        ways: list[int | None] = []
+        owed = self.owed
+        decode, halves = C.decode_control_half, data_halves
+        for chunk in raw:
+            framed.append(owed)
+            if owed >= 2:  # both halves are data: nothing to decode
+                owed -= 2
+                continue
+            # Framing rules 2-4 with the count alone: a half-flit is data while data is
+            # owed; a control half-flit's fields say how much is owed after it. Both
+            # control half-flits are decoded before anything is kept, so a TL flit
+            # that cannot be framed leaves no trace but its note.
+            before = owed
+            try:
+                found = decode(chunk[TL_HALF_BYTES:] if owed else chunk[:TL_HALF_BYTES])
+                owed = 0
+                for _sector, value in found:
+                    owed += halves(value)
+                if not before:  # half 0 was control: half 1 is data if any is owed
+                    if owed:
+                        owed -= 1
+                    else:
+                        second = decode(chunk[TL_HALF_BYTES:])
+                        for _sector, value in second:
+                            owed += halves(value)
+                        found += second
+            except DecodeError as exc:
+                notes.append(f"TL flit not decodable ({exc}); TL stream resynchronises")
+                framed[-1] = None
+                owed = 0
+                continue
+            if found:
+                self._read(found, fields, ways)
+        self.owed = owed
+        return raw, tuple(framed), tuple(fields), tuple(ways)
+
+    def _read(self, found: list[tuple[int, C.TLField]], fields: list[C.TLField],
+              ways: list[int | None]) -> None:
+        """Add the reportable ones of ``found`` (``(sector, field)`` in order) to
+        ``fields`` and ``ways``; keep the address cache."""
+        cache = self.ways
+        for _sector, value in found:
+            cls = type(value)
+            if cls is C.Request:
+                if value.cload:  # type: ignore[union-attr]
+                    cache[value.cway] = value.addr >> ADDR_LO_BITS  # type: ignore[union-attr]
+                way = None
+            elif cls is C.CompressedRequest:
+                way = cache[value.cway]  # type: ignore[union-attr]
+            elif cls is C.FlowControl and not any(value):  # all zero: a NOP sector
+                continue
+            else:
+                way = None
+            fields.append(value)
+            ways.append(way)
+
+
+__all__ = ["TLOp", "TLStream", "credits_of", "lazy", "ops_of"]
