@@ -28,7 +28,13 @@ from ualink_ref.tl import codec as C
 from ualink_ref.tl.codec import ADDR_LO_BITS
 from ualink_ref.tl.fields import COMMANDS, STATUS_NAMES
 from ualink_ref.tl.framing import data_halves
-from ualink_ref.tl.upli import AtomicOp, atomic_op_of
+from ualink_ref.tl.upli import (
+    POISON_ATTR_MASK,
+    AtomicOp,
+    atomic_op_of,
+    atomic_poisoned,
+    request_has_data,
+)
 
 _RESPONSES = (C.Response, C.CompressedResponseData, C.CompressedResponseNoData)
 
@@ -98,22 +104,56 @@ class TLOp:
         """A response's status (a compressed response is OKAY: 0); 0 for a request."""
         return int(getattr(self.field, "status", 0))
 
+    @property
+    def is_piece(self) -> bool:
+        """A response that answers only part of its request: ``offset`` != 0 or ``last`` = 0
+        (a split response, ``specs/tl.md`` rules S1-S7)."""
+        return self.kind == "response" and bool(
+            getattr(self.field, "offset", 0) or not getattr(self.field, "last", 1))
+
+    @property
+    def poisoned_beats(self) -> int:
+        """A write request's poisoned-beat mask (``attr[3:0]``, rule P1), or 1 for an atomic
+        whose operand is poisoned (``attr[0]``, rule P2); 0 otherwise."""
+        if self.kind != "request" or not request_has_data(getattr(self.field, "cmd", 0)):
+            return 0
+        attr = int(getattr(self.field, "attr", 0))
+        if self.command.startswith("Atomic"):
+            return int(atomic_poisoned(attr))
+        return attr & POISON_ATTR_MASK
+
     def describe(self) -> str:
-        """Short rendering: ``Read tag=5 addr=0x1000 64B`` or ``Response tag=5 OKAY``."""
+        """Short rendering: ``Read tag=5 addr=0x1000 64B`` or ``Response tag=5 OKAY``, with the
+        error paths in words: ``poisoned beats 0x2`` / ``poisoned operand`` on a request,
+        ``beats 1-1 of a split, more to come`` on a response piece."""
         v = self.values
         if self.kind == "request":
-            words = v.get("len", 0) + 1
-            text = f"{self.command} tag={self.tag}"
-            if "addr" in v:
-                text += f" addr={v['addr'] << 2:#x}"
-            else:  # compressed, address-cache way not seen in this capture
-                text += f" addr_lo={v['addr_lo'] << 2:#x}(way {v['cway']} unknown)"
-            op = atomic_op_of(v.get("attr", 0)) if self.command.startswith("Atomic") else None
+            return self._describe_request(v)
+        status = STATUS_NAMES.get(v.get("status", 0), str(v.get("status")))
+        text = f"Response tag={self.tag} {status}"
+        if self.is_piece:
+            first = v.get("offset", 0)
+            more = "last piece" if v.get("last", 1) else "more to come"
+            text += f" beats {first}-{first + v.get('len', 0)} of a split, {more}"
+        return text
+
+    def _describe_request(self, v: dict[str, int]) -> str:
+        words = v.get("len", 0) + 1
+        text = f"{self.command} tag={self.tag}"
+        if "addr" in v:
+            text += f" addr={v['addr'] << 2:#x}"
+        else:  # compressed, address-cache way not seen in this capture
+            text += f" addr_lo={v['addr_lo'] << 2:#x}(way {v['cway']} unknown)"
+        poisoned = self.poisoned_beats
+        if self.command.startswith("Atomic"):
+            # a poisoned operand sets attr[0] (rule P2); the op is in attr[7:4] either way
+            op = atomic_op_of(v.get("attr", 0) & ~1 if poisoned else v.get("attr", 0))
             if op is not None:
                 text += f" op={AtomicOp(op).name}"
-            return text + f" {4 * words}B"
-        status = STATUS_NAMES.get(v.get("status", 0), str(v.get("status")))
-        return f"Response tag={self.tag} {status}"
+            text += f" {4 * words}B"
+            return text + " poisoned operand" if poisoned else text
+        text += f" {4 * words}B"
+        return text + f" poisoned beats {poisoned:#x}" if poisoned else text
 
 
 def ops_of(fields: tuple[C.TLField, ...], ways: tuple[int | None, ...]) -> tuple[TLOp, ...]:

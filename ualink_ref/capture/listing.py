@@ -13,6 +13,7 @@ from typing import Any
 
 from ualink_ref.bitfields import BitFormat
 from ualink_ref.capture.dissect import DissectedFlit
+from ualink_ref.capture.dissect_tl import TLOp
 from ualink_ref.capture.format import PSEUDO_HEADER
 from ualink_ref.dl.crc import CRC_COVERAGE, crc32
 from ualink_ref.dl.flit import SEGMENT_OFFSETS
@@ -24,6 +25,7 @@ from ualink_ref.tl.fields import STATUS_NAMES
 # -- rendering, filters, summary -------------------------------------------------
 
 _ARROW = {"a_to_b": "A>B", "b_to_a": "B>A"}
+_OTHER = {"a_to_b": "b_to_a", "b_to_a": "a_to_b"}
 _MAX_ITEMS = 4  # items of TL content on a default (one-line) rendering
 
 
@@ -227,6 +229,11 @@ class Summary:
         self.messages: Counter[str] = Counter()
         self.uart: dict[str, bytearray] = {"a_to_b": bytearray(), "b_to_a": bytearray()}
         self.uart_bytes: Counter[str] = Counter()
+        #: The TL error paths in words: split response pieces, poisoned requests, and the
+        #: requests still without a final (``last`` = 1) response, by (direction, tag).
+        self.pieces = 0
+        self.poisoned: Counter[str] = Counter()
+        self.unanswered: dict[tuple[str, int], dict[int, str]] = {}
 
     def add(self, f: DissectedFlit) -> None:
         """Count one dissected flit."""
@@ -255,7 +262,28 @@ class Summary:
                 self.requests[op.command] += 1
             else:
                 self.responses[STATUS_NAMES.get(op.status, "?")] += 1
+            self._add_error_paths(f.record.port, f.direction, op)
         self._add_messages(f)
+
+    def _add_error_paths(self, port: int, direction: str, op: TLOp) -> None:
+        """Count split pieces and poisoned requests; follow each request until the response
+        with ``last`` = 1 comes back the other way (a timed-out request never gets one).
+        The response matches by tag, on the same port when a request waits there (a fabric
+        capture numbers the link, both ways) and else on the other one (a two-endpoint
+        capture numbers the transmitter, ``specs/capture.md``)."""
+        if op.kind == "request":
+            if op.poisoned_beats:
+                self.poisoned["operand" if op.command.startswith("Atomic") else "write"] += 1
+            waiting = self.unanswered.setdefault((direction, op.tag), {})
+            waiting[port] = f"{_ARROW[direction]} {op.describe()}"
+            return
+        self.pieces += op.is_piece
+        key = (_OTHER[direction], op.tag)
+        waiting = self.unanswered.get(key)
+        if waiting and getattr(op.field, "last", 1):
+            waiting.pop(port if port in waiting else next(iter(waiting)))
+            if not waiting:
+                del self.unanswered[key]
 
     def _add_messages(self, f: DissectedFlit) -> None:
         """Count the flit's DL messages in words. A data flit's count only when it was
@@ -281,6 +309,21 @@ class Summary:
             else:
                 self.messages[type(msg).__name__] += 1
 
+    def _error_path_lines(self) -> list[str]:
+        lines = []
+        if self.pieces:
+            lines.append(f"  split responses: {self.pieces} piece(s) with offset != 0 or "
+                         "last = 0 (rules S1-S7)")
+        if self.poisoned:
+            lines.append(f"  poisoned data sent: {self.poisoned['write']} write(s) with poisoned "
+                         f"beats, {self.poisoned['operand']} atomic(s) with a poisoned operand")
+        if self.unanswered:
+            shown = [text for waiting in self.unanswered.values() for text in waiting.values()]
+            more = f" (+{len(shown) - 3} more)" if len(shown) > 3 else ""
+            lines.append(f"  requests without a final response in this capture: {len(shown)}: "
+                         + "; ".join(shown[:3]) + more)
+        return lines
+
     def render(self, shown: int | None = None) -> str:
         """The multi-line summary (``shown``: how many flits the filters let through)."""
         dirs = ", ".join(f"{d} {self.per_dir[d]}" for d in sorted(self.per_dir))
@@ -302,6 +345,7 @@ class Summary:
         if self.raw_views:
             lines.insert(5, f"  raw codeword views of those flits {self.raw_views}: FEC symbols "
                             f"corrected {self.raw_corrected}, FEC uncorrectable {self.raw_bad}")
+        lines += self._error_path_lines()
         if self.messages:
             lines.append("  DL messages: " + _counts(self.messages, sorted(self.messages)))
         for d, data in self.uart.items():
