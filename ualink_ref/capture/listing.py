@@ -274,15 +274,15 @@ class Summary:
         if op.kind == "request":
             if op.poisoned_beats:
                 self.poisoned["operand" if op.command.startswith("Atomic") else "write"] += 1
-            waiting = self.unanswered.setdefault((direction, op.tag), {})
-            waiting[port] = f"{_ARROW[direction]} {op.describe()}"
+            self.unanswered.setdefault((direction, op.tag), {})[port] = (
+                f"{_ARROW[direction]} {op.describe()}")
             return
         self.pieces += op.is_piece
         key = (_OTHER[direction], op.tag)
-        waiting = self.unanswered.get(key)
-        if waiting and getattr(op.field, "last", 1):
-            waiting.pop(port if port in waiting else next(iter(waiting)))
-            if not waiting:
+        answered = self.unanswered.get(key)
+        if answered and getattr(op.field, "last", 1):
+            answered.pop(port if port in answered else next(iter(answered)))
+            if not answered:
                 del self.unanswered[key]
 
     def _add_messages(self, f: DissectedFlit) -> None:
