@@ -280,7 +280,8 @@ class Summary:
         self.pieces += op.is_piece
         key = (_OTHER[direction], op.tag)
         answered = self.unanswered.get(key)
-        if answered and getattr(op.field, "last", 1):
+        final = bool(getattr(op.field, "last", 1))
+        if answered and final:
             answered.pop(port if port in answered else next(iter(answered)))
             if not answered:
                 del self.unanswered[key]
