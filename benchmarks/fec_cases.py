@@ -9,7 +9,6 @@ variants once, so a change in machine load hits both sides of a ratio.
 
 from __future__ import annotations
 
-import statistics
 import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
@@ -108,17 +107,3 @@ def per_call(job: Callable[[], Any], min_seconds: float | None = None) -> float:
         reps *= 4
 
 
-def interleaved(
-    jobs: dict[str, Callable[[], float]], rounds: int, stat: str = "median"
-) -> dict[str, float]:
-    """``stat`` ("median" or "min") over ``rounds`` of each timing, rounds interleaved across jobs.
-
-    The minimum is the less load-sensitive figure on a shared machine (each side's
-    least-disturbed round); the median is the default.
-    """
-    samples: dict[str, list[float]] = {name: [] for name in jobs}
-    for _ in range(rounds):
-        for name, timing in jobs.items():
-            samples[name].append(timing())
-    pick = min if stat == "min" else statistics.median
-    return {name: pick(values) for name, values in samples.items()}

@@ -30,13 +30,13 @@ from fec_cases import (
     ERRORS,
     WINDOW,
     Data,
-    interleaved,
     make_data,
     ours_job,
     paths,
     per_call,
     reedsolo_job,
 )
+from timing import interleaved
 
 from ualink_ref.phy import KP4, decode_flits, encode_flits
 

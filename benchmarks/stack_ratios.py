@@ -30,7 +30,6 @@ import contextlib
 import gc
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -38,6 +37,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from timing import interleaved
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -53,14 +54,6 @@ TARGETS = {
 }
 
 
-def interleaved(jobs: dict[str, Callable[[], float]], rounds: int, stat: str) -> dict[str, float]:
-    """``stat`` ("min" or "median") over ``rounds`` of each timing, rounds interleaved."""
-    samples: dict[str, list[float]] = {name: [] for name in jobs}
-    for _ in range(rounds):
-        for name, timing in jobs.items():
-            samples[name].append(timing())
-    pick = min if stat == "min" else statistics.median
-    return {name: pick(values) for name, values in samples.items()}
 
 
 def timed(job: Callable[[], Any]) -> Callable[[], float]:

@@ -25,7 +25,7 @@ from ualink_ref.dl import DLFlit
 from ualink_ref.dl.formats import FlitOp
 from ualink_ref.errors import DecodeError
 from ualink_ref.stack.sim import random_workload
-from ualink_ref.testing.strategies import dl_flits, tl_control_halves
+from ualink_ref.testing.strategies import dl_flits, tl_stream_halves
 from ualink_ref.tl.codec import ADDR_LO_BITS
 from ualink_ref.tl.fields import COMMANDS, FType
 from ualink_ref.tl.flit import TLFlitView, dissect
@@ -114,19 +114,8 @@ def test_noisy_runs_cut_mid_stream_agree_with_the_readable_path(cut: int) -> Non
         assert any(op.way for f in flits for op in f.ops)
 
 
-def _sectors(words: list[tuple[int, int]]) -> bytes:
-    """A half-flit of 8 sectors with the given FTYPE nibbles (7..: unknown) and low bits."""
-    return b"".join((ftype << 28 | low).to_bytes(4, "big") for ftype, low in words)
-
-
-#: Half-flits for TL streams: valid control half-flits (with data owed after them),
-#: sectors of mostly known FTYPEs and any bits, and arbitrary bytes.
-HALVES = st.one_of(
-    tl_control_halves(),
-    st.lists(st.tuples(st.integers(0, 8), st.integers(0, 2**28 - 1)),
-             min_size=8, max_size=8).map(_sectors),
-    st.binary(min_size=32, max_size=32),
-)
+#: Half-flits for TL streams (valid control halves, odd sectors, arbitrary bytes).
+HALVES = tl_stream_halves()
 
 
 @st.composite

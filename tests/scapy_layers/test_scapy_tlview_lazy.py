@@ -18,7 +18,7 @@ from scapy.utils import rdpcap
 from ualink_ref import scapy_layers as sl
 from ualink_ref.scapy.tl import TLControlHalf, control_half_data_halves, pending_after, tl_flit
 from ualink_ref.scapy.tlview import WHOLE, DLTLSpan, UndissectedTLFlit
-from ualink_ref.testing.strategies import tl_control_halves
+from ualink_ref.testing.strategies import tl_stream_halves
 
 CAPTURES = Path(__file__).resolve().parents[2] / "vectors" / "captures"
 
@@ -31,18 +31,8 @@ def _pending_after_layers(flit: Any, pending: int) -> int:
     return pending
 
 
-def _sectors(words: list[tuple[int, int]]) -> bytes:
-    return b"".join((ftype << 28 | low).to_bytes(4, "big") for ftype, low in words)
-
-
-#: valid control half-flits, sectors of mostly known FTYPEs (7..: unknown) and any bits,
-#: and arbitrary bytes
-HALVES = st.one_of(
-    tl_control_halves(),
-    st.lists(st.tuples(st.integers(0, 8), st.integers(0, 2**28 - 1)),
-             min_size=8, max_size=8).map(_sectors),
-    st.binary(min_size=32, max_size=32),
-)
+#: Half-flits for TL streams (valid control halves, odd sectors, arbitrary bytes).
+HALVES = tl_stream_halves()
 
 
 @given(HALVES)

@@ -66,6 +66,7 @@ __all__ = [
     "tl_control_halves",
     "tl_fields",
     "tl_flits",
+    "tl_stream_halves",
     "truncations",
     "unknown_enum_values",
     "workloads",
@@ -398,6 +399,22 @@ def tl_control_halves() -> st.SearchStrategy[bytes]:
         return encode_control_half(fields)
 
     return build()
+
+
+def _sectors(words: list[tuple[int, int]]) -> bytes:
+    return b"".join((ftype << 28 | low).to_bytes(4, "big") for ftype, low in words)
+
+
+def tl_stream_halves() -> st.SearchStrategy[bytes]:
+    """32-byte half-flits for TL streams that also go wrong: valid control half-flits (with
+    data owed after them), eight sectors of mostly known FTYPEs (7 and up: unknown) with any
+    low bits, and arbitrary bytes."""
+    return st.one_of(
+        tl_control_halves(),
+        st.lists(st.tuples(st.integers(0, 8), st.integers(0, 2**28 - 1)),
+                 min_size=8, max_size=8).map(_sectors),
+        st.binary(min_size=32, max_size=32),
+    )
 
 
 def tl_flits() -> st.SearchStrategy[bytes]:
