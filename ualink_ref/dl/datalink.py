@@ -111,6 +111,7 @@ from ualink_ref.dl.flit import (
     TL_FLIT_BYTES,
     DLFlit,
     capacity,
+    encode_fields,
 )
 from ualink_ref.dl.formats import FlitOp
 from ualink_ref.dl.messages import DLMessage, decode_message
@@ -505,6 +506,8 @@ class DataLink:
                 and self._since_explicit < self.explicit_interval - 1)
 
     def _take_messages(self, room: int, data: bool = False) -> tuple[int | None, ...]:
+        if not (self._ctlq or self._msgq or (data and self._rmsgq)):
+            return _NO_MESSAGES  # the common case, and the encoder's fast key
         taken: list[int | None] = []
         for queue in (self._ctlq, self._msgq, self._rmsgq) if data else (self._ctlq,
                                                                           self._msgq):
@@ -515,7 +518,7 @@ class DataLink:
 
     def _command(self, op: FlitOp, value: int, now: float) -> bytes:
         """An ack-only / replay-request flit (no TL bytes, no sequence number)."""
-        flit = DLFlit(op, ack_req_seq=value, messages=self._take_messages(SEGMENTS))
+        messages = self._take_messages(SEGMENTS)
         if op is FlitOp.REPLAY_REQUEST:
             self._rr_owed = False
             self._counters.replay_requests_sent += 1
@@ -523,7 +526,7 @@ class DataLink:
             self._counters.acks_sent += 1
         self._acked_now()
         self._counters.command_flits_sent += 1
-        return self._out(flit)
+        return self._out(op, 0, value, 0, b"", 0, messages)
 
     def _fresh(self, implicit: bool, now: float) -> bytes:
         messages = self._take_messages(SEGMENTS, data=True)
@@ -540,21 +543,19 @@ class DataLink:
         self._buffer.append(entry)
         self._next_fresh += 1
         if implicit:
-            flit = DLFlit(FlitOp.ACK, ack_req_seq=self._ack_value(),
-                          flit_seq_lo=seq_of(abs_seq) & 7, tl=tl, first_tl_start=first,
-                          messages=messages)
+            wire = self._out(FlitOp.ACK, 0, self._ack_value(), seq_of(abs_seq) & 7, tl, first,
+                             messages)
             self._since_explicit += 1
             self._counters.acks_sent += 1
             self._acked_now()
         else:
-            flit = DLFlit(FlitOp.EXPLICIT, flit_seq=seq_of(abs_seq), tl=tl,
-                          first_tl_start=first, messages=messages)
+            wire = self._out(FlitOp.EXPLICIT, seq_of(abs_seq), 0, 0, tl, first, messages)
             self._since_explicit = 0
             self._counters.explicit_flits_sent += 1
         self._counters.data_flits_sent += 1
         if self._deadline is None or abs_seq == self._acked:
             self._deadline = now + self.replay_timeout
-        return self._out(flit)
+        return wire
 
     def _replayed(self, now: float) -> bytes:
         assert self._replay_at is not None
@@ -562,19 +563,27 @@ class DataLink:
         entry = self._buffer[abs_seq - self._acked]
         op = FlitOp.REPLAY if self._replay_first else FlitOp.EXPLICIT
         self._replay_first = False
-        flit = DLFlit(op, flit_seq=seq_of(abs_seq), tl=entry.tl,
-                      first_tl_start=entry.first_tl_start, messages=entry.messages)
+        wire = self._out(op, seq_of(abs_seq), 0, 0, entry.tl, entry.first_tl_start,
+                         entry.messages)
         self._replay_at = abs_seq + 1 if abs_seq + 1 < self._next_fresh else None
         self._since_explicit = 0
         self._counters.flits_replayed += 1
         self._counters.explicit_flits_sent += 1
         if abs_seq == self._acked:
             self._deadline = now + self.replay_timeout
-        return self._out(flit)
+        return wire
 
-    def _out(self, flit: DLFlit) -> bytes:
+    def _out(self, op: FlitOp, flit_seq: int, ack_req_seq: int, flit_seq_lo: int, tl: bytes,
+             first_tl_start: int, messages: tuple[int | None, ...]) -> bytes:
+        """Encode a flit built from this end's own state, without re-checking it: sequence
+        numbers come from ``seq_of`` (1..511) or are 0 as the op requires, ``tl`` is cut
+        from the queue at most ``capacity(messages)`` long and ends at a TL-flit boundary
+        unless full (rule 7), ``first_tl_start`` is the stream phase, and message words
+        are :meth:`DLMessage.encode` values (32 bits). The tests that send through the
+        public ``DLFlit`` constructor (which checks all of it) hold the two equal."""
         self._counters.flits_sent += 1
-        return flit.encode()
+        return encode_fields(op, flit_seq, ack_req_seq, flit_seq_lo, tl, first_tl_start,
+                             messages)
 
     # -- acks, requests, replay ------------------------------------------------------
 

@@ -21,7 +21,8 @@ See ``specs/dl.md`` for the segment-header rules.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
+from typing import NamedTuple
 
 from ualink_ref.dl.crc import CRC_COVERAGE, crc32
 from ualink_ref.dl.formats import (
@@ -34,6 +35,7 @@ from ualink_ref.dl.formats import (
 from ualink_ref.dl.segments import SEGMENT_OFFSETS, walk_segments
 from ualink_ref.errors import (
     CrcError,
+    DecodeError,
     EncodeError,
     FieldRangeError,
     TruncatedError,
@@ -251,6 +253,13 @@ class DLFlit:
 
     def encode(self) -> bytes:
         """The 640 bytes of the flit, CRC included."""
+        # The constructor has checked every value: the planned encoder may run.
+        return encode_fields(self.op, self.flit_seq, self.ack_req_seq, self.flit_seq_lo,
+                             self.tl, self.first_tl_start, self.messages)
+
+    def encode_checked(self) -> bytes:
+        """:meth:`encode` the long way (header via the declarations, segment by
+        segment): the reference the planned encoder is tested against."""
         out = bytearray(FLIT_BYTES)
         out[0:HEADER_BYTES] = self.header_bytes()
         rel = 0
@@ -293,7 +302,9 @@ class DLFlit:
         actual = crc32(data[:CRC_COVERAGE])
         if stored != actual:
             raise CrcError(stored, actual, "DL flit CRC")
-        return _parse(data)
+        # The planned parser takes every valid flit; anything else goes to the checked
+        # parser, so a malformed flit raises exactly the error that one names.
+        return _parse_planned(data) or _parse(data)
 
 
 #: FlitOp by header value, so the hot path does a dict lookup instead of an enum call.
@@ -336,6 +347,151 @@ def _parse(data: bytes) -> DLFlit:
                           fields.get("flit_seq_lo", 0), tl, first, msgs)
 
 
+# -- planned codec: the hot path ---------------------------------------------------------
+#
+# Every DL flit sent or received passes here, so the per-flit work is reduced to
+# slicing: what depends only on the segment headers (where TL bytes, message words
+# and fill lie; whether they form one continuous TL stream) is worked out once per
+# combination by the checked code above and kept. Nothing is typed twice: the
+# header shifts are read from the declarations, the plans from ``segment_layout``
+# and ``walk_segments``. tests/dl/test_dl_flit_planned.py holds both paths equal.
+
+_E_OP, _E_PAYLOAD, _E_SEQ = (EXPLICIT_HEADER.position(n).shift
+                             for n in ("op", "payload", "flit_seq"))
+_C_OP, _C_PAYLOAD, _C_ACK, _C_LO = (COMMAND_HEADER.position(n).shift
+                                    for n in ("op", "payload", "ack_req_seq", "flit_seq_lo"))
+_COMMAND_OPS = frozenset(int(op) for op in FlitOp if op.is_command)
+_NO_FLAGS = (False,) * SEGMENTS
+_HEADER_SLOTS = tuple(hdr for hdr, _body in SEGMENT_OFFSETS)
+_H0, _H1, _H2, _H3, _H4 = _HEADER_SLOTS
+
+
+@cache
+def _encode_plan(tl_len: int, first: int, flags: tuple[bool, ...]
+                 ) -> tuple[tuple[bytes, int, int, bytes, bool], ...]:
+    """Per segment: (header byte, TL slice start, end, zero fill, has a message word).
+
+    Keys are valid layouts only (the constructor or the data link checked them),
+    so the cache is bounded by the layouts that exist."""
+    plan = []
+    rel = 0
+    for seg, msg, length in zip(_segment_layout(tl_len, first, flags), flags,
+                                SEGMENT_LENGTHS, strict=True):
+        fill = length - MESSAGE_BYTES * msg - seg.tl_bytes
+        plan.append((bytes((seg.header,)), rel, rel + seg.tl_bytes, bytes(fill), msg))
+        rel += seg.tl_bytes
+    return tuple(plan)
+
+
+def encode_fields(op: int, flit_seq: int, ack_req_seq: int, flit_seq_lo: int, tl: bytes,
+                  first_tl_start: int, messages: tuple[int | None, ...]) -> bytes:
+    """The 640 bytes of a flit from values already known valid (no checks).
+
+    For :meth:`DLFlit.encode` (whose constructor checked them) and the data link,
+    which builds them from its own state (sequence numbers in range, TL bytes cut
+    at its own phase, message words its own encodings); anyone else builds a
+    :class:`DLFlit`."""
+    payload = 1 if tl else 0
+    if op in _COMMAND_OPS:
+        word = (op << _C_OP | payload << _C_PAYLOAD | ack_req_seq << _C_ACK
+                | flit_seq_lo << _C_LO)
+    else:
+        word = op << _E_OP | payload << _E_PAYLOAD | flit_seq << _E_SEQ
+    flags = _NO_FLAGS if messages is NO_MESSAGES else tuple(m is not None for m in messages)
+    parts = [word.to_bytes(HEADER_BYTES, "big")]
+    append = parts.append
+    for (header, start, end, fill, msg), word_ in zip(
+            _encode_plan(len(tl), first_tl_start, flags), messages, strict=True):
+        append(header)
+        if msg:
+            append(word_.to_bytes(MESSAGE_BYTES, "big"))  # type: ignore[union-attr]
+        if end > start:
+            append(tl[start:end])
+        if fill:
+            append(fill)
+    body = b"".join(parts)
+    return body + crc32(body).to_bytes(4, "big")
+
+
+class _DecodePlan(NamedTuple):
+    """Where a valid flit with given segment headers keeps its parts."""
+
+    tl: tuple[tuple[int, int], ...]  # TL byte ranges, in stream order
+    words: tuple[int, ...]  # offsets of message words (segment k's, or -1: none)
+    fills: tuple[tuple[int, int], ...]  # ranges that must be zero fill
+    first_tl_start: int
+    has_messages: bool
+
+
+@lru_cache(maxsize=4096)  # bounded: a peer chooses the header bytes
+def _decode_plan(headers: tuple[int, ...]) -> _DecodePlan | None:
+    """The plan for segment-header bytes ``headers``, or ``None`` when no valid flit
+    has them (the checked parser then names the fault)."""
+    probe = bytearray(FLIT_BYTES)  # zero words and fill: only the headers decide
+    for offset, byte in zip(_HEADER_SLOTS, headers, strict=True):
+        probe[offset] = byte
+    try:
+        segments = walk_segments(bytes(probe), strict=True)
+    except DecodeError:
+        return None
+    flags = tuple(s.message is not None for s in segments)
+    tl_len = sum(s.tl_bytes for s in segments)
+    first = 4 * segments[0].tl_offset
+    zero_words = tuple(0 if f else None for f in flags)
+    if layout_problem(tl_len, first, zero_words):
+        return None
+    for want, got in zip(segment_layout(tl_len, first, zero_words), segments, strict=True):
+        if (want.tl_offset, want.tl_starts, want.tl_bytes) != (
+                got.tl_offset, got.tl_starts, got.tl_bytes):
+            return None
+    return _DecodePlan(
+        tuple((s.begin, s.begin + s.tl_bytes) for s in segments if s.tl_bytes),
+        tuple(s.begin - MESSAGE_BYTES if f else -1 for s, f in zip(segments, flags,
+                                                                    strict=True)),
+        tuple((s.begin + s.tl_bytes, s.begin + s.room) for s in segments
+              if s.tl_bytes < s.room),
+        first, any(flags))
+
+
+@lru_cache(maxsize=4096)  # bounded: a peer chooses the header bytes
+def _decode_header(word: int, payload: bool) -> tuple[FlitOp, int, int, int] | None:
+    """``(op, flit_seq, ack_req_seq, flit_seq_lo)`` of a valid 3-byte header word on a
+    flit with (``payload``) or without TL bytes, else ``None``."""
+    op = _OPS.get(word >> _E_OP & 7)
+    if op is None:
+        return None
+    fmt = COMMAND_HEADER if op.is_command else EXPLICIT_HEADER
+    try:
+        fields = fmt.unpack_int(word)
+    except DecodeError:
+        return None
+    seq, ack, lo = (fields.get("flit_seq", 0), fields.get("ack_req_seq", 0),
+                    fields.get("flit_seq_lo", 0))
+    if fields["payload"] != payload or header_problem(op, seq, ack, lo, payload):
+        return None
+    return op, seq, ack, lo
+
+
+def _parse_planned(data: bytes) -> DLFlit | None:
+    """The flit in ``data`` (CRC already good) if it is valid, else ``None``."""
+    plan = _decode_plan((data[_H0], data[_H1], data[_H2], data[_H3], data[_H4]))
+    if plan is None:
+        return None
+    for start, end in plan.fills:
+        if data.count(0, start, end) != end - start:
+            return None
+    tl = b"".join([data[start:end] for start, end in plan.tl])
+    header = _decode_header(int.from_bytes(data[:HEADER_BYTES], "big"), bool(tl))
+    if header is None:
+        return None
+    messages = NO_MESSAGES
+    if plan.has_messages:
+        messages = tuple(None if at < 0 else int.from_bytes(data[at:at + MESSAGE_BYTES], "big")
+                         for at in plan.words)
+    op, seq, ack, lo = header
+    return DLFlit.trusted(op, seq, ack, lo, tl, plan.first_tl_start, messages)
+
+
 __all__ = [
     "FLIT_BYTES",
     "HEADER_BYTES",
@@ -349,6 +505,7 @@ __all__ = [
     "DLFlit",
     "SegmentLayout",
     "capacity",
+    "encode_fields",
     "header_problem",
     "layout_problem",
     "segment_layout",
