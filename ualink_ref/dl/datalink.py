@@ -119,6 +119,9 @@ from ualink_ref.dl.verdict import Verdict, classify, phase_matches
 from ualink_ref.errors import CrcError, DecodeError, EncodeError
 from ualink_ref.sizes import MAX_WINDOW
 
+#: Bytes-like types as a tuple: ``isinstance(x, a | b)`` builds a union object per call.
+_BYTES_LIKE = (bytes, bytearray, memoryview)
+
 #: A fresh flit may use the implicit-sequence header only this close to the acked point.
 IMPLICIT_REACH = 7
 _NO_MESSAGES: tuple[None, ...] = (None,) * SEGMENTS
@@ -314,17 +317,16 @@ class DataLink:
 
     def send(self, tl_flits: Iterable[bytes]) -> None:
         """Queue 64-byte TL flits for transmission, in order (all or none on a bad one)."""
-        if isinstance(tl_flits, bytes | bytearray | memoryview | str):
+        if isinstance(tl_flits, (*_BYTES_LIKE, str)):
             raise EncodeError("send takes an iterable of 64-byte TL flits, not one bytes object")
         try:
             batch = list(tl_flits)
         except TypeError:
             raise EncodeError(f"send takes an iterable of TL flits, got {tl_flits!r:.40}") from None
         for tl in batch:
-            if not isinstance(tl, bytes | bytearray | memoryview) or len(tl) != TL_FLIT_BYTES:
+            if not isinstance(tl, _BYTES_LIKE) or len(tl) != TL_FLIT_BYTES:
                 raise EncodeError(f"TL flits are {TL_FLIT_BYTES} bytes, got {tl!r:.40}")
-        for tl in batch:
-            self._txq += tl
+        self._txq += b"".join(batch)
 
     def send_message(self, message: DLMessage, *, reliable: bool = False,
                      control: bool = False) -> None:

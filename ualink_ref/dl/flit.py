@@ -51,6 +51,9 @@ from ualink_ref.sizes import (
     TL_FLIT_BYTES,
 )
 
+#: Bytes-like types as a tuple: ``isinstance(x, a | b)`` builds a union object per call.
+_BYTES_LIKE = (bytes, bytearray, memoryview)
+
 # Sizes are declared once, with provenance, in ualink_ref.sizes.
 FLIT_BYTES = DL_FLIT_BYTES
 HEADER_BYTES = DL_HEADER_BYTES
@@ -190,7 +193,7 @@ class DLFlit:
         except ValueError:
             raise EncodeError(f"DLFlit: unknown op {self.op!r}", field="op") from None
         object.__setattr__(self, "op", op)
-        if not isinstance(self.tl, bytes | bytearray | memoryview):
+        if not isinstance(self.tl, _BYTES_LIKE):
             raise EncodeError(f"DLFlit: tl must be bytes, not {type(self.tl).__name__}",
                               field="tl")
         object.__setattr__(self, "tl", bytes(self.tl))  # accept bytearray / memoryview
@@ -293,7 +296,7 @@ class DLFlit:
     @classmethod
     def decode(cls, data: bytes | bytearray | memoryview) -> DLFlit:
         """Parse 640 bytes. Raises ``CrcError`` on a bad CRC, other ``DecodeError`` s else."""
-        if not isinstance(data, bytes | bytearray | memoryview):
+        if not isinstance(data, _BYTES_LIKE):
             raise TruncatedError("DL flit", FLIT_BYTES, -1)
         data = bytes(data)
         if len(data) != FLIT_BYTES:

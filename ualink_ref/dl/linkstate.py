@@ -57,7 +57,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from ualink_ref.dl.datalink import DataLink
-from ualink_ref.dl.events import DLEvent, DLMessageReceived, RetrainNeeded
+from ualink_ref.dl.events import DLEvent, DLMessageReceived, RetrainNeeded, TLFlitDelivered
 from ualink_ref.dl.messages import (
     ChannelCommand,
     ChannelNegotiation,
@@ -360,6 +360,8 @@ class LinkManager:
         while i < len(events):
             event = events[i]
             i += 1
+            if type(event) is TLFlitDelivered:
+                continue  # the bulk of every list, and nothing to react to
             if isinstance(event, RetrainNeeded):
                 events[i:i] = self._retrain_needed(now, "replays still futile")
             elif isinstance(event, DLMessageReceived):

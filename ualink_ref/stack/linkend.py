@@ -270,12 +270,16 @@ class LinkEnd:
         if react:
             self.link.on_events(dl_events, now)
         receive = self.upper.receive
+        # Read once: the reactions above have run, and nothing below changes the state.
+        faulted = self.link.state is LinkState.FAULT
         for event in dl_events:
             out.append(event)
             if type(event) is TLFlitDelivered:
-                if self.link.state is LinkState.FAULT:
+                if faulted:
                     continue  # the layer above failed everything: nothing may reach it now
-                out.extend(receive(event.data, now))
+                events = receive(event.data, now)
+                if events:
+                    out.extend(events)
             elif type(event) is UartReceived:
                 self.uart_received += event.data
             elif type(event) is LinkStateChanged:

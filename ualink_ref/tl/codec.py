@@ -27,6 +27,9 @@ from ualink_ref.sizes import TL_HALF_BYTES
 from ualink_ref.tl import fields as F
 from ualink_ref.tl.fields import SECTOR_BYTES, FType
 
+#: Bytes-like types as a tuple: ``isinstance(x, a | b)`` builds a union object per call.
+_BYTES_LIKE = (bytes, bytearray, memoryview)
+
 #: Address bits a compressed request carries (``addr_lo``: bits 23..2, plus 1..0 = 0); an
 #: address-cache way supplies the bits above.
 ADDR_LO_BITS = F.COMPRESSED_REQUEST.field("addr_lo").width + 2
@@ -241,8 +244,8 @@ def unpack_word(ftype: int, word: int) -> TLField:
 
 def unpack_field(data: bytes | bytearray | memoryview) -> TLField:
     """Decode one whole control field (its length must match its FTYPE)."""
-    if not isinstance(data, bytes | bytearray | memoryview) or len(data) < SECTOR_BYTES:
-        size = len(data) if isinstance(data, bytes | bytearray | memoryview) else -1
+    if not isinstance(data, _BYTES_LIKE) or len(data) < SECTOR_BYTES:
+        size = len(data) if isinstance(data, _BYTES_LIKE) else -1
         raise TruncatedError("TL field", SECTOR_BYTES, size)
     ftype = data[0] >> 4
     sectors = SECTORS_OF[ftype]
@@ -264,8 +267,8 @@ def decode_control_half(half: bytes | bytearray | memoryview) -> list[tuple[int,
     Raises :class:`~ualink_ref.errors.DecodeError` for an unknown FTYPE or a field
     that straddles the half-flit.
     """
-    if not isinstance(half, bytes | bytearray | memoryview) or len(half) != TL_HALF_BYTES:
-        size = len(half) if isinstance(half, bytes | bytearray | memoryview) else -1
+    if not isinstance(half, _BYTES_LIKE) or len(half) != TL_HALF_BYTES:
+        size = len(half) if isinstance(half, _BYTES_LIKE) else -1
         raise TruncatedError("TL control half-flit", TL_HALF_BYTES, size)
     # One 256-bit integer: field k's bits are a shift away, "the rest is NOP" one test.
     rest_all = int.from_bytes(half, "big")

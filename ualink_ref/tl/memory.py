@@ -145,6 +145,19 @@ class Memory:
         length = len(data)
         if not self.is_mapped(addr, length):
             return Status.DECODE_ERROR
+        off = addr & (PAGE_SIZE - 1)
+        if byte_enable is None and off + length <= PAGE_SIZE and not self._poisoned:
+            # The common case (a WriteFull inside one page, nothing poisoned): one slice,
+            # with the general path's page rules (no page for zeros, none past the cap).
+            page = self._pages.get(addr >> PAGE_BITS)
+            if page is None:
+                if not any(data):
+                    return Status.OKAY
+                if len(self._pages) >= self.max_pages:
+                    return Status.DATA_ERROR
+                page = self._pages[addr >> PAGE_BITS] = bytearray(PAGE_SIZE)
+            page[off : off + length] = data
+            return Status.OKAY
         if (addr >> PAGE_BITS) not in self._pages or (
             (addr + length - 1) >> PAGE_BITS
         ) not in self._pages:
@@ -158,7 +171,6 @@ class Memory:
             return self._write_allocated(addr, data, byte_enable)
         self._clear_poison(addr, length, byte_enable)
         if byte_enable is None or byte_enable == (1 << length) - 1:
-            off = addr & (PAGE_SIZE - 1)
             if off + length <= PAGE_SIZE:
                 self._page(addr)[off : off + length] = data
             else:
@@ -167,7 +179,6 @@ class Memory:
         # Byte enables as one masked merge: old bytes where disabled, new where enabled.
         mask = _byte_mask(byte_enable, length)
         if mask:
-            off = addr & (PAGE_SIZE - 1)
             if off + length <= PAGE_SIZE:
                 page = self._page(addr)
                 old = int.from_bytes(page[off : off + length], "little")
