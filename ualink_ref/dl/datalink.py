@@ -129,6 +129,9 @@ _NO_MESSAGES: tuple[None, ...] = (None,) * SEGMENTS
 
 def check_time(now: object) -> float:
     """``now`` if it is a real number (time is passed in, rule 6); else :class:`EncodeError`."""
+    kind = type(now)
+    if (kind is int or kind is float) and now == now:
+        return now  # type: ignore[return-value]  # the common case, without the ABC check
     if isinstance(now, bool) or not isinstance(now, numbers.Real) or now != now:
         raise EncodeError(f"now must be a number (flit slots), got {now!r:.40}")
     return now  # type: ignore[return-value]
