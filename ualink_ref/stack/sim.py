@@ -535,7 +535,7 @@ class Simulation:
         target's mapped ranges is expected to end in DECODE_ERROR and change nothing."""
         bad = 0
         for side, target in (("a", self.b), ("b", self.a)):
-            mem: dict[int, int] = {}
+            mem: dict[int, bytearray] = {}
             for index, op in enumerate(self.workload):
                 if op.side != side:
                     continue
@@ -607,42 +607,73 @@ class Simulation:
         return sum(1 for r in self.results if r is not None and r.status == status)
 
 
-def _memory_mismatches(memory: Memory, model: dict[int, int]) -> int:
+def _memory_mismatches(memory: Memory, model: dict[int, bytearray]) -> int:
     """Bytes where ``memory`` differs from ``model`` (absent = zero) — including
     stray bytes written where the model never wrote."""
-    expected: dict[int, bytearray] = {}
-    for addr, value in model.items():
-        base = addr & ~0xFF
-        page = expected.get(base)
-        if page is None:
-            page = expected[base] = bytearray(256)
-        page[addr - base] = value
+    expected: dict[int, bytearray] = dict(model)
     for base, data in memory.snapshot().items():  # every page holding a non-zero byte
-        for off in range(0, len(data), 256):
-            if any(data[off : off + 256]):
-                expected.setdefault(base + off, bytearray(256))
+        for off in range(0, len(data), _MODEL_PAGE):
+            if any(data[off : off + _MODEL_PAGE]):
+                expected.setdefault(base + off, bytearray(_MODEL_PAGE))
     bad = 0
     for base, want in expected.items():
-        got = memory.peek(base, 256)
+        got = memory.peek(base, _MODEL_PAGE)
         if got != want:
             bad += sum(1 for x, y in zip(got, want, strict=True) if x != y)
     return bad
 
 
-def _model_step(mem: dict[int, int], op: Op) -> bytes | None:
-    """Apply ``op`` to a plain byte dict; return what the op should return."""
+#: The sequential model keeps 256-byte pages of plain bytes (a dict entry per byte cost
+#: more than the run it checks); it shares nothing with :class:`Memory` but the size.
+_MODEL_PAGE = 256
+
+
+def _model_read(mem: dict[int, bytearray], addr: int, length: int) -> bytes:
+    out = bytearray()
+    while length > 0:
+        base, off = addr - addr % _MODEL_PAGE, addr % _MODEL_PAGE
+        n = min(length, _MODEL_PAGE - off)
+        page = mem.get(base)
+        out += page[off : off + n] if page is not None else bytes(n)
+        addr, length = addr + n, length - n
+    return bytes(out)
+
+
+def _model_page(mem: dict[int, bytearray], base: int) -> bytearray:
+    page = mem.get(base)
+    if page is None:
+        page = mem[base] = bytearray(_MODEL_PAGE)
+    return page
+
+
+def _model_write(mem: dict[int, bytearray], addr: int, data: bytes,
+                 byte_enable: int | None = None) -> None:
+    if byte_enable is None:  # every byte: a slice per page
+        pos = 0
+        while pos < len(data):
+            at = addr + pos
+            off = at % _MODEL_PAGE
+            n = min(len(data) - pos, _MODEL_PAGE - off)
+            _model_page(mem, at - off)[off : off + n] = data[pos : pos + n]
+            pos += n
+        return
+    for i, byte in enumerate(data):
+        if byte_enable >> i & 1:
+            off = (addr + i) % _MODEL_PAGE
+            _model_page(mem, addr + i - off)[off] = byte
+
+
+def _model_step(mem: dict[int, bytearray], op: Op) -> bytes | None:
+    """Apply ``op`` to the plain page model; return what the op should return."""
     if op.kind == "read":
-        return bytes(mem.get(op.addr + i, 0) for i in range(op.length))
+        return _model_read(mem, op.addr, op.length)
     if op.kind == "write":
-        for i, byte in enumerate(op.data):
-            if op.byte_enable is None or op.byte_enable >> i & 1:
-                mem[op.addr + i] = byte
+        _model_write(mem, op.addr, op.data, op.byte_enable)
         return None
-    old_bytes = bytes(mem.get(op.addr + i, 0) for i in range(op.size))
+    old_bytes = _model_read(mem, op.addr, op.size)
     old = int.from_bytes(old_bytes, "little")
     new = apply_atomic(op.atomic_op, op.size, old, op.operand, op.compare or 0)
-    for i, byte in enumerate(new.to_bytes(op.size, "little")):
-        mem[op.addr + i] = byte
+    _model_write(mem, op.addr, new.to_bytes(op.size, "little"))
     return old_bytes if op.fetch else None
 
 
