@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import NamedTuple
 
+from ualink_ref.bitfields import BitFormat
 from ualink_ref.dl.crc import CRC_COVERAGE, crc32
 from ualink_ref.dl.formats import (
     COMMAND_HEADER,
@@ -361,6 +362,10 @@ def _parse(data: bytes) -> DLFlit:
 
 _E_OP, _E_PAYLOAD, _E_SEQ = (EXPLICIT_HEADER.position(n).shift
                              for n in ("op", "payload", "flit_seq"))
+if (COMMAND_HEADER.position("op").shift, COMMAND_HEADER.field("op").width) != (
+        _E_OP, EXPLICIT_HEADER.field("op").width):  # pragma: no cover
+    raise ImportError("the two DL header layouts must put op in the same bits")
+_OP_MASK = EXPLICIT_HEADER.field("op").max_value
 _C_OP, _C_PAYLOAD, _C_ACK, _C_LO = (COMMAND_HEADER.position(n).shift
                                     for n in ("op", "payload", "ack_req_seq", "flit_seq_lo"))
 _COMMAND_OPS = frozenset(int(op) for op in FlitOp if op.is_command)
@@ -456,21 +461,33 @@ def _decode_plan(headers: tuple[int, ...]) -> _DecodePlan | None:
         first, any(flags))
 
 
-@lru_cache(maxsize=4096)  # bounded: a peer chooses the header bytes
+def _reserved_bits(fmt: BitFormat) -> int:
+    """The bits of ``fmt``'s reserved fields, as one mask."""
+    return sum(p.field.max_value << p.shift for p in fmt.positions if p.field.reserved)
+
+
+_E_RESERVED, _C_RESERVED = _reserved_bits(EXPLICIT_HEADER), _reserved_bits(COMMAND_HEADER)
+_SEQ_MASK = EXPLICIT_HEADER.field("flit_seq").max_value
+_ACK_MASK = COMMAND_HEADER.field("ack_req_seq").max_value
+_LO_MASK = COMMAND_HEADER.field("flit_seq_lo").max_value
+
+
 def _decode_header(word: int, payload: bool) -> tuple[FlitOp, int, int, int] | None:
     """``(op, flit_seq, ack_req_seq, flit_seq_lo)`` of a valid 3-byte header word on a
-    flit with (``payload``) or without TL bytes, else ``None``."""
-    op = _OPS.get(word >> _E_OP & 7)
+    flit with (``payload``) or without TL bytes, else ``None``: the declarations' shifts
+    and reserved bits, then the same ``header_problem`` the checked path asks."""
+    op = _OPS.get(word >> _E_OP & _OP_MASK)  # the op field sits alike in both layouts
     if op is None:
         return None
-    fmt = COMMAND_HEADER if op.is_command else EXPLICIT_HEADER
-    try:
-        fields = fmt.unpack_int(word)
-    except DecodeError:
-        return None
-    seq, ack, lo = (fields.get("flit_seq", 0), fields.get("ack_req_seq", 0),
-                    fields.get("flit_seq_lo", 0))
-    if fields["payload"] != payload or header_problem(op, seq, ack, lo, payload):
+    if op.is_command:
+        if word & _C_RESERVED or (word >> _C_PAYLOAD & 1) != payload:
+            return None
+        seq, ack, lo = 0, word >> _C_ACK & _ACK_MASK, word >> _C_LO & _LO_MASK
+    else:
+        if word & _E_RESERVED or (word >> _E_PAYLOAD & 1) != payload:
+            return None
+        seq, ack, lo = word >> _E_SEQ & _SEQ_MASK, 0, 0
+    if header_problem(op, seq, ack, lo, payload):
         return None
     return op, seq, ack, lo
 
