@@ -221,17 +221,17 @@ _UNPACK_BY_FTYPE: tuple[Callable[[int], TLField] | None, ...] = tuple(
 )
 
 
-def _pack(value: TLField) -> bytes:
-    try:
-        return _CODE[type(value)][0](value)
-    except TypeError:  # a value that is not an integer
-        _raise_misfit(value)
-        raise
+_PACK_BY_CLASS: dict[type, Callable[[TLField], bytes]] = {
+    cls: code[0] for cls, code in _CODE.items()}
 
 
 def pack_field(value: TLField) -> bytes:
     """The bytes of any typed field (its class names its FTYPE)."""
-    return _pack(value)
+    try:
+        return _PACK_BY_CLASS[type(value)](value)
+    except TypeError:  # a value that is not an integer
+        _raise_misfit(value)
+        raise
 
 
 def unpack_word(ftype: int, word: int) -> TLField:
@@ -256,8 +256,16 @@ def unpack_field(data: bytes | bytearray | memoryview) -> TLField:
     return unpack_word(ftype, int.from_bytes(data, "big"))
 
 
-#: Masks keeping sectors s..7 of a half-flit read as one 256-bit integer.
-_REST_MASK = tuple((1 << (8 * TL_HALF_BYTES - 32 * s)) - 1 for s in range(8))
+#: A half-flit read as one 256-bit integer: masks keeping sectors s..7, the shift of the
+#: FTYPE of a field starting at sector s, and the shift of a field ending before sector e.
+_HALF_BITS = 8 * TL_HALF_BYTES
+_REST_MASK = tuple((1 << (_HALF_BITS - 32 * s)) - 1 for s in range(8))
+_FTYPE_SHIFT = tuple(_HALF_BITS - 32 * s - 4 for s in range(8))
+_END_SHIFT = tuple(_HALF_BITS - 32 * e for e in range(9))
+#: FTYPE (0..15) -> (sectors, unpack) or ``None`` for an unknown FTYPE.
+_DECODE_BY_FTYPE: tuple[tuple[int, Callable[[int], TLField]] | None, ...] = tuple(
+    (SECTORS_OF[ft], unpack) if unpack is not None else None
+    for ft, unpack in enumerate(_UNPACK_BY_FTYPE))
 
 
 def decode_control_half(half: bytes | bytearray | memoryview) -> list[tuple[int, TLField]]:
@@ -275,19 +283,19 @@ def decode_control_half(half: bytes | bytearray | memoryview) -> list[tuple[int,
     out: list[tuple[int, TLField]] = []
     sector = 0
     while sector < 8:
-        bits = 256 - 32 * sector
         rest = rest_all & _REST_MASK[sector]
         if not rest:
             break
-        ftype = rest >> (bits - 4)
-        size = SECTORS_OF[ftype]
-        unpack = _UNPACK_BY_FTYPE[ftype]
-        if unpack is None:
+        ftype = rest >> _FTYPE_SHIFT[sector]
+        entry = _DECODE_BY_FTYPE[ftype]
+        if entry is None:
             raise FieldRangeError("ftype", ftype, f"unknown TL field type at sector {sector}")
-        if sector + size > 8:
+        size, unpack = entry
+        end = sector + size
+        if end > 8:
             raise DecodeError(f"TL field type {ftype} at sector {sector} straddles the half-flit")
-        out.append((sector, unpack(rest >> (bits - 32 * size))))
-        sector += size
+        out.append((sector, unpack(rest >> _END_SHIFT[end])))
+        sector = end
     return out
 
 
