@@ -88,6 +88,8 @@ class SegmentLayout:
 
 def capacity(messages: tuple[int | None, ...]) -> int:
     """TL bytes a flit can carry when it holds these message words."""
+    if messages is NO_MESSAGES:
+        return PAYLOAD_BYTES  # the common case, without counting
     return PAYLOAD_BYTES - MESSAGE_BYTES * sum(m is not None for m in messages)
 
 

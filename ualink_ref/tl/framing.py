@@ -159,7 +159,13 @@ class TLDeframer:
             if len(data) < filling.need:
                 return _NOTHING, _NOTHING
             owing.popleft()
-            return _NOTHING, self._pop_complete()
+            # Hand back, in order, every waiting field in front of the next one owed data.
+            done = []
+            waiting = self._waiting
+            head = owing[0] if owing else None
+            while waiting and waiting[0] is not head:
+                done.append(waiting.popleft())
+            return _NOTHING, done
         # A control half-flit: nothing is owed, so every earlier field is done and
         # ``_waiting`` is empty; the new fields are done up to the first owed data.
         started: list[PendingField] = []
@@ -184,16 +190,6 @@ class TLDeframer:
                 continue
             self._waiting.append(pending)
         return started, done
-
-    def _pop_complete(self) -> list[PendingField]:
-        """Hand back, in order, every waiting field in front of the first one owed data."""
-        done: list[PendingField] = []
-        waiting = self._waiting
-        head = self._owing[0] if self._owing else None
-        while waiting and waiting[0] is not head:
-            done.append(waiting.popleft())
-        return done
-
 
 def split_flit(flit: bytes) -> tuple[bytes, bytes]:
     """The two half-flits of one 64-byte TL flit (length checked by the caller)."""
