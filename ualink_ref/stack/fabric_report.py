@@ -160,7 +160,7 @@ def _pct(values: list[float], q: float) -> float:
 
 def check(fabric: Fabric, run: FabricRun) -> int:
     """Results and final-memory bytes that differ from the sequential model (rule R1)."""
-    models: dict[int, dict[int, int]] = {}
+    models: dict[int, dict[int, bytearray]] = {}  # sim's page model
     bad = 0
     for index, fop in enumerate(run.workload):
         mem = models.setdefault(fop.dst, {})
