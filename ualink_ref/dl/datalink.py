@@ -125,6 +125,11 @@ _BYTES_LIKE = (bytes, bytearray, memoryview)
 
 #: A fresh flit may use the implicit-sequence header only this close to the acked point.
 IMPLICIT_REACH = 7
+
+# Enum members read once: on Python 3.11 ``Enum.MEMBER`` costs several times a global.
+_ACK, _REPLAY, _REPLAY_REQUEST, _EXPLICIT = (FlitOp.ACK, FlitOp.REPLAY, FlitOp.REPLAY_REQUEST,
+                                             FlitOp.EXPLICIT)
+_DUPLICATE, _GAP = Verdict.DUPLICATE, Verdict.GAP
 _NO_MESSAGES = NO_MESSAGES  # the flit codec's own tuple: its fast paths test identity
 
 
@@ -363,7 +368,7 @@ class DataLink:
         what a training link sends)."""
         if not self._ctlq:
             return None
-        return self._command(FlitOp.ACK, self._ack_value(), now)
+        return self._command(_ACK, self._ack_value(), now)
 
     def retrained(self, now: float) -> list[DLEvent]:
         """The link has retrained (rule 11): replay everything unacknowledged from the
@@ -417,21 +422,21 @@ class DataLink:
         """The DL flit to transmit in this slot (640 bytes), or ``None`` (rule 7)."""
         check_time(now)
         if self._rr_owed:
-            return self._command(FlitOp.REPLAY_REQUEST, seq_of(self._expected), now)
+            return self._command(_REPLAY_REQUEST, seq_of(self._expected), now)
         if self._ctlq:
-            return self._command(FlitOp.ACK, self._ack_value(), now)
+            return self._command(_ACK, self._ack_value(), now)
         fresh = bool(self._txq) and self.in_flight < self.window and self._replay_at is None
         if fresh and self._pace_next is not None and now < self._pace_next:
             fresh = False  # rule 10: paced
         carries_ack = fresh and self._implicit_ok()
         if self._ack_pending and not carries_ack and self._ack_due(now):
-            return self._command(FlitOp.ACK, self._ack_value(), now)
+            return self._command(_ACK, self._ack_value(), now)
         if self._replay_at is not None:
             return self._replayed(now)
         if fresh:
             return self._fresh(carries_ack, now)
         if self._ack_pending or self._msgq:
-            return self._command(FlitOp.ACK, self._ack_value(), now)
+            return self._command(_ACK, self._ack_value(), now)
         return None
 
     def receive(self, flit: bytes, now: float) -> list[DLEvent]:
@@ -451,25 +456,25 @@ class DataLink:
             events.append(MalformedFlit(str(exc)))
             self._rx_error()
             return events
-        if f.op is FlitOp.ACK:
+        if f.op is _ACK:
             self._on_ack(f.ack_req_seq, now)
-        elif f.op is FlitOp.REPLAY_REQUEST:
+        elif f.op is _REPLAY_REQUEST:
             self._on_replay_request(f.ack_req_seq, now, events)
         if not f.payload:
             self._deliver(f, events)
             return events
         want = seq_of(self._expected)
-        if f.op is FlitOp.REPLAY:
+        if f.op is _REPLAY:
             self._dup_run_answered = False  # a new replay run: it may owe one ack
         verdict, seq = classify(f, want)
-        if verdict is Verdict.DUPLICATE:
+        if verdict is _DUPLICATE:
             self._counters.duplicates += 1
             self._ack_pending = True
             if not self._dup_run_answered:  # one ack per run, not one per duplicate
                 self._dup_ack_owed = True
                 self._dup_run_answered = True
             return events
-        if verdict is Verdict.GAP:
+        if verdict is _GAP:
             self._gap(want, seq, events)
             return events
         if not phase_matches(f, len(self._rx_partial)):
@@ -525,7 +530,7 @@ class DataLink:
     def _command(self, op: FlitOp, value: int, now: float) -> bytes:
         """An ack-only / replay-request flit (no TL bytes, no sequence number)."""
         messages = self._take_messages(SEGMENTS)
-        if op is FlitOp.REPLAY_REQUEST:
+        if op is _REPLAY_REQUEST:
             self._rr_owed = False
             self._counters.replay_requests_sent += 1
         else:
@@ -549,13 +554,13 @@ class DataLink:
         self._buffer.append(entry)
         self._next_fresh += 1
         if implicit:
-            wire = self._out(FlitOp.ACK, 0, self._ack_value(), seq_of(abs_seq) & 7, tl, first,
+            wire = self._out(_ACK, 0, self._ack_value(), seq_of(abs_seq) & 7, tl, first,
                              messages)
             self._since_explicit += 1
             self._counters.acks_sent += 1
             self._acked_now()
         else:
-            wire = self._out(FlitOp.EXPLICIT, seq_of(abs_seq), 0, 0, tl, first, messages)
+            wire = self._out(_EXPLICIT, seq_of(abs_seq), 0, 0, tl, first, messages)
             self._since_explicit = 0
             self._counters.explicit_flits_sent += 1
         self._counters.data_flits_sent += 1
@@ -567,7 +572,7 @@ class DataLink:
         assert self._replay_at is not None
         abs_seq = self._replay_at
         entry = self._buffer[abs_seq - self._acked]
-        op = FlitOp.REPLAY if self._replay_first else FlitOp.EXPLICIT
+        op = _REPLAY if self._replay_first else _EXPLICIT
         self._replay_first = False
         wire = self._out(op, seq_of(abs_seq), 0, 0, entry.tl, entry.first_tl_start,
                          entry.messages)

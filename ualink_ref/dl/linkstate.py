@@ -80,7 +80,13 @@ class LinkState(Enum):
     @property
     def carries_data(self) -> bool:
         """True in the states that send TL data (``up``, ``idle``)."""
-        return self in (LinkState.UP, LinkState.IDLE)
+        return self in _CARRIES_DATA
+
+
+#: The states that send TL data (a set: this runs for every slot).
+_CARRIES_DATA = frozenset((LinkState.UP, LinkState.IDLE))
+# Enum members read once: on Python 3.11 ``Enum.MEMBER`` costs several times a global.
+_TRAINING, _UP, _IDLE = LinkState.TRAINING, LinkState.UP, LinkState.IDLE
 
 
 class LinkInput(Enum):
@@ -329,7 +335,7 @@ class LinkManager:
         ``waiting``: the layer above has work outstanding on the peer (L10 probes
         again while it waits in ``idle``)."""
         state = self.state
-        if state is LinkState.TRAINING:
+        if state is _TRAINING:
             if self._next_request is not None and now >= self._next_request:
                 self.dl.send_message(ChannelNegotiation(ChannelCommand.REQUEST_ONLINE),
                                      control=True)
@@ -343,14 +349,14 @@ class LinkManager:
         if (flit is None or control_only) and self.dl.idle:  # L10: control is not traffic
             if self._quiet_since is None:
                 self._quiet_since = now
-            elif state is LinkState.UP and now - self._quiet_since >= self.idle_after:
+            elif state is _UP and now - self._quiet_since >= self.idle_after:
                 self.pending.extend(self.handle(LinkInput.QUIET, now, "quiet"))
-            elif (state is LinkState.IDLE and waiting and self._next_probe is not None
+            elif (state is _IDLE and waiting and self._next_probe is not None
                   and now >= self._next_probe):
                 self.pending.extend(self.handle(LinkInput.PROBE, now, "probe"))
         else:
             self._quiet_since = None
-            if state is LinkState.IDLE:
+            if state is _IDLE:
                 self.pending.extend(self.handle(LinkInput.TRAFFIC, now, "traffic"))
         return flit
 
