@@ -87,6 +87,8 @@ class LinkState(Enum):
 _CARRIES_DATA = frozenset((LinkState.UP, LinkState.IDLE))
 # Enum members read once: on Python 3.11 ``Enum.MEMBER`` costs several times a global.
 _TRAINING, _UP, _IDLE = LinkState.TRAINING, LinkState.UP, LinkState.IDLE
+#: Event types ``on_events`` has nothing to do for.
+_ONLY_DELIVERIES = frozenset((TLFlitDelivered,))
 
 
 class LinkInput(Enum):
@@ -362,12 +364,12 @@ class LinkManager:
 
     def on_events(self, events: list[DLEvent | LinkEvent], now: float) -> None:
         """React to the DL's events (in place: appends what the reactions produce)."""
+        if _ONLY_DELIVERIES.issuperset(map(type, events)):
+            return  # the common list: delivered TL flits only, nothing to react to
         i = 0
         while i < len(events):
             event = events[i]
             i += 1
-            if type(event) is TLFlitDelivered:
-                continue  # the bulk of every list, and nothing to react to
             if isinstance(event, RetrainNeeded):
                 events[i:i] = self._retrain_needed(now, "replays still futile")
             elif isinstance(event, DLMessageReceived):
