@@ -4,6 +4,7 @@ A :class:`BitFormat` is an ordered table of :class:`Field` s, MSB first: the
 first field occupies the most significant bits of the big-endian integer read
 from the format's bytes. Every other view of a layout is derived from it:
 
+
 * the codecs call :meth:`BitFormat.pack` / :meth:`BitFormat.unpack`;
 * the Scapy layers are generated from :attr:`BitFormat.fields`
   (``ualink_ref.scapy_layers``);
@@ -29,6 +30,9 @@ from ualink_ref.errors import (
     ReservedBitsError,
     TruncatedError,
 )
+
+#: Bytes-like types as a tuple: ``isinstance(x, a | b)`` builds a union object per call.
+_BYTES_LIKE = (bytes, bytearray, memoryview)
 
 
 @dataclass(frozen=True)
@@ -294,7 +298,7 @@ class BitFormat:
 
     def unpack(self, data: bytes | bytearray | memoryview) -> dict[str, int]:
         """Unpack exactly ``byte_length`` bytes into a ``{field: value}`` dict."""
-        if not isinstance(data, bytes | bytearray | memoryview):
+        if not isinstance(data, _BYTES_LIKE):
             raise TruncatedError(self.name, self.byte_length, -1)
         if len(data) != self.byte_length:
             raise TruncatedError(self.name, self.byte_length, len(data))
@@ -302,7 +306,7 @@ class BitFormat:
 
     def unpack_from(self, data: bytes | bytearray | memoryview, offset: int = 0) -> dict[str, int]:
         """Unpack the format from ``data`` starting at byte ``offset``."""
-        if not isinstance(data, bytes | bytearray | memoryview):
+        if not isinstance(data, _BYTES_LIKE):
             raise TruncatedError(self.name, self.byte_length, -1)
         if isinstance(offset, bool) or not isinstance(offset, int):
             raise DecodeError(f"{self.name}: offset must be an integer, got {offset!r:.40}")

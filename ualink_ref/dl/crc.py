@@ -14,6 +14,9 @@ from functools import cache
 
 from ualink_ref.errors import EncodeError
 
+#: Bytes-like types as a tuple: ``isinstance(x, a | b)`` builds a union object per call.
+_BYTES_LIKE = (bytes, bytearray, memoryview)
+
 #: Bytes of the flit covered by the CRC (0..635).
 CRC_COVERAGE = 636
 #: Width of the CRC field in bytes (636..639).
@@ -32,7 +35,7 @@ def _crc_fun() -> Callable[[bytes], int]:
 
 def crc32(data: bytes | bytearray | memoryview) -> int:
     """IEEE 802.3 CRC-32 of ``data`` (equal to ``zlib.crc32(data)``); bytes-like only."""
-    if not isinstance(data, bytes | bytearray | memoryview):
+    if not isinstance(data, _BYTES_LIKE):
         # bytes(5) would be five zero bytes and bytes(None) a TypeError: refuse both
         raise EncodeError(f"CRC-32 input must be bytes, got {type(data).__name__}")
     return _crc_fun()(bytes(data))

@@ -106,11 +106,13 @@ from ualink_ref.dl.events import (
     TLFlitDelivered,
 )
 from ualink_ref.dl.flit import (
+    NO_MESSAGES,
     SEGMENTS,
     SEQ_MAX,
     TL_FLIT_BYTES,
     DLFlit,
     capacity,
+    encode_fields,
 )
 from ualink_ref.dl.formats import FlitOp
 from ualink_ref.dl.messages import DLMessage, decode_message
@@ -118,13 +120,24 @@ from ualink_ref.dl.verdict import Verdict, classify, phase_matches
 from ualink_ref.errors import CrcError, DecodeError, EncodeError
 from ualink_ref.sizes import MAX_WINDOW
 
+#: Bytes-like types as a tuple: ``isinstance(x, a | b)`` builds a union object per call.
+_BYTES_LIKE = (bytes, bytearray, memoryview)
+
 #: A fresh flit may use the implicit-sequence header only this close to the acked point.
 IMPLICIT_REACH = 7
-_NO_MESSAGES: tuple[None, ...] = (None,) * SEGMENTS
+
+# Enum members read once: on Python 3.11 ``Enum.MEMBER`` costs several times a global.
+_ACK, _REPLAY, _REPLAY_REQUEST, _EXPLICIT = (FlitOp.ACK, FlitOp.REPLAY, FlitOp.REPLAY_REQUEST,
+                                             FlitOp.EXPLICIT)
+_DUPLICATE, _GAP = Verdict.DUPLICATE, Verdict.GAP
+_NO_MESSAGES = NO_MESSAGES  # the flit codec's own tuple: its fast paths test identity
 
 
 def check_time(now: object) -> float:
     """``now`` if it is a real number (time is passed in, rule 6); else :class:`EncodeError`."""
+    kind = type(now)
+    if (kind is int or kind is float) and now == now:
+        return now  # type: ignore[return-value]  # the common case, without the ABC check
     if isinstance(now, bool) or not isinstance(now, numbers.Real) or now != now:
         raise EncodeError(f"now must be a number (flit slots), got {now!r:.40}")
     return now  # type: ignore[return-value]
@@ -313,17 +326,16 @@ class DataLink:
 
     def send(self, tl_flits: Iterable[bytes]) -> None:
         """Queue 64-byte TL flits for transmission, in order (all or none on a bad one)."""
-        if isinstance(tl_flits, bytes | bytearray | memoryview | str):
+        if isinstance(tl_flits, (*_BYTES_LIKE, str)):
             raise EncodeError("send takes an iterable of 64-byte TL flits, not one bytes object")
         try:
             batch = list(tl_flits)
         except TypeError:
             raise EncodeError(f"send takes an iterable of TL flits, got {tl_flits!r:.40}") from None
         for tl in batch:
-            if not isinstance(tl, bytes | bytearray | memoryview) or len(tl) != TL_FLIT_BYTES:
+            if not isinstance(tl, _BYTES_LIKE) or len(tl) != TL_FLIT_BYTES:
                 raise EncodeError(f"TL flits are {TL_FLIT_BYTES} bytes, got {tl!r:.40}")
-        for tl in batch:
-            self._txq += tl
+        self._txq += b"".join(batch)
 
     def send_message(self, message: DLMessage, *, reliable: bool = False,
                      control: bool = False) -> None:
@@ -356,7 +368,7 @@ class DataLink:
         what a training link sends)."""
         if not self._ctlq:
             return None
-        return self._command(FlitOp.ACK, self._ack_value(), now)
+        return self._command(_ACK, self._ack_value(), now)
 
     def retrained(self, now: float) -> list[DLEvent]:
         """The link has retrained (rule 11): replay everything unacknowledged from the
@@ -410,21 +422,21 @@ class DataLink:
         """The DL flit to transmit in this slot (640 bytes), or ``None`` (rule 7)."""
         check_time(now)
         if self._rr_owed:
-            return self._command(FlitOp.REPLAY_REQUEST, seq_of(self._expected), now)
+            return self._command(_REPLAY_REQUEST, seq_of(self._expected), now)
         if self._ctlq:
-            return self._command(FlitOp.ACK, self._ack_value(), now)
+            return self._command(_ACK, self._ack_value(), now)
         fresh = bool(self._txq) and self.in_flight < self.window and self._replay_at is None
         if fresh and self._pace_next is not None and now < self._pace_next:
             fresh = False  # rule 10: paced
         carries_ack = fresh and self._implicit_ok()
         if self._ack_pending and not carries_ack and self._ack_due(now):
-            return self._command(FlitOp.ACK, self._ack_value(), now)
+            return self._command(_ACK, self._ack_value(), now)
         if self._replay_at is not None:
             return self._replayed(now)
         if fresh:
             return self._fresh(carries_ack, now)
         if self._ack_pending or self._msgq:
-            return self._command(FlitOp.ACK, self._ack_value(), now)
+            return self._command(_ACK, self._ack_value(), now)
         return None
 
     def receive(self, flit: bytes, now: float) -> list[DLEvent]:
@@ -444,25 +456,25 @@ class DataLink:
             events.append(MalformedFlit(str(exc)))
             self._rx_error()
             return events
-        if f.op is FlitOp.ACK:
+        if f.op is _ACK:
             self._on_ack(f.ack_req_seq, now)
-        elif f.op is FlitOp.REPLAY_REQUEST:
+        elif f.op is _REPLAY_REQUEST:
             self._on_replay_request(f.ack_req_seq, now, events)
         if not f.payload:
             self._deliver(f, events)
             return events
         want = seq_of(self._expected)
-        if f.op is FlitOp.REPLAY:
+        if f.op is _REPLAY:
             self._dup_run_answered = False  # a new replay run: it may owe one ack
         verdict, seq = classify(f, want)
-        if verdict is Verdict.DUPLICATE:
+        if verdict is _DUPLICATE:
             self._counters.duplicates += 1
             self._ack_pending = True
             if not self._dup_run_answered:  # one ack per run, not one per duplicate
                 self._dup_ack_owed = True
                 self._dup_run_answered = True
             return events
-        if verdict is Verdict.GAP:
+        if verdict is _GAP:
             self._gap(want, seq, events)
             return events
         if not phase_matches(f, len(self._rx_partial)):
@@ -505,6 +517,8 @@ class DataLink:
                 and self._since_explicit < self.explicit_interval - 1)
 
     def _take_messages(self, room: int, data: bool = False) -> tuple[int | None, ...]:
+        if not (self._ctlq or self._msgq or (data and self._rmsgq)):
+            return _NO_MESSAGES  # the common case, and the encoder's fast key
         taken: list[int | None] = []
         for queue in (self._ctlq, self._msgq, self._rmsgq) if data else (self._ctlq,
                                                                           self._msgq):
@@ -515,15 +529,15 @@ class DataLink:
 
     def _command(self, op: FlitOp, value: int, now: float) -> bytes:
         """An ack-only / replay-request flit (no TL bytes, no sequence number)."""
-        flit = DLFlit(op, ack_req_seq=value, messages=self._take_messages(SEGMENTS))
-        if op is FlitOp.REPLAY_REQUEST:
+        messages = self._take_messages(SEGMENTS)
+        if op is _REPLAY_REQUEST:
             self._rr_owed = False
             self._counters.replay_requests_sent += 1
         else:
             self._counters.acks_sent += 1
         self._acked_now()
         self._counters.command_flits_sent += 1
-        return self._out(flit)
+        return self._out(op, 0, value, 0, b"", 0, messages)
 
     def _fresh(self, implicit: bool, now: float) -> bytes:
         messages = self._take_messages(SEGMENTS, data=True)
@@ -540,41 +554,47 @@ class DataLink:
         self._buffer.append(entry)
         self._next_fresh += 1
         if implicit:
-            flit = DLFlit(FlitOp.ACK, ack_req_seq=self._ack_value(),
-                          flit_seq_lo=seq_of(abs_seq) & 7, tl=tl, first_tl_start=first,
-                          messages=messages)
+            wire = self._out(_ACK, 0, self._ack_value(), seq_of(abs_seq) & 7, tl, first,
+                             messages)
             self._since_explicit += 1
             self._counters.acks_sent += 1
             self._acked_now()
         else:
-            flit = DLFlit(FlitOp.EXPLICIT, flit_seq=seq_of(abs_seq), tl=tl,
-                          first_tl_start=first, messages=messages)
+            wire = self._out(_EXPLICIT, seq_of(abs_seq), 0, 0, tl, first, messages)
             self._since_explicit = 0
             self._counters.explicit_flits_sent += 1
         self._counters.data_flits_sent += 1
         if self._deadline is None or abs_seq == self._acked:
             self._deadline = now + self.replay_timeout
-        return self._out(flit)
+        return wire
 
     def _replayed(self, now: float) -> bytes:
         assert self._replay_at is not None
         abs_seq = self._replay_at
         entry = self._buffer[abs_seq - self._acked]
-        op = FlitOp.REPLAY if self._replay_first else FlitOp.EXPLICIT
+        op = _REPLAY if self._replay_first else _EXPLICIT
         self._replay_first = False
-        flit = DLFlit(op, flit_seq=seq_of(abs_seq), tl=entry.tl,
-                      first_tl_start=entry.first_tl_start, messages=entry.messages)
+        wire = self._out(op, seq_of(abs_seq), 0, 0, entry.tl, entry.first_tl_start,
+                         entry.messages)
         self._replay_at = abs_seq + 1 if abs_seq + 1 < self._next_fresh else None
         self._since_explicit = 0
         self._counters.flits_replayed += 1
         self._counters.explicit_flits_sent += 1
         if abs_seq == self._acked:
             self._deadline = now + self.replay_timeout
-        return self._out(flit)
+        return wire
 
-    def _out(self, flit: DLFlit) -> bytes:
+    def _out(self, op: FlitOp, flit_seq: int, ack_req_seq: int, flit_seq_lo: int, tl: bytes,
+             first_tl_start: int, messages: tuple[int | None, ...]) -> bytes:
+        """Encode a flit built from this end's own state, without re-checking it: sequence
+        numbers come from ``seq_of`` (1..511) or are 0 as the op requires, ``tl`` is cut
+        from the queue at most ``capacity(messages)`` long and ends at a TL-flit boundary
+        unless full (rule 7), ``first_tl_start`` is the stream phase, and message words
+        are :meth:`DLMessage.encode` values (32 bits). The tests that send through the
+        public ``DLFlit`` constructor (which checks all of it) hold the two equal."""
         self._counters.flits_sent += 1
-        return flit.encode()
+        return encode_fields(op, flit_seq, ack_req_seq, flit_seq_lo, tl, first_tl_start,
+                             messages)
 
     # -- acks, requests, replay ------------------------------------------------------
 

@@ -21,8 +21,10 @@ See ``specs/dl.md`` for the segment-header rules.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
+from typing import NamedTuple
 
+from ualink_ref.bitfields import BitFormat
 from ualink_ref.dl.crc import CRC_COVERAGE, crc32
 from ualink_ref.dl.formats import (
     COMMAND_HEADER,
@@ -34,6 +36,7 @@ from ualink_ref.dl.formats import (
 from ualink_ref.dl.segments import SEGMENT_OFFSETS, walk_segments
 from ualink_ref.errors import (
     CrcError,
+    DecodeError,
     EncodeError,
     FieldRangeError,
     TruncatedError,
@@ -48,6 +51,9 @@ from ualink_ref.sizes import (
     SEQ_MAX,
     TL_FLIT_BYTES,
 )
+
+#: Bytes-like types as a tuple: ``isinstance(x, a | b)`` builds a union object per call.
+_BYTES_LIKE = (bytes, bytearray, memoryview)
 
 # Sizes are declared once, with provenance, in ualink_ref.sizes.
 FLIT_BYTES = DL_FLIT_BYTES
@@ -82,6 +88,8 @@ class SegmentLayout:
 
 def capacity(messages: tuple[int | None, ...]) -> int:
     """TL bytes a flit can carry when it holds these message words."""
+    if messages is NO_MESSAGES:
+        return PAYLOAD_BYTES  # the common case, without counting
     return PAYLOAD_BYTES - MESSAGE_BYTES * sum(m is not None for m in messages)
 
 
@@ -188,7 +196,7 @@ class DLFlit:
         except ValueError:
             raise EncodeError(f"DLFlit: unknown op {self.op!r}", field="op") from None
         object.__setattr__(self, "op", op)
-        if not isinstance(self.tl, bytes | bytearray | memoryview):
+        if not isinstance(self.tl, _BYTES_LIKE):
             raise EncodeError(f"DLFlit: tl must be bytes, not {type(self.tl).__name__}",
                               field="tl")
         object.__setattr__(self, "tl", bytes(self.tl))  # accept bytearray / memoryview
@@ -251,6 +259,13 @@ class DLFlit:
 
     def encode(self) -> bytes:
         """The 640 bytes of the flit, CRC included."""
+        # The constructor has checked every value: the planned encoder may run.
+        return encode_fields(self.op, self.flit_seq, self.ack_req_seq, self.flit_seq_lo,
+                             self.tl, self.first_tl_start, self.messages)
+
+    def encode_checked(self) -> bytes:
+        """:meth:`encode` the long way (header via the declarations, segment by
+        segment): the reference the planned encoder is tested against."""
         out = bytearray(FLIT_BYTES)
         out[0:HEADER_BYTES] = self.header_bytes()
         rel = 0
@@ -284,7 +299,7 @@ class DLFlit:
     @classmethod
     def decode(cls, data: bytes | bytearray | memoryview) -> DLFlit:
         """Parse 640 bytes. Raises ``CrcError`` on a bad CRC, other ``DecodeError`` s else."""
-        if not isinstance(data, bytes | bytearray | memoryview):
+        if not isinstance(data, _BYTES_LIKE):
             raise TruncatedError("DL flit", FLIT_BYTES, -1)
         data = bytes(data)
         if len(data) != FLIT_BYTES:
@@ -293,7 +308,9 @@ class DLFlit:
         actual = crc32(data[:CRC_COVERAGE])
         if stored != actual:
             raise CrcError(stored, actual, "DL flit CRC")
-        return _parse(data)
+        # The planned parser takes every valid flit; anything else goes to the checked
+        # parser, so a malformed flit raises exactly the error that one names.
+        return _parse_planned(data) or _parse(data)
 
 
 #: FlitOp by header value, so the hot path does a dict lookup instead of an enum call.
@@ -336,6 +353,167 @@ def _parse(data: bytes) -> DLFlit:
                           fields.get("flit_seq_lo", 0), tl, first, msgs)
 
 
+# -- planned codec: the hot path ---------------------------------------------------------
+#
+# Every DL flit sent or received passes here, so the per-flit work is reduced to
+# slicing: what depends only on the segment headers (where TL bytes, message words
+# and fill lie; whether they form one continuous TL stream) is worked out once per
+# combination by the checked code above and kept. Nothing is typed twice: the
+# header shifts are read from the declarations, the plans from ``segment_layout``
+# and ``walk_segments``. tests/dl/test_dl_flit_planned.py holds both paths equal.
+
+_E_OP, _E_PAYLOAD, _E_SEQ = (EXPLICIT_HEADER.position(n).shift
+                             for n in ("op", "payload", "flit_seq"))
+if (COMMAND_HEADER.position("op").shift, COMMAND_HEADER.field("op").width) != (
+        _E_OP, EXPLICIT_HEADER.field("op").width):  # pragma: no cover
+    raise ImportError("the two DL header layouts must put op in the same bits")
+_OP_MASK = EXPLICIT_HEADER.field("op").max_value
+_C_OP, _C_PAYLOAD, _C_ACK, _C_LO = (COMMAND_HEADER.position(n).shift
+                                    for n in ("op", "payload", "ack_req_seq", "flit_seq_lo"))
+_COMMAND_OPS = frozenset(int(op) for op in FlitOp if op.is_command)
+_NO_FLAGS = (False,) * SEGMENTS
+_HEADER_SLOTS = tuple(hdr for hdr, _body in SEGMENT_OFFSETS)
+_H0, _H1, _H2, _H3, _H4 = _HEADER_SLOTS
+
+
+@cache
+def _encode_plan(tl_len: int, first: int, flags: tuple[bool, ...]
+                 ) -> tuple[tuple[bytes, int, int, bytes, bool], ...]:
+    """Per segment: (header byte, TL slice start, end, zero fill, has a message word).
+
+    Keys are valid layouts only (the constructor or the data link checked them),
+    so the cache is bounded by the layouts that exist."""
+    plan = []
+    rel = 0
+    for seg, msg, length in zip(_segment_layout(tl_len, first, flags), flags,
+                                SEGMENT_LENGTHS, strict=True):
+        fill = length - MESSAGE_BYTES * msg - seg.tl_bytes
+        plan.append((bytes((seg.header,)), rel, rel + seg.tl_bytes, bytes(fill), msg))
+        rel += seg.tl_bytes
+    return tuple(plan)
+
+
+def encode_fields(op: int, flit_seq: int, ack_req_seq: int, flit_seq_lo: int, tl: bytes,
+                  first_tl_start: int, messages: tuple[int | None, ...]) -> bytes:
+    """The 640 bytes of a flit from values already known valid (no checks).
+
+    For :meth:`DLFlit.encode` (whose constructor checked them) and the data link,
+    which builds them from its own state (sequence numbers in range, TL bytes cut
+    at its own phase, message words its own encodings); anyone else builds a
+    :class:`DLFlit`."""
+    payload = 1 if tl else 0
+    if op in _COMMAND_OPS:
+        word = (op << _C_OP | payload << _C_PAYLOAD | ack_req_seq << _C_ACK
+                | flit_seq_lo << _C_LO)
+    else:
+        word = op << _E_OP | payload << _E_PAYLOAD | flit_seq << _E_SEQ
+    flags = _NO_FLAGS if messages is NO_MESSAGES else tuple(m is not None for m in messages)
+    parts = [word.to_bytes(HEADER_BYTES, "big")]
+    append = parts.append
+    for (header, start, end, fill, msg), word_ in zip(
+            _encode_plan(len(tl), first_tl_start, flags), messages, strict=True):
+        append(header)
+        if msg:
+            append(word_.to_bytes(MESSAGE_BYTES, "big"))  # type: ignore[union-attr]
+        if end > start:
+            append(tl[start:end])
+        if fill:
+            append(fill)
+    body = b"".join(parts)
+    return body + crc32(body).to_bytes(4, "big")
+
+
+class _DecodePlan(NamedTuple):
+    """Where a valid flit with given segment headers keeps its parts."""
+
+    tl: tuple[tuple[int, int], ...]  # TL byte ranges, in stream order
+    words: tuple[int, ...]  # offsets of message words (segment k's, or -1: none)
+    fills: tuple[tuple[int, int], ...]  # ranges that must be zero fill
+    first_tl_start: int
+    has_messages: bool
+
+
+@lru_cache(maxsize=4096)  # bounded: a peer chooses the header bytes
+def _decode_plan(headers: tuple[int, ...]) -> _DecodePlan | None:
+    """The plan for segment-header bytes ``headers``, or ``None`` when no valid flit
+    has them (the checked parser then names the fault)."""
+    probe = bytearray(FLIT_BYTES)  # zero words and fill: only the headers decide
+    for offset, byte in zip(_HEADER_SLOTS, headers, strict=True):
+        probe[offset] = byte
+    try:
+        segments = walk_segments(bytes(probe), strict=True)
+    except DecodeError:
+        return None
+    flags = tuple(s.message is not None for s in segments)
+    tl_len = sum(s.tl_bytes for s in segments)
+    first = 4 * segments[0].tl_offset
+    zero_words = tuple(0 if f else None for f in flags)
+    if layout_problem(tl_len, first, zero_words):
+        return None
+    for want, got in zip(segment_layout(tl_len, first, zero_words), segments, strict=True):
+        if (want.tl_offset, want.tl_starts, want.tl_bytes) != (
+                got.tl_offset, got.tl_starts, got.tl_bytes):
+            return None
+    return _DecodePlan(
+        tuple((s.begin, s.begin + s.tl_bytes) for s in segments if s.tl_bytes),
+        tuple(s.begin - MESSAGE_BYTES if f else -1 for s, f in zip(segments, flags,
+                                                                    strict=True)),
+        tuple((s.begin + s.tl_bytes, s.begin + s.room) for s in segments
+              if s.tl_bytes < s.room),
+        first, any(flags))
+
+
+def _reserved_bits(fmt: BitFormat) -> int:
+    """The bits of ``fmt``'s reserved fields, as one mask."""
+    return sum(p.field.max_value << p.shift for p in fmt.positions if p.field.reserved)
+
+
+_E_RESERVED, _C_RESERVED = _reserved_bits(EXPLICIT_HEADER), _reserved_bits(COMMAND_HEADER)
+_SEQ_MASK = EXPLICIT_HEADER.field("flit_seq").max_value
+_ACK_MASK = COMMAND_HEADER.field("ack_req_seq").max_value
+_LO_MASK = COMMAND_HEADER.field("flit_seq_lo").max_value
+
+
+def _decode_header(word: int, payload: bool) -> tuple[FlitOp, int, int, int] | None:
+    """``(op, flit_seq, ack_req_seq, flit_seq_lo)`` of a valid 3-byte header word on a
+    flit with (``payload``) or without TL bytes, else ``None``: the declarations' shifts
+    and reserved bits, then the same ``header_problem`` the checked path asks."""
+    op = _OPS.get(word >> _E_OP & _OP_MASK)  # the op field sits alike in both layouts
+    if op is None:
+        return None
+    if op.is_command:
+        if word & _C_RESERVED or (word >> _C_PAYLOAD & 1) != payload:
+            return None
+        seq, ack, lo = 0, word >> _C_ACK & _ACK_MASK, word >> _C_LO & _LO_MASK
+    else:
+        if word & _E_RESERVED or (word >> _E_PAYLOAD & 1) != payload:
+            return None
+        seq, ack, lo = word >> _E_SEQ & _SEQ_MASK, 0, 0
+    if header_problem(op, seq, ack, lo, payload):
+        return None
+    return op, seq, ack, lo
+
+
+def _parse_planned(data: bytes) -> DLFlit | None:
+    """The flit in ``data`` (CRC already good) if it is valid, else ``None``."""
+    plan = _decode_plan((data[_H0], data[_H1], data[_H2], data[_H3], data[_H4]))
+    if plan is None:
+        return None
+    for start, end in plan.fills:
+        if data.count(0, start, end) != end - start:
+            return None
+    tl = b"".join([data[start:end] for start, end in plan.tl])
+    header = _decode_header(int.from_bytes(data[:HEADER_BYTES], "big"), bool(tl))
+    if header is None:
+        return None
+    messages = NO_MESSAGES
+    if plan.has_messages:
+        messages = tuple(None if at < 0 else int.from_bytes(data[at:at + MESSAGE_BYTES], "big")
+                         for at in plan.words)
+    op, seq, ack, lo = header
+    return DLFlit.trusted(op, seq, ack, lo, tl, plan.first_tl_start, messages)
+
+
 __all__ = [
     "FLIT_BYTES",
     "HEADER_BYTES",
@@ -349,6 +527,7 @@ __all__ = [
     "DLFlit",
     "SegmentLayout",
     "capacity",
+    "encode_fields",
     "header_problem",
     "layout_problem",
     "segment_layout",

@@ -31,7 +31,11 @@ class FlitOp(IntEnum):
     @property
     def is_command(self) -> bool:
         """True for the ops that use the command-flit header layout."""
-        return self in (FlitOp.ACK, FlitOp.REPLAY_REQUEST)
+        return self in _COMMAND_OPS
+
+
+#: The ops with the command-flit header layout (a set: this runs for every flit).
+_COMMAND_OPS = frozenset((FlitOp.ACK, FlitOp.REPLAY_REQUEST))
 
 
 _OP_ENUM: dict[int, str] = {

@@ -57,7 +57,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from ualink_ref.dl.datalink import DataLink
-from ualink_ref.dl.events import DLEvent, DLMessageReceived, RetrainNeeded
+from ualink_ref.dl.events import DLEvent, DLMessageReceived, RetrainNeeded, TLFlitDelivered
 from ualink_ref.dl.messages import (
     ChannelCommand,
     ChannelNegotiation,
@@ -80,7 +80,15 @@ class LinkState(Enum):
     @property
     def carries_data(self) -> bool:
         """True in the states that send TL data (``up``, ``idle``)."""
-        return self in (LinkState.UP, LinkState.IDLE)
+        return self in _CARRIES_DATA
+
+
+#: The states that send TL data (a set: this runs for every slot).
+_CARRIES_DATA = frozenset((LinkState.UP, LinkState.IDLE))
+# Enum members read once: on Python 3.11 ``Enum.MEMBER`` costs several times a global.
+_TRAINING, _UP, _IDLE = LinkState.TRAINING, LinkState.UP, LinkState.IDLE
+#: Event types ``on_events`` has nothing to do for.
+_ONLY_DELIVERIES = frozenset((TLFlitDelivered,))
 
 
 class LinkInput(Enum):
@@ -329,7 +337,7 @@ class LinkManager:
         ``waiting``: the layer above has work outstanding on the peer (L10 probes
         again while it waits in ``idle``)."""
         state = self.state
-        if state is LinkState.TRAINING:
+        if state is _TRAINING:
             if self._next_request is not None and now >= self._next_request:
                 self.dl.send_message(ChannelNegotiation(ChannelCommand.REQUEST_ONLINE),
                                      control=True)
@@ -343,19 +351,21 @@ class LinkManager:
         if (flit is None or control_only) and self.dl.idle:  # L10: control is not traffic
             if self._quiet_since is None:
                 self._quiet_since = now
-            elif state is LinkState.UP and now - self._quiet_since >= self.idle_after:
+            elif state is _UP and now - self._quiet_since >= self.idle_after:
                 self.pending.extend(self.handle(LinkInput.QUIET, now, "quiet"))
-            elif (state is LinkState.IDLE and waiting and self._next_probe is not None
+            elif (state is _IDLE and waiting and self._next_probe is not None
                   and now >= self._next_probe):
                 self.pending.extend(self.handle(LinkInput.PROBE, now, "probe"))
         else:
             self._quiet_since = None
-            if state is LinkState.IDLE:
+            if state is _IDLE:
                 self.pending.extend(self.handle(LinkInput.TRAFFIC, now, "traffic"))
         return flit
 
     def on_events(self, events: list[DLEvent | LinkEvent], now: float) -> None:
         """React to the DL's events (in place: appends what the reactions produce)."""
+        if _ONLY_DELIVERIES.issuperset(map(type, events)):
+            return  # the common list: delivered TL flits only, nothing to react to
         i = 0
         while i < len(events):
             event = events[i]

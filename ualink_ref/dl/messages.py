@@ -30,6 +30,9 @@ from ualink_ref.dl.formats import (
 )
 from ualink_ref.errors import DecodeError, EncodeError, FieldRangeError
 
+#: Bytes-like types as a tuple: ``isinstance(x, a | b)`` builds a union object per call.
+_BYTES_LIKE = (bytes, bytearray, memoryview)
+
 
 class ChannelCommand(IntEnum):
     """The ``command`` of a channel online/offline negotiation message."""
@@ -182,7 +185,7 @@ def decode_message(word: int | bytes | bytearray | memoryview) -> DLMessage:
 
     Anything that is neither an integer nor 4 bytes raises a ``DecodeError``.
     """
-    if isinstance(word, bytes | bytearray | memoryview):
+    if isinstance(word, _BYTES_LIKE):
         if len(word) != 4:
             raise FieldRangeError("dl_message", len(word), "a message is 4 bytes")
         value = int.from_bytes(word, "big")

@@ -29,6 +29,10 @@ class Verdict(Enum):
     GAP = "gap"
 
 
+# Enum members read once: on Python 3.11 ``Enum.MEMBER`` costs several times a global.
+_ACCEPT, _DUPLICATE, _GAP = Verdict.ACCEPT, Verdict.DUPLICATE, Verdict.GAP
+
+
 def _check(seq: int) -> None:
     if not 1 <= seq <= SEQ_MAX:
         raise SequenceError(f"sequence number must be 1..{SEQ_MAX}, got {seq}")
@@ -50,14 +54,14 @@ def classify(flit: DLFlit, expected: int) -> tuple[Verdict, int | None]:
     _check(expected)
     if flit.op.is_command:
         if flit.flit_seq_lo != expected & 7:
-            return Verdict.GAP, None
-        return Verdict.ACCEPT, expected
+            return _GAP, None
+        return _ACCEPT, expected
     seq = flit.flit_seq
     if seq == expected:
-        return Verdict.ACCEPT, seq
+        return _ACCEPT, seq
     if (seq - expected) % SEQ_MAX >= MAX_WINDOW:
-        return Verdict.DUPLICATE, seq
-    return Verdict.GAP, seq
+        return _DUPLICATE, seq
+    return _GAP, seq
 
 
 def implicit_seq(expected: int, low_bits: int) -> int:

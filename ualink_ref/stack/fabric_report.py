@@ -4,7 +4,7 @@ Rules (``specs/fabric.md``, "Report"):
 
 R1. Every op must complete exactly once (a second completion raises); the
     report counts statuses and checks results and final memories against the
-    sequential model (:func:`ualink_ref.stack.sim._model_step`) of each
+    sequential model (:func:`ualink_ref.stack.sim_model.model_step`) of each
     destination, ops applied in workload order (rule W3 makes that exact).
 R2. Latency in ns = slots x ``SLOT_NS``. Its *static* part is the zero-load
     latency of the same op shape on the same pod, measured by running that op
@@ -32,7 +32,8 @@ from typing import Any
 from ualink_ref.sizes import DL_PAYLOAD_BYTES, SLOT_NS, WIRE_BYTES_PER_FLIT
 from ualink_ref.stack import latency as L
 from ualink_ref.stack.fabric import Fabric, FabricConfig, FabricRun
-from ualink_ref.stack.sim import Op, _memory_mismatches, _model_step
+from ualink_ref.stack.sim import Op
+from ualink_ref.stack.sim_model import memory_mismatches, model_step
 from ualink_ref.stack.workloads import FabricOp
 from ualink_ref.tl import Status
 
@@ -160,20 +161,20 @@ def _pct(values: list[float], q: float) -> float:
 
 def check(fabric: Fabric, run: FabricRun) -> int:
     """Results and final-memory bytes that differ from the sequential model (rule R1)."""
-    models: dict[int, dict[int, int]] = {}
+    models: dict[int, dict[int, bytearray]] = {}  # sim's page model
     bad = 0
     for index, fop in enumerate(run.workload):
         mem = models.setdefault(fop.dst, {})
         target = fabric.memories[fop.dst]
         got = run.results[index]
         if target.is_mapped(fop.op.addr, fop.op.nbytes):
-            want: tuple[Status, bytes | None] = (Status.OKAY, _model_step(mem, fop.op))
+            want: tuple[Status, bytes | None] = (Status.OKAY, model_step(mem, fop.op))
         else:
             want = (Status.DECODE_ERROR, None)
         if got is None or (got.status, got.data) != want:
             bad += 1
     for acc, memory in enumerate(fabric.memories):
-        bad += _memory_mismatches(memory, models.get(acc, {}))
+        bad += memory_mismatches(memory, models.get(acc, {}))
     return bad
 
 

@@ -40,6 +40,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Any, Literal, Protocol
 
 from ualink_ref.errors import LinkStalledError
@@ -213,7 +214,7 @@ class Network:
             while queue and queue[0][0] <= edge:
                 _arrival, sent_at, first, count, wire, received = queue.popleft()
                 events = d.dst.receive(received, edge) if received is not None else []
-                out.extend((d.dst_name, e) for e in events)
+                out.extend(zip(repeat(d.dst_name), events))  # (port, event) pairs, in C
                 if self._taps:
                     chunk = WireChunk(d.name.rsplit(":", 1)[0], d.src_name, d.dst_name, sent_at,
                                       edge, first, count, wire, received, tuple(events))

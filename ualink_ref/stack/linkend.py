@@ -76,6 +76,9 @@ def decode_wire(data: bytes, fec: FecMode, interleave: int = 1) -> FecDecoded:
 #: A TL flit of NOP padding only: carries reliable DL messages when the TL is idle.
 NOP_TL_FLIT = bytes(TL_FLIT_BYTES)
 
+# Enum members read once: on Python 3.11 ``Enum.MEMBER`` costs several times a global.
+_FAULT, _TRAINING = LinkState.FAULT, LinkState.TRAINING
+
 
 class UpperLayer(Protocol):
     """What a :class:`LinkEnd` carries: 64-byte TL flits out and in."""
@@ -191,7 +194,7 @@ class LinkEnd:
     def _next_dl_flit(self, now: float) -> bytes | None:
         self._run_timer(now)
         link = self.link
-        if link.state is LinkState.FAULT:
+        if link.state is _FAULT:
             self._pending.extend(self._on_fault())
         self._feed(now)
         flit = link.poll(now, waiting=self.upper.busy)
@@ -260,7 +263,7 @@ class LinkEnd:
         self._run_timer(now)
         dl = self.dl
         for i in range(0, count * DL_FLIT_BYTES, DL_FLIT_BYTES):
-            if self.link.state is LinkState.FAULT:
+            if self.link.state is _FAULT:
                 break  # a link in fault neither sends nor receives (specs/dl.md L5)
             self._dl_events(dl.receive(flits[i : i + DL_FLIT_BYTES], now), events, now)
         return events
@@ -270,16 +273,20 @@ class LinkEnd:
         if react:
             self.link.on_events(dl_events, now)
         receive = self.upper.receive
+        # Read once: the reactions above have run, and nothing below changes the state.
+        faulted = self.link.state is _FAULT
         for event in dl_events:
             out.append(event)
             if type(event) is TLFlitDelivered:
-                if self.link.state is LinkState.FAULT:
+                if faulted:
                     continue  # the layer above failed everything: nothing may reach it now
-                out.extend(receive(event.data, now))
+                events = receive(event.data, now)
+                if events:
+                    out.extend(events)
             elif type(event) is UartReceived:
                 self.uart_received += event.data
             elif type(event) is LinkStateChanged:
-                if event.new is LinkState.FAULT:
+                if event.new is _FAULT:
                     out.extend(self._on_fault())
             elif isinstance(event, CrcErrorDetected):
                 self._crc_errors += 1
@@ -304,10 +311,10 @@ class LinkEnd:
     def busy(self) -> bool:
         """True while the upper layer has work, the DL holds unsent or unacknowledged
         data, or the link is training."""
-        if self.link.state is LinkState.FAULT:
+        if self.link.state is _FAULT:
             return False
         return (self.upper.busy or not self.dl.idle
-                or self.link.state is LinkState.TRAINING)
+                or self.link.state is _TRAINING)
 
     # -- link state and DL messages -----------------------------------------------
 

@@ -47,11 +47,10 @@ from ualink_ref.stack.channels import ErrorBursts, RandomBitErrors
 from ualink_ref.stack.endpoint import Completion, Endpoint
 from ualink_ref.stack.faults import FaultPlan
 from ualink_ref.stack.harness import Channel, Edge, Network, Tap, chain
-from ualink_ref.stack.sim_model import expected, tl_lines, tl_report
-from ualink_ref.tl import AtomicOp, CreditConfig, Memory, Status
+from ualink_ref.stack.sim_model import expected, memory_mismatches, tl_lines, tl_report
+from ualink_ref.tl import AtomicOp, CreditConfig, Status
 from ualink_ref.tl.completer import SplitMode, check_split
 from ualink_ref.tl.events import LateResponse
-from ualink_ref.tl.upli import apply_atomic
 
 SIDES = ("a", "b")
 #: The kinds an :class:`Op` can have (a WriteFull is a "write" without byte enables).
@@ -580,7 +579,7 @@ class Simulation:
         bad = 0
         poison = self.fault_plan.poisoned if self.fault_plan is not None else ()
         for side, target in (("a", self.b), ("b", self.a)):
-            mem: dict[int, int] = {}
+            mem: dict[int, bytearray] = {}
             poisoned = set(poison)
             for index, op in enumerate(self.workload):
                 if op.side != side:
@@ -596,7 +595,7 @@ class Simulation:
                     want = (Status.DECODE_ERROR, None, 0)
                 if got is None or (got.status, got.data, got.poisoned) != want:
                     bad += 1
-            bad += _memory_mismatches(target.memory, mem)
+            bad += memory_mismatches(target.memory, mem)
         return bad
 
     def report(self, verify: bool = True) -> SimReport:
@@ -657,45 +656,6 @@ class Simulation:
             return 0
         status = self.a.fault_status
         return sum(1 for r in self.results if r is not None and r.status == status)
-
-
-def _memory_mismatches(memory: Memory, model: dict[int, int]) -> int:
-    """Bytes where ``memory`` differs from ``model`` (absent = zero) — including
-    stray bytes written where the model never wrote."""
-    expected: dict[int, bytearray] = {}
-    for addr, value in model.items():
-        base = addr & ~0xFF
-        page = expected.get(base)
-        if page is None:
-            page = expected[base] = bytearray(256)
-        page[addr - base] = value
-    for base, data in memory.snapshot().items():  # every page holding a non-zero byte
-        for off in range(0, len(data), 256):
-            if any(data[off : off + 256]):
-                expected.setdefault(base + off, bytearray(256))
-    bad = 0
-    for base, want in expected.items():
-        got = memory.peek(base, 256)
-        if got != want:
-            bad += sum(1 for x, y in zip(got, want, strict=True) if x != y)
-    return bad
-
-
-def _model_step(mem: dict[int, int], op: Op) -> bytes | None:
-    """Apply ``op`` to a plain byte dict; return what the op should return."""
-    if op.kind == "read":
-        return bytes(mem.get(op.addr + i, 0) for i in range(op.length))
-    if op.kind == "write":
-        for i, byte in enumerate(op.data):
-            if op.byte_enable is None or op.byte_enable >> i & 1:
-                mem[op.addr + i] = byte
-        return None
-    old_bytes = bytes(mem.get(op.addr + i, 0) for i in range(op.size))
-    old = int.from_bytes(old_bytes, "little")
-    new = apply_atomic(op.atomic_op, op.size, old, op.operand, op.compare or 0)
-    for i, byte in enumerate(new.to_bytes(op.size, "little")):
-        mem[op.addr + i] = byte
-    return old_bytes if op.fetch else None
 
 
 def simulate(

@@ -25,42 +25,113 @@ from collections.abc import Sequence
 from typing import Any
 
 from ualink_ref.tl.events import Completion, TLCounters
+from ualink_ref.tl.memory import Memory
 from ualink_ref.tl.upli import Status, apply_atomic
 
 _BEAT = 64
 
 
-def expected(mem: dict[int, int], poisoned: set[int], op: Any) -> tuple[Status, bytes | None,
-                                                                          int]:
+#: The model keeps 256-byte pages of plain bytes (a dict entry per byte cost more than
+#: the run it checks); it shares nothing with :class:`~ualink_ref.tl.Memory` but the idea.
+PAGE = 256
+
+#: A model memory: page base address -> the page's bytes (absent pages read zero).
+ModelMemory = dict[int, bytearray]
+
+
+def model_read(mem: ModelMemory, addr: int, length: int) -> bytes:
+    """``length`` bytes of the model from ``addr``."""
+    out = bytearray()
+    while length > 0:
+        base, off = addr - addr % PAGE, addr % PAGE
+        n = min(length, PAGE - off)
+        page = mem.get(base)
+        out += page[off : off + n] if page is not None else bytes(n)
+        addr, length = addr + n, length - n
+    return bytes(out)
+
+
+def _page(mem: ModelMemory, base: int) -> bytearray:
+    page = mem.get(base)
+    if page is None:
+        page = mem[base] = bytearray(PAGE)
+    return page
+
+
+def model_write(mem: ModelMemory, addr: int, data: bytes, byte_enable: int | None = None) -> None:
+    """Store ``data`` at ``addr`` (only the bytes whose ``byte_enable`` bit is set)."""
+    if byte_enable is None:  # every byte: a slice per page
+        pos = 0
+        while pos < len(data):
+            at = addr + pos
+            off = at % PAGE
+            n = min(len(data) - pos, PAGE - off)
+            _page(mem, at - off)[off : off + n] = data[pos : pos + n]
+            pos += n
+        return
+    for i, byte in enumerate(data):
+        if byte_enable >> i & 1:
+            off = (addr + i) % PAGE
+            _page(mem, addr + i - off)[off] = byte
+
+
+def model_step(mem: ModelMemory, op: Any) -> bytes | None:
+    """Apply ``op`` (a :class:`~ualink_ref.stack.sim.Op`) to a model without poison; return
+    what the op should return (the fabric's check)."""
+    if op.kind == "read":
+        return model_read(mem, op.addr, op.length)
+    if op.kind == "write":
+        model_write(mem, op.addr, op.data, op.byte_enable)
+        return None
+    old_bytes = model_read(mem, op.addr, op.size)
+    old = int.from_bytes(old_bytes, "little")
+    new = apply_atomic(op.atomic_op, op.size, old, op.operand, op.compare or 0)
+    model_write(mem, op.addr, new.to_bytes(op.size, "little"))
+    return old_bytes if op.fetch else None
+
+
+def expected(mem: ModelMemory, poisoned: set[int], op: Any) -> tuple[Status, bytes | None, int]:
     """Apply ``op`` (a :class:`~ualink_ref.stack.sim.Op`) to the model; return the
     ``(status, data, poisoned beats)`` its completion should have."""
+    if not poisoned:  # the common case: no poison anywhere
+        return Status.OKAY, model_step(mem, op), 0
     if op.kind == "read":
         n = op.length
         beats = (n + _BEAT - 1) // _BEAT
-        bad = 0
-        if poisoned:
-            bad = sum(1 << i for i in range(beats)
-                      if any(op.addr + j in poisoned for j in range(_BEAT * i,
-                                                                     min(_BEAT * (i + 1), n))))
-        data = bytes(0 if bad >> (i // _BEAT) & 1 else mem.get(op.addr + i, 0)
-                     for i in range(n))
+        bad = sum(1 << i for i in range(beats)
+                  if any(op.addr + j in poisoned
+                         for j in range(_BEAT * i, min(_BEAT * (i + 1), n))))
+        data = model_read(mem, op.addr, n)
         if not bad:
             return Status.OKAY, data, 0
+        data = b"".join(bytes(len(data[i:i + _BEAT])) if bad >> (i // _BEAT) & 1
+                        else data[i:i + _BEAT] for i in range(0, n, _BEAT))
         return Status.DATA_ERROR, None if bad == (1 << beats) - 1 else data, bad
     if op.kind == "write":
-        for i, byte in enumerate(op.data):
+        model_write(mem, op.addr, op.data, op.byte_enable)
+        for i in range(len(op.data)):
             if op.byte_enable is None or op.byte_enable >> i & 1:
-                mem[op.addr + i] = byte
                 poisoned.discard(op.addr + i)
         return Status.OKAY, None, 0
     if any(op.addr + i in poisoned for i in range(op.size)):
         return Status.DATA_ERROR, None, 1 if op.fetch else 0
-    old_bytes = bytes(mem.get(op.addr + i, 0) for i in range(op.size))
-    old = int.from_bytes(old_bytes, "little")
-    new = apply_atomic(op.atomic_op, op.size, old, op.operand, op.compare or 0)
-    for i, byte in enumerate(new.to_bytes(op.size, "little")):
-        mem[op.addr + i] = byte
-    return Status.OKAY, old_bytes if op.fetch else None, 0
+    return Status.OKAY, model_step(mem, op), 0
+
+
+def memory_mismatches(memory: Memory, model: ModelMemory) -> int:
+    """Bytes where ``memory`` differs from ``model`` (absent = zero) — including
+    stray bytes written where the model never wrote."""
+    want_pages: ModelMemory = dict(model)
+    for base, data in memory.snapshot().items():  # every page holding a non-zero byte
+        for off in range(0, len(data), PAGE):
+            if any(data[off : off + PAGE]):
+                want_pages.setdefault(base + off, bytearray(PAGE))
+    bad = 0
+    for base, want in want_pages.items():
+        got = memory.peek(base, PAGE)
+        if got != want:
+            bad += sum(1 for x, y in zip(got, want, strict=True) if x != y)
+    return bad
 
 
 def failure_kind(status: Status, error: str | None, poisoned: int) -> str:

@@ -27,6 +27,9 @@ from ualink_ref.sizes import TL_HALF_BYTES
 from ualink_ref.tl import fields as F
 from ualink_ref.tl.fields import SECTOR_BYTES, FType
 
+#: Bytes-like types as a tuple: ``isinstance(x, a | b)`` builds a union object per call.
+_BYTES_LIKE = (bytes, bytearray, memoryview)
+
 #: Address bits a compressed request carries (``addr_lo``: bits 23..2, plus 1..0 = 0); an
 #: address-cache way supplies the bits above.
 ADDR_LO_BITS = F.COMPRESSED_REQUEST.field("addr_lo").width + 2
@@ -218,17 +221,17 @@ _UNPACK_BY_FTYPE: tuple[Callable[[int], TLField] | None, ...] = tuple(
 )
 
 
-def _pack(value: TLField) -> bytes:
-    try:
-        return _CODE[type(value)][0](value)
-    except TypeError:  # a value that is not an integer
-        _raise_misfit(value)
-        raise
+_PACK_BY_CLASS: dict[type, Callable[[TLField], bytes]] = {
+    cls: code[0] for cls, code in _CODE.items()}
 
 
 def pack_field(value: TLField) -> bytes:
     """The bytes of any typed field (its class names its FTYPE)."""
-    return _pack(value)
+    try:
+        return _PACK_BY_CLASS[type(value)](value)
+    except TypeError:  # a value that is not an integer
+        _raise_misfit(value)
+        raise
 
 
 def unpack_word(ftype: int, word: int) -> TLField:
@@ -241,8 +244,8 @@ def unpack_word(ftype: int, word: int) -> TLField:
 
 def unpack_field(data: bytes | bytearray | memoryview) -> TLField:
     """Decode one whole control field (its length must match its FTYPE)."""
-    if not isinstance(data, bytes | bytearray | memoryview) or len(data) < SECTOR_BYTES:
-        size = len(data) if isinstance(data, bytes | bytearray | memoryview) else -1
+    if not isinstance(data, _BYTES_LIKE) or len(data) < SECTOR_BYTES:
+        size = len(data) if isinstance(data, _BYTES_LIKE) else -1
         raise TruncatedError("TL field", SECTOR_BYTES, size)
     ftype = data[0] >> 4
     sectors = SECTORS_OF[ftype]
@@ -253,8 +256,16 @@ def unpack_field(data: bytes | bytearray | memoryview) -> TLField:
     return unpack_word(ftype, int.from_bytes(data, "big"))
 
 
-#: Masks keeping sectors s..7 of a half-flit read as one 256-bit integer.
-_REST_MASK = tuple((1 << (8 * TL_HALF_BYTES - 32 * s)) - 1 for s in range(8))
+#: A half-flit read as one 256-bit integer: masks keeping sectors s..7, the shift of the
+#: FTYPE of a field starting at sector s, and the shift of a field ending before sector e.
+_HALF_BITS = 8 * TL_HALF_BYTES
+_REST_MASK = tuple((1 << (_HALF_BITS - 32 * s)) - 1 for s in range(8))
+_FTYPE_SHIFT = tuple(_HALF_BITS - 32 * s - 4 for s in range(8))
+_END_SHIFT = tuple(_HALF_BITS - 32 * e for e in range(9))
+#: FTYPE (0..15) -> (sectors, unpack) or ``None`` for an unknown FTYPE.
+_DECODE_BY_FTYPE: tuple[tuple[int, Callable[[int], TLField]] | None, ...] = tuple(
+    (SECTORS_OF[ft], unpack) if unpack is not None else None
+    for ft, unpack in enumerate(_UNPACK_BY_FTYPE))
 
 
 def decode_control_half(half: bytes | bytearray | memoryview) -> list[tuple[int, TLField]]:
@@ -264,27 +275,27 @@ def decode_control_half(half: bytes | bytearray | memoryview) -> list[tuple[int,
     Raises :class:`~ualink_ref.errors.DecodeError` for an unknown FTYPE or a field
     that straddles the half-flit.
     """
-    if not isinstance(half, bytes | bytearray | memoryview) or len(half) != TL_HALF_BYTES:
-        size = len(half) if isinstance(half, bytes | bytearray | memoryview) else -1
+    if not isinstance(half, _BYTES_LIKE) or len(half) != TL_HALF_BYTES:
+        size = len(half) if isinstance(half, _BYTES_LIKE) else -1
         raise TruncatedError("TL control half-flit", TL_HALF_BYTES, size)
     # One 256-bit integer: field k's bits are a shift away, "the rest is NOP" one test.
     rest_all = int.from_bytes(half, "big")
     out: list[tuple[int, TLField]] = []
     sector = 0
     while sector < 8:
-        bits = 256 - 32 * sector
         rest = rest_all & _REST_MASK[sector]
         if not rest:
             break
-        ftype = rest >> (bits - 4)
-        size = SECTORS_OF[ftype]
-        unpack = _UNPACK_BY_FTYPE[ftype]
-        if unpack is None:
+        ftype = rest >> _FTYPE_SHIFT[sector]
+        entry = _DECODE_BY_FTYPE[ftype]
+        if entry is None:
             raise FieldRangeError("ftype", ftype, f"unknown TL field type at sector {sector}")
-        if sector + size > 8:
+        size, unpack = entry
+        end = sector + size
+        if end > 8:
             raise DecodeError(f"TL field type {ftype} at sector {sector} straddles the half-flit")
-        out.append((sector, unpack(rest >> (bits - 32 * size))))
-        sector += size
+        out.append((sector, unpack(rest >> _END_SHIFT[end])))
+        sector = end
     return out
 
 

@@ -112,15 +112,20 @@ class SenderCredits:
         Returns ``vc`` or :data:`POOL`, or ``-1`` (nothing spent) when neither
         has enough.
         """
-        for source in (vc, POOL):
-            avail = self.available[source]
-            if avail[cmd_cls] >= 1 and avail[data_cls] >= data:
-                avail[cmd_cls] -= 1
-                avail[data_cls] -= data
-                self.spent_total[cmd_cls] += 1
-                self.spent_total[data_cls] += data
-                return source
-        return -1
+        # The VC first, then the pool (written out: this runs for every field sent).
+        source = vc
+        avail = self.available[vc]
+        if avail[cmd_cls] < 1 or avail[data_cls] < data:
+            source = POOL
+            avail = self.available[POOL]
+            if avail[cmd_cls] < 1 or avail[data_cls] < data:
+                return -1
+        avail[cmd_cls] -= 1
+        avail[data_cls] -= data
+        spent = self.spent_total
+        spent[cmd_cls] += 1
+        spent[data_cls] += data
+        return source
 
 
 class ReceiverCredits:

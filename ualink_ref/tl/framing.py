@@ -21,6 +21,7 @@ it, so the rule lives here only.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,9 +35,44 @@ from ualink_ref.tl.codec import (
     TLField,
     decode_control_half,
 )
-from ualink_ref.tl.upli import Status, is_known, request_data_halves
+from ualink_ref.tl.upli import Command, Status, is_known, request_data_halves
 
 _REQUESTS = (Request, CompressedRequest)
+
+# Enum members read once: on Python 3.11 ``Enum.MEMBER`` costs several times a global.
+_OKAY = Status.OKAY
+
+#: Data half-flits of every (known command, numbeats) a request can carry on the wire
+#: (numbeats is 2 bits): rule 3 read from ``request_data_halves`` once, not per field.
+_REQUEST_HALVES: dict[tuple[int, int], int] = {
+    (int(cmd), beats): request_data_halves(cmd, beats) for cmd in Command for beats in range(4)
+}
+
+
+def _request_halves(value: Request | CompressedRequest) -> int:
+    need = _REQUEST_HALVES.get((value.cmd, value.numbeats))
+    if need is None:  # an unknown command, or numbeats past 2 bits (a value built by hand)
+        if not is_known(value.cmd):
+            raise FieldRangeError("cmd", value.cmd, "unknown command: data length unknown")
+        need = request_data_halves(value.cmd, value.numbeats)
+    return need
+
+
+def _response_halves(value: Response) -> int:
+    return 2 * (value.len + 1) if value.rd_wr == 0 and value.status == _OKAY else 0
+
+
+def _response_data_halves(value: CompressedResponseData) -> int:
+    return 2 * (value.len + 1)
+
+
+#: Rule 3 by field class, for the walk (which only sees the codec's own classes).
+_HALVES_OF: dict[type, Callable[[Any], int]] = {
+    Request: _request_halves,
+    CompressedRequest: _request_halves,
+    Response: _response_halves,
+    CompressedResponseData: _response_data_halves,
+}
 
 
 def data_halves(value: TLField) -> int:
@@ -48,15 +84,12 @@ def data_halves(value: TLField) -> int:
     Raises :class:`~ualink_ref.errors.FieldRangeError` for an unknown command
     (its data length is unknown, so the stream cannot be framed).
     """
-    # isinstance with a constant tuple: this runs for every field the engine reads.
     if isinstance(value, _REQUESTS):
-        if not is_known(value.cmd):
-            raise FieldRangeError("cmd", value.cmd, "unknown command: data length unknown")
-        return request_data_halves(value.cmd, value.numbeats)
+        return _request_halves(value)
     if isinstance(value, Response):
-        return 2 * (value.len + 1) if value.rd_wr == 0 and value.status == Status.OKAY else 0
+        return _response_halves(value)
     if isinstance(value, CompressedResponseData):
-        return 2 * (value.len + 1)
+        return _response_data_halves(value)
     return 0
 
 
@@ -81,6 +114,10 @@ class PendingField:
         return len(self.data) >= self.need
 
 
+#: What :meth:`TLDeframer.feed_half` returns for "nothing": shared, never mutated.
+_NOTHING: tuple[PendingField, ...] = ()
+
+
 class TLDeframer:
     """Walks a TL half-flit stream (rules 1-4); see the module docstring.
 
@@ -90,12 +127,15 @@ class TLDeframer:
     """
 
     def __init__(self, owed: int = 0) -> None:
+        # Fields read and not yet handed back as done, in order; ``_owing`` is the
+        # sub-sequence still owed data, so its head takes the next data half-flit
+        # (rule 3) and everything in front of that head in ``_waiting`` is complete.
         self._waiting: deque[PendingField] = deque()
+        self._owing: deque[PendingField] = deque()
         self._owed = owed  # data half-flits owed, over every waiting field
-        self._filling: PendingField | None = None  # the first field still owed data
         if owed:
-            self._filling = PendingField(-1, None, owed)
-            self._waiting.append(self._filling)
+            self._waiting.append(PendingField(-1, None, owed))
+            self._owing.append(self._waiting[0])
 
     @property
     def pending(self) -> int:
@@ -106,38 +146,54 @@ class TLDeframer:
         """True when the next half-flit is a data half-flit."""
         return self._owed > 0
 
-    def feed_half(self, half: bytes) -> tuple[list[PendingField], list[PendingField]]:
+    def feed_half(self, half: bytes) -> tuple[Sequence[PendingField], Sequence[PendingField]]:
         """Take the next half-flit; return ``(fields read from it, fields now complete)``.
 
         A data half-flit goes to the first field still owed data. Raises
         :class:`~ualink_ref.errors.DecodeError` for a control half-flit that
-        cannot be decoded; the walk's state is then unchanged.
+        cannot be decoded; the walk's state is then unchanged. The sequences
+        returned are the caller's to read, not to change.
         """
-        filling = self._filling
-        if filling is not None:
-            filling.data.append(half)
+        owing = self._owing
+        if owing:
+            filling = owing[0]
+            data = filling.data
+            data.append(half)
             self._owed -= 1
-            if len(filling.data) < filling.need:
-                return [], []
-            self._filling = next((p for p in self._waiting if p.need > len(p.data)), None)
-            return [], self._pop_complete()
-        decoded = decode_control_half(half)
-        needs = [data_halves(value) for _, value in decoded]  # may raise: nothing changed yet
-        started = [PendingField(sector, value, need)
-                   for (sector, value), need in zip(decoded, needs, strict=True)]
-        self._waiting.extend(started)
-        self._owed = sum(needs)
-        if self._owed:
-            self._filling = next(p for p in started if p.need)
-        return started, self._pop_complete()
-
-    def _pop_complete(self) -> list[PendingField]:
-        done: list[PendingField] = []
-        waiting = self._waiting
-        while waiting and waiting[0].complete:
-            done.append(waiting.popleft())
-        return done
-
+            if len(data) < filling.need:
+                return _NOTHING, _NOTHING
+            owing.popleft()
+            # Hand back, in order, every waiting field in front of the next one owed data.
+            done = []
+            waiting = self._waiting
+            head = owing[0] if owing else None
+            while waiting and waiting[0] is not head:
+                done.append(waiting.popleft())
+            return _NOTHING, done
+        # A control half-flit: nothing is owed, so every earlier field is done and
+        # ``_waiting`` is empty; the new fields are done up to the first owed data.
+        started: list[PendingField] = []
+        owed = 0
+        halves_of = _HALVES_OF
+        for sector, value in decode_control_half(half):
+            rule = halves_of.get(type(value))
+            need = rule(value) if rule is not None else 0  # may raise: nothing changed yet
+            started.append(PendingField(sector, value, need))
+            owed += need
+        if not owed:
+            return started, started
+        self._owed = owed
+        done = []
+        for pending in started:
+            if pending.need:
+                owing.append(pending)
+            elif owing:
+                pass  # complete, but behind a field still owed data: waits in order
+            else:
+                done.append(pending)
+                continue
+            self._waiting.append(pending)
+        return started, done
 
 def split_flit(flit: bytes) -> tuple[bytes, bytes]:
     """The two half-flits of one 64-byte TL flit (length checked by the caller)."""

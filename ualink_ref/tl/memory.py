@@ -33,6 +33,10 @@ DEFAULT_MAPPED: tuple[tuple[int, int], ...] = ((0, 1 << 32),)
 #: Default page cap: 64 MiB of written data (about 100 MiB of Python objects).
 DEFAULT_MAX_PAGES = 1 << 18
 
+# Enum members read once: on Python 3.11 ``Enum.MEMBER`` costs several times a global.
+_OKAY, _DECODE_ERROR, _DATA_ERROR = Status.OKAY, Status.DECODE_ERROR, Status.DATA_ERROR
+_UNSUPPORTED = Status.UNSUPPORTED_REQUEST
+
 
 @lru_cache(maxsize=4096)
 def _byte_mask(byte_enable: int, length: int) -> int:
@@ -163,43 +167,54 @@ class Memory:
     def read(self, addr: int, length: int) -> tuple[Status, bytes | None]:
         """Execute a Read: ``(OKAY, data)`` or ``(error status, None)``."""
         if not self.is_mapped(addr, length):
-            return Status.DECODE_ERROR, None
+            return _DECODE_ERROR, None
         if self._poisoned and self._is_poisoned(addr, length):
-            return Status.DATA_ERROR, None
+            return _DATA_ERROR, None
         off = addr & (PAGE_SIZE - 1)
         if off + length <= PAGE_SIZE:  # the common case: one page
             page = self._pages.get(addr >> PAGE_BITS)
-            return Status.OKAY, bytes(page[off : off + length]) if page else bytes(length)
-        return Status.OKAY, self.peek(addr, length)
+            return _OKAY, bytes(page[off : off + length]) if page else bytes(length)
+        return _OKAY, self.peek(addr, length)
 
     def write(self, addr: int, data: bytes, byte_enable: int | None = None) -> Status:
         """Execute a Write / WriteFull; ``byte_enable`` bit i enables ``data[i]``."""
         length = len(data)
         if not self.is_mapped(addr, length):
-            return Status.DECODE_ERROR
+            return _DECODE_ERROR
+        off = addr & (PAGE_SIZE - 1)
+        if byte_enable is None and off + length <= PAGE_SIZE and not self._poisoned:
+            # The common case (a WriteFull inside one page, nothing poisoned): one slice,
+            # with the general path's page rules (no page for zeros, none past the cap).
+            page = self._pages.get(addr >> PAGE_BITS)
+            if page is None:
+                if not any(data):
+                    return _OKAY
+                if len(self._pages) >= self.max_pages:
+                    return _DATA_ERROR
+                page = self._pages[addr >> PAGE_BITS] = bytearray(PAGE_SIZE)
+            page[off : off + length] = data
+            return _OKAY
         if (addr >> PAGE_BITS) not in self._pages or (
             (addr + length - 1) >> PAGE_BITS
         ) not in self._pages:
             # A page is missing: allocate exactly those that receive a non-zero byte.
             new_pages = self._new_pages(addr, data, byte_enable)
             if new_pages is None:
-                return Status.DATA_ERROR
+                return _DATA_ERROR
             self._clear_poison(addr, length, byte_enable)
             for key in new_pages:
                 self._pages[key] = bytearray(PAGE_SIZE)
             return self._write_allocated(addr, data, byte_enable)
         self._clear_poison(addr, length, byte_enable)
         if byte_enable is None or byte_enable == (1 << length) - 1:
-            off = addr & (PAGE_SIZE - 1)
             if off + length <= PAGE_SIZE:
                 self._page(addr)[off : off + length] = data
             else:
                 self.poke(addr, data)
-            return Status.OKAY
+            return _OKAY
         # Byte enables as one masked merge: old bytes where disabled, new where enabled.
         mask = _byte_mask(byte_enable, length)
         if mask:
-            off = addr & (PAGE_SIZE - 1)
             if off + length <= PAGE_SIZE:
                 page = self._page(addr)
                 old = int.from_bytes(page[off : off + length], "little")
@@ -210,7 +225,7 @@ class Memory:
                 old = int.from_bytes(self.peek(addr, length), "little")
                 merged = (old & ~mask) | (int.from_bytes(data, "little") & mask)
                 self.poke(addr, merged.to_bytes(length, "little"))
-        return Status.OKAY
+        return _OKAY
 
     def _new_pages(self, addr: int, data: bytes, byte_enable: int | None) -> list[int] | None:
         """Pages this write must allocate (absent ones receiving a non-zero byte), or
@@ -239,13 +254,13 @@ class Memory:
             page = self._pages.get(addr >> PAGE_BITS)
             if page is not None:
                 page[off : off + len(data)] = data
-            return Status.OKAY
+            return _OKAY
         for i, value in enumerate(data):
             if byte_enable is None or byte_enable >> i & 1:
                 page = self._pages.get((addr + i) >> PAGE_BITS)
                 if page is not None:
                     page[(addr + i) & (PAGE_SIZE - 1)] = value
-        return Status.OKAY
+        return _OKAY
 
     def _clear_poison(self, addr: int, length: int, byte_enable: int | None) -> None:
         if self._poisoned:
@@ -259,7 +274,7 @@ class Memory:
     ) -> tuple[Status, int | None]:
         """Execute an atomic: ``(OKAY, old value)`` or ``(error status, None)``."""
         if size not in ATOMIC_SIZES or addr % size:
-            return Status.UNSUPPORTED_REQUEST, None
+            return _UNSUPPORTED, None
         status, raw = self.read(addr, size)
         if raw is None:
             return status, None
@@ -267,9 +282,9 @@ class Memory:
         new = apply_atomic(op, size, old, operand, compare)
         if new != old:
             written = self.write(addr, new.to_bytes(size, "little"))
-            if written != Status.OKAY:  # no page left for the new value: nothing changed
+            if written != _OKAY:  # no page left for the new value: nothing changed
                 return written, None
-        return Status.OKAY, old
+        return _OKAY, old
 
 
 __all__ = ["DEFAULT_MAPPED", "DEFAULT_MAX_PAGES", "PAGE_SIZE", "Memory"]

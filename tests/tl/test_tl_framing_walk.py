@@ -1,0 +1,99 @@
+"""The half-flit walk (``TLDeframer``) against a plain model of framing rules 1-4.
+
+The model below is written from the rules in ``ualink_ref/tl/framing.py``'s
+docstring, not from the walk's code: a list of every field read so far, each
+with the data half-flits it needs; a data half-flit goes to the first field
+short of data; a field is done when it and every field before it have their
+data. Streams are random control half-flits (undecodable ones included), each
+followed by the data half-flits its fields need.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ualink_ref.errors import DecodeError
+from ualink_ref.testing.strategies import tl_control_halves
+from ualink_ref.tl.codec import decode_control_half
+from ualink_ref.tl.framing import TLDeframer, data_halves
+
+
+class _Model:
+    def __init__(self, owed: int) -> None:
+        # [sector, value, need, data]; value None: data owed from before the walk
+        self.fields: list[list[Any]] = [[-1, None, owed, []]] if owed else []
+        self.handed = 0  # fields already returned as done
+
+    def owed(self) -> int:
+        return sum(f[2] - len(f[3]) for f in self.fields)
+
+    def feed(self, half: bytes) -> tuple[list[Any], list[Any]]:
+        started: list[list[Any]] = []
+        if self.owed():
+            short = next(f for f in self.fields if len(f[3]) < f[2])
+            short[3].append(half)
+        else:
+            decoded = decode_control_half(half)  # raises before anything changes
+            needs = [data_halves(value) for _, value in decoded]
+            started = [[s, v, n, []] for (s, v), n in zip(decoded, needs, strict=True)]
+            self.fields.extend(started)
+        done = []
+        while self.handed < len(self.fields):
+            f = self.fields[self.handed]
+            if len(f[3]) < f[2]:
+                break
+            done.append(f)
+            self.handed += 1
+        return started, done
+
+
+def _view(pendings: Any) -> list[tuple[int, Any, int, list[bytes]]]:
+    return [(p.sector, p.value, p.need, list(p.data)) for p in pendings]
+
+
+def _model_view(fields: list[list[Any]]) -> list[tuple[int, Any, int, list[bytes]]]:
+    return [(f[0], f[1], f[2], list(f[3])) for f in fields]
+
+
+@st.composite
+def _streams(draw: st.DrawFn) -> tuple[int, list[bytes]]:
+    owed = draw(st.integers(0, 3))
+    halves = [bytes([0xD0 + i]) * 32 for i in range(owed)]
+    for _ in range(draw(st.integers(1, 12))):
+        if draw(st.booleans()):
+            half = draw(tl_control_halves())
+        else:
+            half = draw(st.binary(min_size=32, max_size=32))  # often undecodable
+        halves.append(half)
+        try:
+            need = sum(data_halves(v) for _, v in decode_control_half(half))
+        except DecodeError:
+            continue
+        halves.extend(draw(st.binary(min_size=32, max_size=32)) for _ in range(need))
+    return owed, halves
+
+
+@given(_streams())
+def test_walk_matches_the_rules(stream: tuple[int, list[bytes]]) -> None:
+    owed, halves = stream
+    walk, model = TLDeframer(owed), _Model(owed)
+    for half in halves:
+        try:
+            want = model.feed(half)
+        except DecodeError as exc:
+            pending = walk.pending
+            try:
+                walk.feed_half(half)
+            except DecodeError as got:
+                assert str(got) == str(exc)
+            else:
+                raise AssertionError("the walk took an undecodable control half-flit")
+            assert walk.pending == pending  # state unchanged (rule E7 is the caller's)
+            continue
+        started, done = walk.feed_half(half)
+        assert (_view(started), _view(done)) == (_model_view(want[0]), _model_view(want[1]))
+        assert walk.pending == model.owed()
+        assert walk.next_is_data() == (model.owed() > 0)
