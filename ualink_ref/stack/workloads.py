@@ -1,8 +1,10 @@
-"""Fabric workloads: who talks to whom (the pattern), what (the op mix), and when (the load).
+"""Workloads: the ops a run issues — two-endpoint (:class:`Op`, :func:`random_workload`,
+:func:`uniform_workload`, used by :mod:`ualink_ref.stack.sim`) and fabric (who talks to
+whom, the pattern; what, the op mix; and when, the load).
 
-Rules (``specs/fabric.md``, "Workloads"):
+Fabric rules (``specs/fabric.md``, "Workloads"):
 
-W1. The op shapes come from :func:`ualink_ref.stack.sim.random_workload` (the
+W1. The op shapes come from :func:`random_workload` (the
     existing mix: reads, Writes with byte enables, WriteFulls, atomics,
     4..256 bytes inside one 256-byte region), or, with ``size``, reads /
     writes of exactly ``size`` bytes region-aligned.
@@ -25,11 +27,145 @@ W4. Offered load ``load`` (fraction of one link's data rate, per source):
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Any, Literal
 
 from ualink_ref.sizes import DL_PAYLOAD_BYTES
-from ualink_ref.stack.sim import WORKLOAD_KINDS, Op, random_workload
+from ualink_ref.stack.endpoint import Endpoint
+from ualink_ref.tl import AtomicOp
+
+SIDES = ("a", "b")
+#: The kinds an :class:`Op` can have (a WriteFull is a "write" without byte enables).
+OP_KINDS = ("read", "write", "atomic")
+#: The kinds :func:`random_workload` can draw from.
+WORKLOAD_KINDS = ("read", "write", "writefull", "atomic")
+
+
+@dataclass(frozen=True)
+class Op:
+    """One UPLI operation of a workload, issued by ``side`` against the other side.
+
+    ``kind`` is ``"read"`` (``length`` bytes), ``"write"`` (``data``, with an
+    optional integer ``byte_enable`` mask) or ``"atomic"`` (``atomic_op``,
+    ``operand``, ``compare`` for CAS, ``size`` 4 or 8, ``fetch``).
+    """
+
+    side: str
+    kind: str
+    addr: int
+    length: int = 0
+    data: bytes = b""
+    byte_enable: int | None = None
+    atomic_op: int = 0
+    operand: int = 0
+    compare: int | None = None
+    size: int = 8
+    fetch: bool = True
+
+    def __post_init__(self) -> None:
+        if self.side not in SIDES:
+            raise ValueError(f"op side must be 'a' or 'b', got {self.side!r}")
+        if self.kind not in OP_KINDS:
+            raise ValueError(f"op kind must be one of {OP_KINDS}, got {self.kind!r}")
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of target memory the op touches."""
+        if self.kind == "read":
+            return self.length
+        return len(self.data) if self.kind == "write" else self.size
+
+    def issue(self, ep: Endpoint | Any, dst: int) -> int:
+        """Queue this op on ``ep`` (an endpoint or a TL engine) towards ``dst``; return its tag."""
+        if self.kind == "read":
+            return ep.read(dst, self.addr, self.length)
+        if self.kind == "write":
+            return ep.write(dst, self.addr, self.data, self.byte_enable)
+        return ep.atomic(dst, self.addr, self.atomic_op, self.operand, self.compare,
+                         self.size, self.fetch)
+
+
+class RandomWorkload:
+    """``n`` seeded random ops, generated as they are iterated (see :func:`random_workload`).
+
+    Sized and re-iterable: ``len()`` is ``n`` without generating anything, and
+    every iteration yields the same ops (it restarts from the seed), so a run of
+    a billion ops starts at once and holds only the ops it has drawn.
+    """
+
+    def __init__(self, n: int, seed: int, span: int, base: int, sides: Sequence[str],
+                 kinds: Sequence[str]) -> None:
+        self.n, self.seed, self.span, self.base = n, seed, span, base
+        self.sides, self.kinds = tuple(sides), tuple(kinds)
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __iter__(self) -> Iterator[Op]:
+        rng = random.Random(self.seed)
+        sides, kinds, span, base = self.sides, self.kinds, self.span, self.base
+        for _ in range(self.n):
+            side = rng.choice(sides)
+            kind = rng.choice(kinds)
+            if kind == "atomic":
+                size = rng.choice((4, 8))
+                op = rng.choice(list(AtomicOp))
+                yield Op(side, "atomic", base + rng.randrange(0, span, size),
+                         atomic_op=int(op), operand=rng.getrandbits(8 * size),
+                         compare=rng.getrandbits(8 * size) if op == AtomicOp.CAS else None,
+                         size=size, fetch=rng.random() < 0.75)
+                continue
+            length = 4 * rng.randint(1, 64)
+            addr = base + rng.randrange(0, span, 256) + 4 * rng.randrange((256 - length) // 4 + 1)
+            if kind == "read":
+                yield Op(side, "read", addr, length=length)
+            else:
+                mask = rng.getrandbits(length) if kind == "write" else None
+                yield Op(side, "write", addr, data=rng.randbytes(length), byte_enable=mask)
+
+
+def random_workload(
+    n: int,
+    seed: int = 0,
+    *,
+    span: int = 1 << 16,
+    base: int = 0x10_0000,
+    sides: Sequence[str] = SIDES,
+    kinds: Sequence[str] = WORKLOAD_KINDS,
+) -> RandomWorkload:
+    """``n`` seeded random ops: reads, Writes with byte enables, WriteFulls and
+    atomics of every op and both sizes, 4..256 bytes inside 256-byte regions of
+    ``[base, base + span)``, issued from random ``sides``.
+
+    The ops are generated lazily (a sized, re-iterable :class:`RandomWorkload`);
+    ``tuple(random_workload(...))`` gives them all. The arguments are checked here.
+    """
+    if n < 0:
+        raise ValueError(f"number of ops must be >= 0, got {n}")
+    unknown = [k for k in kinds if k not in WORKLOAD_KINDS]
+    if unknown or not kinds:
+        raise ValueError(f"kinds must be drawn from {WORKLOAD_KINDS}, got {tuple(kinds)}")
+    if span < 256 or base % 256:
+        raise ValueError(
+            f"span must be >= 256 and base 256-byte aligned (got span {span}, base {base:#x}): "
+            "every op lies inside one 256-byte region of [base, base + span)"
+        )
+    if not sides or any(side not in SIDES for side in sides):
+        raise ValueError(f"sides must be drawn from {SIDES}, got {tuple(sides)}")
+    return RandomWorkload(n, seed, span, base, sides, kinds)
+
+
+def uniform_workload(n: int, kind: str, length: int = 64, *, side: str = "a") -> tuple[Op, ...]:
+    """``n`` ops of one kind (``"read"`` or ``"write"``) of ``length`` bytes, sequential
+    addresses: the shape the throughput benchmark uses."""
+    if kind not in ("read", "write", "writefull"):  # "writefull": the same WriteFulls
+        raise ValueError(f"uniform_workload kind must be 'read' or 'write', got {kind!r}")
+    if kind == "read":
+        return tuple(Op(side, "read", i * 256, length=length) for i in range(n))
+    payload = bytes(range(length))
+    return tuple(Op(side, "write", i * 256, data=payload) for i in range(n))
+
 
 Pattern = Literal["uniform", "permutation", "all-to-all", "incast", "hotspot"]
 PATTERNS: tuple[Pattern, ...] = ("uniform", "permutation", "all-to-all", "incast", "hotspot")
@@ -120,4 +256,17 @@ def fabric_workload(
     return tuple(ops)
 
 
-__all__ = ["PATTERNS", "FabricOp", "Pattern", "fabric_workload", "op_link_bytes"]
+__all__ = [
+    "OP_KINDS",
+    "PATTERNS",
+    "SIDES",
+    "WORKLOAD_KINDS",
+    "FabricOp",
+    "Op",
+    "Pattern",
+    "RandomWorkload",
+    "fabric_workload",
+    "op_link_bytes",
+    "random_workload",
+    "uniform_workload",
+]
