@@ -95,28 +95,29 @@ class CompressedRequest(NamedTuple):
     addr_lo: int
 
 
-class CompressedResponseData(NamedTuple):
+class _CompressedResponse(NamedTuple):
+    """The layout FTYPEs 4 and 5 share; each is its own subclass, so a field's type says which
+    it is (they are siblings: neither is an instance of the other)."""
+
+    vchan: int
+    tag: int
+    pool: int
+    len: int
+    offset: int = 0
+    last: int = 1
+    spare: int = 0
+
+
+class CompressedResponseData(_CompressedResponse):
     """FTYPE 4: a compressed OKAY response with data."""
 
-    vchan: int
-    tag: int
-    pool: int
-    len: int
-    offset: int = 0
-    last: int = 1
-    spare: int = 0
+    __slots__ = ()
 
 
-class CompressedResponseNoData(NamedTuple):
+class CompressedResponseNoData(_CompressedResponse):
     """FTYPE 5: a compressed OKAY response without data (same layout as FTYPE 4)."""
 
-    vchan: int
-    tag: int
-    pool: int
-    len: int
-    offset: int = 0
-    last: int = 1
-    spare: int = 0
+    __slots__ = ()
 
 
 class VcFlowControl(NamedTuple):
