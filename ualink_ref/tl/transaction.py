@@ -73,8 +73,9 @@ from __future__ import annotations
 import heapq
 import random
 from collections import deque
+from collections.abc import Callable
 from dataclasses import replace
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ualink_ref.errors import (
     AddressCacheError,
@@ -96,7 +97,6 @@ from ualink_ref.tl.codec import (
     FlowControl,
     Request,
     Response,
-    TLField,
     VcFlowControl,
     pack_field,
 )
@@ -121,7 +121,7 @@ from ualink_ref.tl.events import (
     TLCounters,
     TLEvent,
 )
-from ualink_ref.tl.framing import PendingField, TLDeframer
+from ualink_ref.tl.framing import TLDeframer
 from ualink_ref.tl.limits import TLLimits
 from ualink_ref.tl.memory import Memory
 from ualink_ref.tl.originator import Op as _Op
@@ -141,11 +141,6 @@ _STATUS = WIRE_STATUSES
 _HALF = TL_HALF_BYTES
 _ZERO_HALF = bytes(_HALF)
 _ADDR_LO_MASK = (1 << ADDR_LO_BITS) - 1
-
-
-_REQUESTS = (Request, CompressedRequest)
-_RESPONSES = (Response, CompressedResponseData, CompressedResponseNoData)
-_CREDIT_RETURNS = (FlowControl, VcFlowControl)
 
 
 class _RxRequest(NamedTuple):
@@ -225,6 +220,21 @@ class TransactionLayer(OriginatorAPI, ResponseHandling):
         self._ended: dict[int, tuple[int, str]] = {}
         self._now: float = 0.0
         self.stop_tags = frozenset(stop_tags)
+        # What a field does when it is read (returning what it needs later, its
+        # context), and what that context does once the field's data is complete.
+        self._field_handlers: dict[type, Callable[[Any], _RxRequest | RxResponse | None]] = {
+            Request: self._rx_request,
+            CompressedRequest: self._rx_request,
+            Response: self._rx_response,
+            CompressedResponseData: self._rx_response,
+            CompressedResponseNoData: self._rx_response,
+            FlowControl: self._rx_credit_return,
+            VcFlowControl: self._rx_credit_return,
+        }
+        self._complete_handlers: dict[type, Callable[[Any, list[bytes]], None]] = {
+            _RxRequest: self._serve,
+            RxResponse: self._complete,
+        }
 
     # -- state --------------------------------------------------------------------
 
@@ -411,38 +421,28 @@ class TransactionLayer(OriginatorAPI, ResponseHandling):
         if self._timers and self._timers[0][0] <= now:  # rule T2: expiry before arrivals
             self._events.extend(self.run_timer(now))
         feed = self._deframer.feed_half
+        # Dispatch by exact type (one dict lookup, not isinstance chains): the walk only
+        # yields the codec's own classes, or ``None`` for data owed from before it.
+        on_field = self._field_handlers
+        on_complete = self._complete_handlers
         for half in (flit[:_HALF], flit[_HALF:]):
             try:
                 started, done = feed(half)
             except DecodeError as exc:  # rule E7: the framing after this half is lost
                 self._fail(f"undecodable control half-flit ({exc})")
                 break
-            for pending in started:
-                pending.context = self._on_field(pending.value)
-            for pending in done:
-                self._on_complete(pending)
+            for pending in started:  # account for each field as soon as it is read
+                handler = on_field.get(type(pending.value))
+                if handler is not None:
+                    pending.context = handler(pending.value)
+            for pending in done:  # its data is complete: serve a request, end an operation
+                context = pending.context
+                if context is not None:
+                    on_complete[type(context)](context, pending.data)
         if not self._events:
             return []
         events, self._events = self._events, []
         return events
-
-    def _on_field(self, value: TLField | None) -> _RxRequest | RxResponse | None:
-        """Account for a field as soon as it is read (credits, caches); what it needs later."""
-        if isinstance(value, _REQUESTS):
-            return self._rx_request(value)
-        if isinstance(value, _RESPONSES):
-            return self._rx_response(value)
-        if isinstance(value, _CREDIT_RETURNS):
-            self._rx_credit_return(value)
-        return None
-
-    def _on_complete(self, pending: PendingField) -> None:
-        """A field whose data is complete: serve a request, complete an operation."""
-        context = pending.context
-        if isinstance(context, _RxRequest):
-            self._serve(context, pending.data)
-        elif isinstance(context, RxResponse):
-            self._complete(context, pending.data)
 
     def _rx_credit_return(self, value: FlowControl | VcFlowControl) -> None:
         source = POOL if isinstance(value, FlowControl) else value.vchan
