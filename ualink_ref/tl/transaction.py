@@ -132,12 +132,14 @@ from ualink_ref.tl.target import execute
 from ualink_ref.tl.upli import (
     ACC_BITS,
     NUM_TAGS,
+    REQUEST_DATA_CREDITS,
     WIRE_STATUSES,
     Status,
     request_data_credits,
 )
 
 _STATUS = WIRE_STATUSES
+_REQUEST_CREDITS = REQUEST_DATA_CREDITS
 _HALF = TL_HALF_BYTES
 _ZERO_HALF = bytes(_HALF)
 _ADDR_LO_MASK = (1 << ADDR_LO_BITS) - 1
@@ -454,7 +456,9 @@ class TransactionLayer(OriginatorAPI, ResponseHandling):
                 self._reject(value, exc)
 
     def _rx_request(self, value: Request | CompressedRequest) -> _RxRequest | None:
-        data_credits = request_data_credits(value.cmd, value.numbeats)
+        data_credits = _REQUEST_CREDITS.get((value.cmd, value.numbeats))
+        if data_credits is None:  # not a wire value (built by hand): compute it
+            data_credits = request_data_credits(value.cmd, value.numbeats)
         source = POOL if value.pool else value.vchan
         try:
             self.rx_credits.consume(source, REQ_CMD, REQ_DATA, data_credits)
