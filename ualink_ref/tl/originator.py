@@ -34,18 +34,22 @@ class Op:
 
     __slots__ = (
         "addr", "attr", "cmd", "data_credits", "dst", "halves", "handle", "len_field",
-        "metadata", "nbytes", "numbeats", "stalled", "vc",
+        "metadata", "nbytes", "numbeats", "rsp_beats", "stalled", "vc",
     )
 
     def __init__(
         self, handle: int, cmd: int, dst: int, addr: int, nbytes: int, len_field: int,
         numbeats: int, halves: list[bytes], data_credits: int, attr: int, vc: int, metadata: int,
+        rsp_beats: int,
     ) -> None:
         self.handle = handle
         self.cmd = cmd
         self.dst = dst
         self.addr = addr
         self.nbytes = nbytes  # bytes returned on completion (read length / atomic size)
+        # Data beats an OKAY answer carries (0 for a write-type operation): known when
+        # queued, so checking each response against its request needs no arithmetic.
+        self.rsp_beats = rsp_beats
         self.len_field = len_field
         self.numbeats = numbeats
         self.halves = halves
@@ -68,7 +72,7 @@ class OriginatorAPI:
         check_access(addr, length)
         beats = beats_for(length)
         return self._queue(Command.READ, dst, addr, length, length // 4 - 1, beats - 1, [], 0,
-                           0, vc, metadata)
+                           0, vc, metadata, beats)
 
     def write(
         self,
@@ -113,7 +117,7 @@ class OriginatorAPI:
             cmd = Command.WRITE
         credits = beats + (1 if cmd == Command.WRITE else 0)
         return self._queue(cmd, dst, addr, 0, length // 4 - 1, beats - 1, halves, credits,
-                           poison, vc, metadata)
+                           poison, vc, metadata, 0)
 
     def atomic(
         self,
@@ -148,11 +152,12 @@ class OriginatorAPI:
         cmd = Command.ATOMIC_R if fetch else Command.ATOMIC_NR
         attr = atomic_attr(op_value) | (1 if poison else 0)
         return self._queue(cmd, dst, addr, size if fetch else 0, size // 4 - 1, 0,
-                           [beat[:_HALF], beat[_HALF:]], 1, attr, vc, metadata)
+                           [beat[:_HALF], beat[_HALF:]], 1, attr, vc, metadata, 1 if fetch else 0)
 
     def _queue(
         self, cmd: int, dst: int, addr: int, nbytes: int, len_field: int, numbeats: int,
         halves: list[bytes], data_credits: int, attr: int, vc: int, metadata: int,
+        rsp_beats: int,
     ) -> int:
         if self._failed is not None:
             raise LinkFailedError(self._failed)
@@ -165,7 +170,7 @@ class OriginatorAPI:
         handle = self._next_handle
         self._next_handle += 1
         self._req_q.append(Op(handle, cmd, dst, addr, nbytes, len_field, numbeats, halves,
-                              data_credits, attr, vc, metadata))
+                              data_credits, attr, vc, metadata, rsp_beats))
         return handle
 
 
