@@ -139,6 +139,9 @@ from ualink_ref.tl.upli import (
 )
 
 _STATUS = WIRE_STATUSES
+_NUM_STATUS = len(WIRE_STATUSES)
+# Enum members read once: on Python 3.11 ``Enum.MEMBER`` costs several times a global.
+_OKAY = Status.OKAY
 _REQUEST_CREDITS = REQUEST_DATA_CREDITS
 _HALF = TL_HALF_BYTES
 _ZERO_HALF = bytes(_HALF)
@@ -485,22 +488,24 @@ class TransactionLayer(OriginatorAPI, ResponseHandling):
     def _rx_response(
         self, value: Response | CompressedResponseData | CompressedResponseNoData
     ) -> RxResponse:
-        if isinstance(value, Response):
+        if type(value) is Response:
             status, src, dst = value.status, value.src_acc, value.dst_acc
-            beats = value.len + 1 if value.rd_wr == 0 and status == Status.OKAY else 0
+            beats = value.len + 1 if value.rd_wr == 0 and status == _OKAY else 0
+            span = value.len + 1
         else:
-            status, src, dst = Status.OKAY, -1, self.acc_id  # src implied by the tag's request
-            beats = value.len + 1 if isinstance(value, CompressedResponseData) else 0
+            status, src, dst = _OKAY, -1, self.acc_id  # src implied by the tag's request
+            beats = value.len + 1 if type(value) is CompressedResponseData else 0
+            span = beats or 1
         source = POOL if value.pool else value.vchan
         problem: UALinkError | None = None
         try:
             self.rx_credits.consume(source, RSP_CMD, RSP_DATA, beats)
         except CreditError as exc:  # rule E1: nothing consumed; still ends its tag (E4)
             problem, source = exc, -1
-        if problem is None:
+        # Rule E3, written out for the common case; _response_problem says which rule.
+        if problem is None and (value.spare or dst != self.acc_id or status >= _NUM_STATUS):
             problem = self._response_problem(value, status, dst)
         self._counters.responses_received += 1
-        span = value.len + 1 if isinstance(value, Response) else beats or 1
         return RxResponse(value.tag, status, source, beats, src, value, problem, value.offset,
                           value.last, span)
 
