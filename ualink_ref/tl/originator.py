@@ -27,6 +27,9 @@ from ualink_ref.tl.upli import (
 )
 
 _HALF = TL_HALF_BYTES
+# Enum members read once: on Python 3.11 ``Enum.MEMBER`` costs several times a global.
+_READ, _WRITE, _WRITE_FULL = Command.READ, Command.WRITE, Command.WRITE_FULL
+_WRITE_MESSAGE, _ATOMIC_R, _ATOMIC_NR = Command.WRITE_MESSAGE, Command.ATOMIC_R, Command.ATOMIC_NR
 
 
 class Op:
@@ -71,7 +74,7 @@ class OriginatorAPI:
         """Queue a Read of ``length`` bytes; return the operation handle (``tag``)."""
         check_access(addr, length)
         beats = beats_for(length)
-        return self._queue(Command.READ, dst, addr, length, length // 4 - 1, beats - 1, [], 0,
+        return self._queue(_READ, dst, addr, length, length // 4 - 1, beats - 1, [], 0,
                            0, vc, metadata, beats)
 
     def write(
@@ -108,14 +111,14 @@ class OriginatorAPI:
         if message:
             if byte_enable is not None:
                 raise EncodeError("a Write Message has no byte enables")
-            cmd = Command.WRITE_MESSAGE
+            cmd = _WRITE_MESSAGE
         elif byte_enable is None:
-            cmd = Command.WRITE_FULL
+            cmd = _WRITE_FULL
         else:
             mask = _mask_of(byte_enable, length)
             halves.insert(0, mask.to_bytes(_HALF, "little"))
-            cmd = Command.WRITE
-        credits = beats + (1 if cmd == Command.WRITE else 0)
+            cmd = _WRITE
+        credits = beats + (1 if cmd == _WRITE else 0)
         return self._queue(cmd, dst, addr, 0, length // 4 - 1, beats - 1, halves, credits,
                            poison, vc, metadata, 0)
 
@@ -149,7 +152,7 @@ class OriginatorAPI:
             raise EncodeError("compare is required for CAS and only for CAS", field="compare")
         payload = _le(operand, size) + (_le(compare, size) if compare is not None else b"")
         beat = payload + bytes(64 - len(payload))
-        cmd = Command.ATOMIC_R if fetch else Command.ATOMIC_NR
+        cmd = _ATOMIC_R if fetch else _ATOMIC_NR
         attr = atomic_attr(op_value) | (1 if poison else 0)
         return self._queue(cmd, dst, addr, size if fetch else 0, size // 4 - 1, 0,
                            [beat[:_HALF], beat[_HALF:]], 1, attr, vc, metadata, 1 if fetch else 0)

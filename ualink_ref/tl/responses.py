@@ -31,6 +31,8 @@ from ualink_ref.tl.reassembly import Partial, add_piece, completion
 from ualink_ref.tl.upli import WIRE_STATUSES, Status
 
 _STATUS = WIRE_STATUSES
+# Enum members read once: on Python 3.11 ``Enum.MEMBER`` costs several times a global.
+_OKAY, _DATA_ERROR = Status.OKAY, Status.DATA_ERROR
 
 
 class RxResponse(NamedTuple):
@@ -122,8 +124,8 @@ class ResponseHandling:
         status = rx.status
         if status == 0:
             data = b"".join(halves)[: op.nbytes] if op.nbytes else None
-            self._events.append(Completion(op.handle, Status.OKAY, data))
-        elif status == Status.DATA_ERROR and op.nbytes:  # rule P3: the read's data poisoned
+            self._events.append(Completion(op.handle, _OKAY, data))
+        elif status == _DATA_ERROR and op.nbytes:  # rule P3: the read's data poisoned
             self._counters.poisoned_completions += 1
             self._events.append(Completion(op.handle, Status.DATA_ERROR, None,
                                            poisoned=(1 << op.rsp_beats) - 1))
