@@ -204,6 +204,9 @@ class TransactionLayer(OriginatorAPI, ResponseHandling):
         self._failed: str | None = None  # why the link failed (rule 6), once it has
         self._tx_data: deque[bytes] = deque()
         self._tx_ways: list[tuple[int, int, int, int] | None] = [None] * 4
+        # The same ways by key (keys are distinct: a key is loaded only when absent),
+        # so a request finds its way with one lookup.
+        self._tx_way_of: dict[tuple[int, int, int, int], int] = {}
         self._tx_next_way = 0
         # Address-cache ways as loaded by received requests with cload set.
         self._rx_ways: list[Request | None] = [None] * 4
@@ -344,8 +347,7 @@ class TransactionLayer(OriginatorAPI, ResponseHandling):
             way = -1
             key = (0, op.dst, op.metadata, op.addr >> ADDR_LO_BITS)
             if self.compress:
-                ways = self._tx_ways
-                way = ways.index(key) if key in ways else -1
+                way = self._tx_way_of.get(key, -1)
             size = 2 if way >= 0 else 4
             if size > room:
                 break
@@ -377,7 +379,7 @@ class TransactionLayer(OriginatorAPI, ResponseHandling):
                 if self.compress:
                     cload = 1
                     cway = self._tx_next_way
-                    self._tx_ways[cway] = key
+                    self._load_tx_way(cway, key)
                     self._tx_next_way = (cway + 1) & 3
                 parts.append(pack_field(Request(
                     op.cmd, op.vc, 0, tag, pool, op.attr, op.len_field, op.metadata, op.addr,
@@ -396,6 +398,14 @@ class TransactionLayer(OriginatorAPI, ResponseHandling):
         if room:
             parts.append(bytes(4 * room))
         return b"".join(parts)
+
+    def _load_tx_way(self, way: int, key: tuple[int, int, int, int]) -> None:
+        """Rule 5: ``key`` replaces whatever address-cache way ``way`` held."""
+        old = self._tx_ways[way]
+        if old is not None:
+            del self._tx_way_of[old]
+        self._tx_ways[way] = key
+        self._tx_way_of[key] = way
 
     def _emit_returns(self, parts: list[bytes], room: int) -> int:
         returns = self.rx_credits.take_returns(room)
