@@ -21,7 +21,6 @@ from ualink_ref.tl.upli import (
     AtomicOp,
     Command,
     atomic_attr,
-    beats_for,
     check_access,
     check_atomic,
 )
@@ -73,7 +72,7 @@ class OriginatorAPI:
     def read(self, dst: int, addr: int, length: int, *, vc: int = 0, metadata: int = 0) -> int:
         """Queue a Read of ``length`` bytes; return the operation handle (``tag``)."""
         check_access(addr, length)
-        beats = beats_for(length)
+        beats = (length + 63) // 64  # beats_for(length), without a call on the hot path
         return self._queue(_READ, dst, addr, length, length // 4 - 1, beats - 1, [], 0,
                            0, vc, metadata, beats)
 
@@ -101,13 +100,17 @@ class OriginatorAPI:
         data = bytes(data)
         length = len(data)
         check_access(addr, length)
-        beats = beats_for(length)
-        if isinstance(poison, bool) or not isinstance(poison, int) or not (
-                0 <= poison < (1 << beats)):
+        beats = (length + 63) // 64  # beats_for(length), without a call on the hot path
+        # A plain int (the common case) skips the isinstance tests; a bool is no mask.
+        if (type(poison) is not int and (isinstance(poison, bool) or not isinstance(
+                poison, int))) or not 0 <= poison < (1 << beats):
             raise EncodeError(f"poison must be a mask of the {beats} data beat(s), "
                               f"got {poison!r:.40}", field="attr")
-        padded = data + bytes(beats * 64 - length) if length % 64 else data
-        halves = [padded[i : i + _HALF] for i in range(0, beats * 64, _HALF)]
+        if length == 64:  # the common single beat: two halves, no padding, no loop
+            halves = [data[:_HALF], data[_HALF:]]
+        else:
+            padded = data + bytes(beats * 64 - length) if length % 64 else data
+            halves = [padded[i : i + _HALF] for i in range(0, beats * 64, _HALF)]
         if message:
             if byte_enable is not None:
                 raise EncodeError("a Write Message has no byte enables")
