@@ -21,12 +21,14 @@ from ualink_ref.tl.upli import (
     AtomicOp,
     Command,
     atomic_attr,
-    beats_for,
     check_access,
     check_atomic,
 )
 
 _HALF = TL_HALF_BYTES
+# Enum members read once: on Python 3.11 ``Enum.MEMBER`` costs several times a global.
+_READ, _WRITE, _WRITE_FULL = Command.READ, Command.WRITE, Command.WRITE_FULL
+_WRITE_MESSAGE, _ATOMIC_R, _ATOMIC_NR = Command.WRITE_MESSAGE, Command.ATOMIC_R, Command.ATOMIC_NR
 
 
 class Op:
@@ -34,18 +36,22 @@ class Op:
 
     __slots__ = (
         "addr", "attr", "cmd", "data_credits", "dst", "halves", "handle", "len_field",
-        "metadata", "nbytes", "numbeats", "stalled", "vc",
+        "metadata", "nbytes", "numbeats", "rsp_beats", "stalled", "vc",
     )
 
     def __init__(
         self, handle: int, cmd: int, dst: int, addr: int, nbytes: int, len_field: int,
         numbeats: int, halves: list[bytes], data_credits: int, attr: int, vc: int, metadata: int,
+        rsp_beats: int,
     ) -> None:
         self.handle = handle
         self.cmd = cmd
         self.dst = dst
         self.addr = addr
         self.nbytes = nbytes  # bytes returned on completion (read length / atomic size)
+        # Data beats an OKAY answer carries (0 for a write-type operation): known when
+        # queued, so checking each response against its request needs no arithmetic.
+        self.rsp_beats = rsp_beats
         self.len_field = len_field
         self.numbeats = numbeats
         self.halves = halves
@@ -66,9 +72,9 @@ class OriginatorAPI:
     def read(self, dst: int, addr: int, length: int, *, vc: int = 0, metadata: int = 0) -> int:
         """Queue a Read of ``length`` bytes; return the operation handle (``tag``)."""
         check_access(addr, length)
-        beats = beats_for(length)
-        return self._queue(Command.READ, dst, addr, length, length // 4 - 1, beats - 1, [], 0,
-                           0, vc, metadata)
+        beats = (length + 63) // 64  # beats_for(length), without a call on the hot path
+        return self._queue(_READ, dst, addr, length, length // 4 - 1, beats - 1, [], 0,
+                           0, vc, metadata, beats)
 
     def write(
         self,
@@ -94,26 +100,30 @@ class OriginatorAPI:
         data = bytes(data)
         length = len(data)
         check_access(addr, length)
-        beats = beats_for(length)
-        if isinstance(poison, bool) or not isinstance(poison, int) or not (
-                0 <= poison < (1 << beats)):
+        beats = (length + 63) // 64  # beats_for(length), without a call on the hot path
+        # A plain int (the common case) skips the isinstance tests; a bool is no mask.
+        if (type(poison) is not int and (isinstance(poison, bool) or not isinstance(
+                poison, int))) or not 0 <= poison < (1 << beats):
             raise EncodeError(f"poison must be a mask of the {beats} data beat(s), "
                               f"got {poison!r:.40}", field="attr")
-        padded = data + bytes(beats * 64 - length) if length % 64 else data
-        halves = [padded[i : i + _HALF] for i in range(0, beats * 64, _HALF)]
+        if length == 64:  # the common single beat: two halves, no padding, no loop
+            halves = [data[:_HALF], data[_HALF:]]
+        else:
+            padded = data + bytes(beats * 64 - length) if length % 64 else data
+            halves = [padded[i : i + _HALF] for i in range(0, beats * 64, _HALF)]
         if message:
             if byte_enable is not None:
                 raise EncodeError("a Write Message has no byte enables")
-            cmd = Command.WRITE_MESSAGE
+            cmd = _WRITE_MESSAGE
         elif byte_enable is None:
-            cmd = Command.WRITE_FULL
+            cmd = _WRITE_FULL
         else:
             mask = _mask_of(byte_enable, length)
             halves.insert(0, mask.to_bytes(_HALF, "little"))
-            cmd = Command.WRITE
-        credits = beats + (1 if cmd == Command.WRITE else 0)
+            cmd = _WRITE
+        credits = beats + (1 if cmd == _WRITE else 0)
         return self._queue(cmd, dst, addr, 0, length // 4 - 1, beats - 1, halves, credits,
-                           poison, vc, metadata)
+                           poison, vc, metadata, 0)
 
     def atomic(
         self,
@@ -145,14 +155,15 @@ class OriginatorAPI:
             raise EncodeError("compare is required for CAS and only for CAS", field="compare")
         payload = _le(operand, size) + (_le(compare, size) if compare is not None else b"")
         beat = payload + bytes(64 - len(payload))
-        cmd = Command.ATOMIC_R if fetch else Command.ATOMIC_NR
+        cmd = _ATOMIC_R if fetch else _ATOMIC_NR
         attr = atomic_attr(op_value) | (1 if poison else 0)
         return self._queue(cmd, dst, addr, size if fetch else 0, size // 4 - 1, 0,
-                           [beat[:_HALF], beat[_HALF:]], 1, attr, vc, metadata)
+                           [beat[:_HALF], beat[_HALF:]], 1, attr, vc, metadata, 1 if fetch else 0)
 
     def _queue(
         self, cmd: int, dst: int, addr: int, nbytes: int, len_field: int, numbeats: int,
         halves: list[bytes], data_credits: int, attr: int, vc: int, metadata: int,
+        rsp_beats: int,
     ) -> int:
         if self._failed is not None:
             raise LinkFailedError(self._failed)
@@ -165,7 +176,7 @@ class OriginatorAPI:
         handle = self._next_handle
         self._next_handle += 1
         self._req_q.append(Op(handle, cmd, dst, addr, nbytes, len_field, numbeats, halves,
-                              data_credits, attr, vc, metadata))
+                              data_credits, attr, vc, metadata, rsp_beats))
         return handle
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ualink_ref.errors import ProtocolError, ResponseMismatchError
 from ualink_ref.tl.events import Completion
-from ualink_ref.tl.upli import Status, beats_for
+from ualink_ref.tl.upli import Status
 
 _EMPTY_BEAT = bytes(64)
 
@@ -28,11 +28,6 @@ class Partial:
         self.poisoned = 0  # mask of the beats answered DATA_ERROR
         self.status = 0  # the first status other than OKAY / DATA_ERROR, if any
         self.beats: list[bytes] = [_EMPTY_BEAT] * n
-
-
-def op_beats(nbytes: int) -> int:
-    """Beats of data a read-type answer carries (0 for a write-type operation)."""
-    return beats_for(nbytes) if nbytes else 0
 
 
 def add_piece(
@@ -90,4 +85,4 @@ def completion(handle: int, nbytes: int, partial: Partial) -> Completion:
     return Completion(handle, Status.OKAY, data)
 
 
-__all__ = ["Partial", "add_piece", "completion", "op_beats"]
+__all__ = ["Partial", "add_piece", "completion"]

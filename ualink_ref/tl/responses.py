@@ -27,10 +27,12 @@ from ualink_ref.tl.codec import TLField
 from ualink_ref.tl.credits import RSP_CMD, RSP_DATA, ReceiverCredits
 from ualink_ref.tl.events import Completion, FieldRejected, LateResponse, TLCounters, TLEvent
 from ualink_ref.tl.originator import Op
-from ualink_ref.tl.reassembly import Partial, add_piece, completion, op_beats
-from ualink_ref.tl.upli import WIRE_STATUSES, Status, beats_for
+from ualink_ref.tl.reassembly import Partial, add_piece, completion
+from ualink_ref.tl.upli import WIRE_STATUSES, Status
 
 _STATUS = WIRE_STATUSES
+# Enum members read once: on Python 3.11 ``Enum.MEMBER`` costs several times a global.
+_OKAY, _DATA_ERROR = Status.OKAY, Status.DATA_ERROR
 
 
 class RxResponse(NamedTuple):
@@ -111,18 +113,22 @@ class ResponseHandling:
             self._unexpected(rx)
             return
         self._free_tags.append(tag)
-        problem = rx.problem or _mismatch(rx, op)
-        if problem is not None:  # rule E4: the tag's one response was bad; end the op
-            self._end_op(rx, op, problem)
-            return
+        # Rule E4: the tag's one response was bad (its own fault, or it does not fit the
+        # request; the check is :func:`_mismatch`, written out for the common case).
+        if rx.problem is not None or (rx.src >= 0 and rx.src != op.dst) or (
+                rx.status == 0 and rx.beats != op.rsp_beats):
+            problem = rx.problem or _mismatch(rx, op)
+            if problem is not None:  # always, by the check above: end the op
+                self._end_op(rx, op, problem)
+                return
         status = rx.status
         if status == 0:
             data = b"".join(halves)[: op.nbytes] if op.nbytes else None
-            self._events.append(Completion(op.handle, Status.OKAY, data))
-        elif status == Status.DATA_ERROR and op.nbytes:  # rule P3: the read's data poisoned
+            self._events.append(Completion(op.handle, _OKAY, data))
+        elif status == _DATA_ERROR and op.nbytes:  # rule P3: the read's data poisoned
             self._counters.poisoned_completions += 1
             self._events.append(Completion(op.handle, Status.DATA_ERROR, None,
-                                           poisoned=(1 << beats_for(op.nbytes)) - 1))
+                                           poisoned=(1 << op.rsp_beats) - 1))
         else:
             self._events.append(Completion(op.handle, _STATUS[status], None))
 
@@ -134,7 +140,7 @@ class ResponseHandling:
         if op is None:
             self._unexpected(rx)
             return
-        n = op_beats(op.nbytes)
+        n = op.rsp_beats
         partial = self._partial.get(tag)
         if partial is None:
             partial = self._partial[tag] = Partial(n)
@@ -195,10 +201,8 @@ def _mismatch(rx: RxResponse, op: Op) -> ProtocolError | None:
     """How a well-formed response fails to fit its request (rule E4), or ``None``."""
     if rx.src >= 0 and rx.src != op.dst:
         return ResponseMismatchError(rx.tag, "src_acc", rx.src, op.dst)
-    rd_wr_ok = rx.status != 0 or rx.beats == (beats_for(op.nbytes) if op.nbytes else 0)
-    if not rd_wr_ok:
-        return ResponseMismatchError(rx.tag, "beats", rx.beats,
-                                     beats_for(op.nbytes) if op.nbytes else 0)
+    if rx.status == 0 and rx.beats != op.rsp_beats:
+        return ResponseMismatchError(rx.tag, "beats", rx.beats, op.rsp_beats)
     return None
 
 

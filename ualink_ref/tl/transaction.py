@@ -73,8 +73,9 @@ from __future__ import annotations
 import heapq
 import random
 from collections import deque
+from collections.abc import Callable
 from dataclasses import replace
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ualink_ref.errors import (
     AddressCacheError,
@@ -96,7 +97,6 @@ from ualink_ref.tl.codec import (
     FlowControl,
     Request,
     Response,
-    TLField,
     VcFlowControl,
     pack_field,
 )
@@ -121,7 +121,7 @@ from ualink_ref.tl.events import (
     TLCounters,
     TLEvent,
 )
-from ualink_ref.tl.framing import PendingField, TLDeframer
+from ualink_ref.tl.framing import TLDeframer
 from ualink_ref.tl.limits import TLLimits
 from ualink_ref.tl.memory import Memory
 from ualink_ref.tl.originator import Op as _Op
@@ -132,20 +132,20 @@ from ualink_ref.tl.target import execute
 from ualink_ref.tl.upli import (
     ACC_BITS,
     NUM_TAGS,
+    REQUEST_DATA_CREDITS,
     WIRE_STATUSES,
     Status,
     request_data_credits,
 )
 
 _STATUS = WIRE_STATUSES
+_NUM_STATUS = len(WIRE_STATUSES)
+# Enum members read once: on Python 3.11 ``Enum.MEMBER`` costs several times a global.
+_OKAY = Status.OKAY
+_REQUEST_CREDITS = REQUEST_DATA_CREDITS
 _HALF = TL_HALF_BYTES
 _ZERO_HALF = bytes(_HALF)
 _ADDR_LO_MASK = (1 << ADDR_LO_BITS) - 1
-
-
-_REQUESTS = (Request, CompressedRequest)
-_RESPONSES = (Response, CompressedResponseData, CompressedResponseNoData)
-_CREDIT_RETURNS = (FlowControl, VcFlowControl)
 
 
 class _RxRequest(NamedTuple):
@@ -204,6 +204,9 @@ class TransactionLayer(OriginatorAPI, ResponseHandling):
         self._failed: str | None = None  # why the link failed (rule 6), once it has
         self._tx_data: deque[bytes] = deque()
         self._tx_ways: list[tuple[int, int, int, int] | None] = [None] * 4
+        # The same ways by key (keys are distinct: a key is loaded only when absent),
+        # so a request finds its way with one lookup.
+        self._tx_way_of: dict[tuple[int, int, int, int], int] = {}
         self._tx_next_way = 0
         # Address-cache ways as loaded by received requests with cload set.
         self._rx_ways: list[Request | None] = [None] * 4
@@ -225,6 +228,21 @@ class TransactionLayer(OriginatorAPI, ResponseHandling):
         self._ended: dict[int, tuple[int, str]] = {}
         self._now: float = 0.0
         self.stop_tags = frozenset(stop_tags)
+        # What a field does when it is read (returning what it needs later, its
+        # context), and what that context does once the field's data is complete.
+        self._field_handlers: dict[type, Callable[[Any], _RxRequest | RxResponse | None]] = {
+            Request: self._rx_request,
+            CompressedRequest: self._rx_request,
+            Response: self._rx_response,
+            CompressedResponseData: self._rx_response,
+            CompressedResponseNoData: self._rx_response,
+            FlowControl: self._rx_credit_return,
+            VcFlowControl: self._rx_credit_return,
+        }
+        self._complete_handlers: dict[type, Callable[[Any, list[bytes]], None]] = {
+            _RxRequest: self._serve,
+            RxResponse: self._complete,
+        }
 
     # -- state --------------------------------------------------------------------
 
@@ -329,8 +347,7 @@ class TransactionLayer(OriginatorAPI, ResponseHandling):
             way = -1
             key = (0, op.dst, op.metadata, op.addr >> ADDR_LO_BITS)
             if self.compress:
-                ways = self._tx_ways
-                way = ways.index(key) if key in ways else -1
+                way = self._tx_way_of.get(key, -1)
             size = 2 if way >= 0 else 4
             if size > room:
                 break
@@ -362,7 +379,7 @@ class TransactionLayer(OriginatorAPI, ResponseHandling):
                 if self.compress:
                     cload = 1
                     cway = self._tx_next_way
-                    self._tx_ways[cway] = key
+                    self._load_tx_way(cway, key)
                     self._tx_next_way = (cway + 1) & 3
                 parts.append(pack_field(Request(
                     op.cmd, op.vc, 0, tag, pool, op.attr, op.len_field, op.metadata, op.addr,
@@ -381,6 +398,14 @@ class TransactionLayer(OriginatorAPI, ResponseHandling):
         if room:
             parts.append(bytes(4 * room))
         return b"".join(parts)
+
+    def _load_tx_way(self, way: int, key: tuple[int, int, int, int]) -> None:
+        """Rule 5: ``key`` replaces whatever address-cache way ``way`` held."""
+        old = self._tx_ways[way]
+        if old is not None:
+            del self._tx_way_of[old]
+        self._tx_ways[way] = key
+        self._tx_way_of[key] = way
 
     def _emit_returns(self, parts: list[bytes], room: int) -> int:
         returns = self.rx_credits.take_returns(room)
@@ -411,38 +436,28 @@ class TransactionLayer(OriginatorAPI, ResponseHandling):
         if self._timers and self._timers[0][0] <= now:  # rule T2: expiry before arrivals
             self._events.extend(self.run_timer(now))
         feed = self._deframer.feed_half
+        # Dispatch by exact type (one dict lookup, not isinstance chains): the walk only
+        # yields the codec's own classes, or ``None`` for data owed from before it.
+        on_field = self._field_handlers
+        on_complete = self._complete_handlers
         for half in (flit[:_HALF], flit[_HALF:]):
             try:
                 started, done = feed(half)
             except DecodeError as exc:  # rule E7: the framing after this half is lost
                 self._fail(f"undecodable control half-flit ({exc})")
                 break
-            for pending in started:
-                pending.context = self._on_field(pending.value)
-            for pending in done:
-                self._on_complete(pending)
+            for pending in started:  # account for each field as soon as it is read
+                handler = on_field.get(type(pending.value))
+                if handler is not None:
+                    pending.context = handler(pending.value)
+            for pending in done:  # its data is complete: serve a request, end an operation
+                context = pending.context
+                if context is not None:
+                    on_complete[type(context)](context, pending.data)
         if not self._events:
             return []
         events, self._events = self._events, []
         return events
-
-    def _on_field(self, value: TLField | None) -> _RxRequest | RxResponse | None:
-        """Account for a field as soon as it is read (credits, caches); what it needs later."""
-        if isinstance(value, _REQUESTS):
-            return self._rx_request(value)
-        if isinstance(value, _RESPONSES):
-            return self._rx_response(value)
-        if isinstance(value, _CREDIT_RETURNS):
-            self._rx_credit_return(value)
-        return None
-
-    def _on_complete(self, pending: PendingField) -> None:
-        """A field whose data is complete: serve a request, complete an operation."""
-        context = pending.context
-        if isinstance(context, _RxRequest):
-            self._serve(context, pending.data)
-        elif isinstance(context, RxResponse):
-            self._complete(context, pending.data)
 
     def _rx_credit_return(self, value: FlowControl | VcFlowControl) -> None:
         source = POOL if isinstance(value, FlowControl) else value.vchan
@@ -454,7 +469,9 @@ class TransactionLayer(OriginatorAPI, ResponseHandling):
                 self._reject(value, exc)
 
     def _rx_request(self, value: Request | CompressedRequest) -> _RxRequest | None:
-        data_credits = request_data_credits(value.cmd, value.numbeats)
+        data_credits = _REQUEST_CREDITS.get((value.cmd, value.numbeats))
+        if data_credits is None:  # not a wire value (built by hand): compute it
+            data_credits = request_data_credits(value.cmd, value.numbeats)
         source = POOL if value.pool else value.vchan
         try:
             self.rx_credits.consume(source, REQ_CMD, REQ_DATA, data_credits)
@@ -481,22 +498,24 @@ class TransactionLayer(OriginatorAPI, ResponseHandling):
     def _rx_response(
         self, value: Response | CompressedResponseData | CompressedResponseNoData
     ) -> RxResponse:
-        if isinstance(value, Response):
+        if type(value) is Response:
             status, src, dst = value.status, value.src_acc, value.dst_acc
-            beats = value.len + 1 if value.rd_wr == 0 and status == Status.OKAY else 0
+            beats = value.len + 1 if value.rd_wr == 0 and status == _OKAY else 0
+            span = value.len + 1
         else:
-            status, src, dst = Status.OKAY, -1, self.acc_id  # src implied by the tag's request
-            beats = value.len + 1 if isinstance(value, CompressedResponseData) else 0
+            status, src, dst = _OKAY, -1, self.acc_id  # src implied by the tag's request
+            beats = value.len + 1 if type(value) is CompressedResponseData else 0
+            span = beats or 1
         source = POOL if value.pool else value.vchan
         problem: UALinkError | None = None
         try:
             self.rx_credits.consume(source, RSP_CMD, RSP_DATA, beats)
         except CreditError as exc:  # rule E1: nothing consumed; still ends its tag (E4)
             problem, source = exc, -1
-        if problem is None:
+        # Rule E3, written out for the common case; _response_problem says which rule.
+        if problem is None and (value.spare or dst != self.acc_id or status >= _NUM_STATUS):
             problem = self._response_problem(value, status, dst)
         self._counters.responses_received += 1
-        span = value.len + 1 if isinstance(value, Response) else beats or 1
         return RxResponse(value.tag, status, source, beats, src, value, problem, value.offset,
                           value.last, span)
 

@@ -113,6 +113,13 @@ def request_data_credits(cmd: int, numbeats: int) -> int:
     return (1 if cmd == Command.WRITE else 0) + numbeats + 1
 
 
+#: Request-data credits of every (known command, numbeats) a request can carry on the
+#: wire (numbeats is 2 bits), read from :func:`request_data_credits` once, for hot paths.
+REQUEST_DATA_CREDITS: dict[tuple[int, int], int] = {
+    (int(cmd), beats): request_data_credits(cmd, beats) for cmd in Command for beats in range(4)
+}
+
+
 def check_access(addr: int, length: int) -> None:
     """Raise :class:`EncodeError` unless ``addr``/``length`` form a legal request."""
     if not isinstance(addr, int) or not isinstance(length, int):
@@ -219,6 +226,7 @@ __all__ = [
     "NUM_TAGS",
     "POISON_ATTR_MASK",
     "REGION_BYTES",
+    "REQUEST_DATA_CREDITS",
     "TAG_BITS",
     "WIRE_STATUSES",
     "AtomicOp",
