@@ -7,7 +7,8 @@ Reads the mutant lists mutmut wrote under ``mutants/`` (any ``mutmut run`` gener
 them first) and prints every ``STEP[module]``-th mutant of each module in mutmut's
 order, starting with the first — a deterministic sample, the same on every machine for
 the same source. ``--survivors`` prints only the sampled mutants that survived the last
-run (mutmut exit code 0, or no covering test): re-run them after adding tests for the "after" figure.
+run (mutmut exit code 0, or no covering test): re-run them after adding tests for the
+"after" figure.
 ``--summary`` prints, per module, the sample size, survivors and survival rate.
 """
 
@@ -20,9 +21,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 #: Every n-th mutant per module (1: all). See fuzz/README.md "Mutation testing".
 STEP = {
-    "ualink_ref/dl/datalink.py": 3,
-    "ualink_ref/tl/credits.py": 1,
-    "ualink_ref/tl/transaction.py": 6,
+    "ualink_ref/dl/datalink.py": 4,
+    "ualink_ref/tl/credits.py": 4,
+    "ualink_ref/tl/transaction.py": 8,
     "ualink_ref/phy/decoder.py": 3,
 }
 

@@ -19,6 +19,7 @@ from ualink_ref.dl import (
     ReplayStarted,
     SequenceGap,
     TLFlitDelivered,
+    crc32,
 )
 from ualink_ref.dl.messages import NoOp, TLRateNotification, UartData
 from ualink_ref.errors import EncodeError
@@ -273,3 +274,148 @@ def test_after_a_retrain_the_first_duplicate_owes_an_ack() -> None:
     out = _decode(rx.poll(3))
     assert (out.op, out.payload, out.ack_req_seq) == (FlitOp.ACK, False, 1)
     assert _decode(rx.poll(4)).op is FlitOp.REPLAY
+
+
+# -- rule 4: implicit flits counted from the last explicit one, replays included -----------
+
+
+def test_a_replayed_flit_restarts_the_implicit_count() -> None:
+    # Rule 4: at most explicit_interval - 1 implicit flits since the last explicit one;
+    # every replayed flit is explicit, so after a replay the full allowance is back.
+    link = DataLink(explicit_interval=3, replay_timeout=NEVER)
+    link.send(TL)
+    assert [_decode(link.poll(t)).op for t in (0, 1)] == [FlitOp.ACK, FlitOp.ACK]
+    link.receive(DLFlit(FlitOp.REPLAY_REQUEST, ack_req_seq=2).encode(), 2)  # seq 1 acked
+    replay = _decode(link.poll(3))
+    assert (replay.op, replay.flit_seq) == (FlitOp.REPLAY, 2)
+    ops = [_decode(link.poll(t)).op for t in (4, 5, 6)]
+    assert ops == [FlitOp.ACK, FlitOp.ACK, FlitOp.EXPLICIT]
+
+
+# -- the events and counters report each happening once ---------------------------------------
+
+
+def test_replay_started_names_its_cause() -> None:
+    link = DataLink(replay_timeout=10)
+    link.send(TL)
+    link.poll(0)
+    [by_request] = link.receive(DLFlit(FlitOp.REPLAY_REQUEST, ack_req_seq=1).encode(), 1)
+    assert isinstance(by_request, ReplayStarted)
+    assert (by_request.reason, by_request.from_seq, by_request.flits) == ("request", 1, 1)
+    [by_timer] = link.handle_timer(11)
+    assert isinstance(by_timer, ReplayStarted) and by_timer.reason == "timeout"
+
+
+def test_counters_count_each_event_exactly_once() -> None:
+    link = DataLink(replay_timeout=10, max_replays=2, explicit_interval=1)
+    link.send(TL)
+    for t in range(3):
+        link.poll(t)  # seq 1..3, explicit
+    link.receive(DLFlit(FlitOp.ACK, ack_req_seq=1).encode(), 3)
+    link.receive(DLFlit(FlitOp.ACK, ack_req_seq=2).encode(), 4)
+    link.receive(DLFlit(FlitOp.REPLAY_REQUEST, ack_req_seq=3).encode(), 5)  # replays seq 3
+    link.receive(DLFlit(FlitOp.REPLAY_REQUEST, ack_req_seq=9).encode(), 6)  # stale
+    link.poll(7)  # the replayed flit
+    link.handle_timer(link.next_timer())  # type: ignore[arg-type]  # futile 2: a retrain
+    c = link.counters
+    got = (c.acks_received, c.replay_requests_received, c.stale_acks, c.replays,
+           c.retrains, c.flits_replayed, c.explicit_flits_sent, c.timeouts)
+    assert got == (2, 2, 1, 2, 1, 1, 4, 1)
+    peer = DataLink(explicit_interval=1, replay_timeout=NEVER)
+    peer.send(TL[:20])
+    rx = DataLink(replay_timeout=NEVER)
+    for t in range(2):
+        rx.receive(peer.poll(t), t)  # type: ignore[arg-type]
+    delivered = rx.counters.tl_flits_delivered
+    assert delivered == 19 and type(delivered) is int  # 2 x 628 bytes: 19 whole TL flits
+
+
+@pytest.mark.parametrize("now", [float("nan"), None, "1", True])
+def test_time_must_be_a_real_number(now: object) -> None:
+    # Rule 6: time is passed in as a number; NaN compares false with everything, so it
+    # would freeze every deadline — it is refused like a non-number.
+    link = DataLink()
+    for call in (link.poll, link.handle_timer, lambda n: link.receive(bytes(640), n)):
+        with pytest.raises(EncodeError):
+            call(now)  # type: ignore[arg-type]
+
+
+def test_the_default_replay_timeout_is_128_slots_and_the_ack_delay_a_quarter() -> None:
+    # specs/dl.md: defaults assume `now` counts flit slots; 128-slot timeout, ack_delay
+    # replay_timeout / 4 (rule 8).
+    link = DataLink()
+    assert (link.replay_timeout, link.ack_delay) == (128, 32)
+    link.send(TL[:1])
+    link.poll(5)
+    assert link.next_timer() == 133
+
+
+def test_one_duplicate_ack_per_replay_run() -> None:
+    # Rule 5: the first duplicate after a flit with op `replay` owes one ack; later
+    # duplicates of the same run coalesce into it (no second forced ack-only flit).
+    rx = DataLink(explicit_interval=1, ack_interval=32, ack_delay=NEVER, replay_timeout=NEVER)
+    rx.send(TL)  # busy: data leaves every slot unless an ack is forced
+    sender = DataLink(explicit_interval=1, replay_timeout=NEVER)
+    sender.send(TL)
+    flits = [sender.poll(t) for t in range(3)]
+    for t, flit in enumerate(flits):
+        rx.receive(flit, t)  # type: ignore[arg-type]
+    sender.receive(DLFlit(FlitOp.REPLAY_REQUEST, ack_req_seq=1).encode(), 3)
+    replays = [sender.poll(t) for t in (4, 5, 6)]  # seq 1 (op replay), 2, 3: duplicates
+    assert _decode(replays[0]).op is FlitOp.REPLAY
+    out = []
+    for t, flit in enumerate(replays, start=10):
+        rx.receive(flit, t)  # type: ignore[arg-type]
+        out.append(_decode(rx.poll(t)))
+    assert [(f.op, f.payload) for f in out] == [(FlitOp.ACK, False), (FlitOp.EXPLICIT, True),
+                                                (FlitOp.EXPLICIT, True)]
+    assert out[0].ack_req_seq == 3 and rx.counters.duplicates == 3
+
+
+def test_a_bad_message_word_is_reported_with_the_word() -> None:
+    bad = 0x00000002  # a NoOp with its reserved bit 1 set
+    sender_flit = DLFlit(FlitOp.EXPLICIT, flit_seq=1, tl=TL[0],
+                         messages=(bad, None, None, None, None)).encode()
+    rx = DataLink(replay_timeout=NEVER)
+    events = rx.receive(sender_flit, 0)
+    malformed = [e for e in events if type(e).__name__ == "MalformedFlit"]
+    assert len(malformed) == 1 and "0x00000002" in malformed[0].reason  # type: ignore[attr-defined]
+    assert [e.data for e in events if isinstance(e, TLFlitDelivered)] == [TL[0]]  # TL kept
+
+
+def test_receive_counters_count_each_flit_once() -> None:
+    sender = DataLink(explicit_interval=1, replay_timeout=NEVER)
+    sender.send(TL[:30])
+    flits = [sender.poll(t) for t in range(4)]
+    assert sender.counters.tl_flits_sent == 30
+    rx = DataLink(replay_timeout=NEVER)
+    rx.receive(flits[0], 0)  # type: ignore[arg-type]
+    rx.receive(b"\x55" * 640, 1)  # bad CRC
+    rx.receive(DLFlit(FlitOp.ACK).encode()[:639] + b"\0", 2)  # bad CRC too
+    bad_header = bytearray(DLFlit(FlitOp.ACK).encode())
+    bad_header[0] = 0xE0  # an op the header does not define, CRC repaired
+    bad_header[636:] = crc32(bytes(bad_header[:636])).to_bytes(4, "big")
+    rx.receive(bytes(bad_header), 3)
+    c = rx.counters
+    assert (c.flits_received, c.crc_errors, c.malformed, c.data_flits_accepted) == (4, 2, 1, 1)
+
+
+@pytest.mark.parametrize("options", [
+    {"window": 0}, {"window": 257}, {"explicit_interval": 0}, {"explicit_interval": 33},
+    {"replay_timeout": 0, "ack_delay": 1}, {"replay_timeout": -1, "ack_delay": 1},
+    {"max_replays": 0}, {"ack_interval": 0}, {"ack_delay": 0},
+])
+def test_parameters_outside_their_range_are_refused(options: dict[str, float]) -> None:
+    # Rules 2, 4, 6, 8: window 1..256, explicit_interval 1..32, the rest positive.
+    with pytest.raises(ValueError):
+        DataLink(**options)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("options", [
+    {"window": 1}, {"window": 256}, {"explicit_interval": 1}, {"explicit_interval": 32},
+    {"replay_timeout": 0.5}, {"max_replays": 1}, {"ack_interval": 1}, {"ack_delay": 0.25},
+])
+def test_parameters_at_the_edge_of_their_range_are_accepted(options: dict[str, float]) -> None:
+    link = DataLink(**options)  # type: ignore[arg-type]
+    for name, value in options.items():
+        assert getattr(link, name) == value

@@ -234,3 +234,46 @@ def test_credit_config_capacity_names_the_pool_and_the_vcs() -> None:
     config = CreditConfig(per_vc=(1, 2, 3, 4), pool=(5, 6, 7, 8))
     assert [config.capacity(s) for s in range(POOL + 1)] == [(1, 2, 3, 4)] * 4 + [(5, 6, 7, 8)]
     assert CreditConfig(per_vc=(0, 0, 0, 0)).per_vc == (0, 0, 0, 0)  # zero is allowed
+
+
+def test_a_class_without_capacity_never_makes_returns_urgent() -> None:
+    # Threshold 0 means "never urgent" (no capacity, nothing to wait for): with only
+    # small returns owed (below their thresholds) and the pool empty, nothing is urgent.
+    rx = _granted(CreditConfig(per_vc=(4, 4, 8, 8), pool=(0, 0, 0, 0)))
+    for vc in (0, 1):
+        rx.consume(vc, REQ_CMD, REQ_DATA, 0)
+        rx.free(vc, REQ_CMD, REQ_DATA, 0)  # one command credit owed (threshold 2)
+    assert rx.owed_any and not rx.urgent
+    assert rx.take_returns(limit=1) == [(0, (1, 0, 0, 0))]
+    assert rx.owed_any and not rx.urgent  # VC 1 still owes 1 < 2; the pool owes nothing
+
+
+def test_a_data_threshold_of_one_makes_the_first_freed_data_credit_urgent() -> None:
+    # per-VC req_data capacity 5, maximal need 5: threshold min(5 // 2, 5 - 5 + 1) = 1 —
+    # one freed buffer must go back at once, or the peer cannot send a maximal write.
+    rx = _granted(CreditConfig(per_vc=(4, 4, 5, 4), pool=(0, 0, 0, 0)))
+    rx.consume(0, REQ_CMD, REQ_DATA, 1)
+    rx.free(0, REQ_CMD, REQ_DATA, 1)  # req_cmd owes 1 (< 2), req_data 1 (= 1)
+    assert rx.urgent
+
+
+def test_a_source_owing_only_one_class_is_still_returned() -> None:
+    # Returns continue until nothing is owed, whichever class is left: after one capped
+    # field only request data (here) or only response commands may remain.
+    rx = ReceiverCredits(CreditConfig(per_vc=(1, 1, 300, 4), pool=(0, 0, 0, 0)))
+    rx.take_returns()
+    assert rx.owed[0] == [0, 0, 45, 0] and rx.owed_any
+    assert dict(rx.take_returns())[0] == (0, 0, 45, 0)
+    rx = ReceiverCredits(CreditConfig(per_vc=(1, 40, 5, 4), pool=(0, 0, 0, 0)))
+    rx.take_returns()
+    assert rx.owed[0] == [0, 9, 0, 0] and rx.owed_any
+    assert dict(rx.take_returns())[0] == (0, 9, 0, 0)
+    assert not rx.owed_any
+
+
+@pytest.mark.parametrize(("source", "where"), [(POOL, "pool"), (2, "VC 2")])
+def test_an_over_grant_names_its_source(source: int, where: str) -> None:
+    credits = SenderCredits(max_available=1)
+    with pytest.raises(CreditError) as info:
+        credits.grant_all(source, (0, 0, 2, 0))
+    assert where in str(info.value)
