@@ -419,3 +419,14 @@ def test_parameters_at_the_edge_of_their_range_are_accepted(options: dict[str, f
     link = DataLink(**options)  # type: ignore[arg-type]
     for name, value in options.items():
         assert getattr(link, name) == value
+
+
+def test_a_tl_stream_phase_mismatch_is_one_malformed_flit() -> None:
+    # Rule 5: a flit whose first TL-flit boundary disagrees with the bytes the receiver
+    # holds is malformed: dropped, counted once, and a replay request is owed.
+    flit = DLFlit(FlitOp.EXPLICIT, flit_seq=1, tl=bytes(68), first_tl_start=4).encode()
+    rx = DataLink(replay_timeout=NEVER)
+    events = rx.receive(flit, 0)
+    assert [type(e).__name__ for e in events] == ["MalformedFlit"]
+    assert (rx.counters.malformed, rx.accepted) == (1, 0)
+    assert _decode(rx.poll(1)).op is FlitOp.REPLAY_REQUEST

@@ -391,6 +391,7 @@ def test_credit_only_half_flits_are_counted() -> None:
     sent = drain(tl)
     assert len(sent) == 1 and tl.counters.credit_only_halves == before + 1
     assert _returned(sent) == [1, 0, 0, 0] and tl.responses_queued == 1
+    assert tl.counters.credit_stalls == 1  # the response waiting for credits, counted once
 
 
 def test_a_grant_of_data_credits_alone_is_applied() -> None:
