@@ -68,6 +68,8 @@ def _captured() -> tuple[list[bytes], list[bytes], list[bytes]]:
 def corpus(name: str, module: types.ModuleType) -> list[bytes]:
     """The seed inputs of harness ``name``."""
     seeds = list(module.SEEDS)
+    if hasattr(module, "CORPUS"):  # a harness with its own mode byte and structured scripts
+        return sorted({b"\x00" + s for s in seeds} | set(module.CORPUS))
     structured = getattr(module, "FIXUP", None) is not None
     flits, records, files = _captured()
     if name in ("fuzz_dl_flit", "fuzz_datalink"):
@@ -120,7 +122,7 @@ def write(out: Path = HERE) -> list[Path]:
             written.append(path)
         (out / "dicts").mkdir(exist_ok=True)
         path = out / "dicts" / f"{name}.dict"
-        path.write_text(render_dict(DICTS.get(name, _DL)))
+        path.write_text(render_dict({**DICTS.get(name, _DL), **getattr(module, "DICT", {})}))
         written.append(path)
     return written
 
