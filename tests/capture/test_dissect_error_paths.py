@@ -28,7 +28,7 @@ def _response(offset: int, length: int, last: int, status: int = Status.OKAY) ->
 def _request(cmd: int, attr: int, words: int, name: str) -> TLOp:
     field = C.Request(cmd=cmd, vchan=0, asi=0, tag=4, pool=0, attr=attr, len=words - 1,
                       metadata=0, addr=0x1000, src_acc=1, dst_acc=2, cload=0, cway=0,
-                      numbeats=0)
+                      numbeats=(4 * words + 63) // 64 - 1)  # 64-byte beats carried, minus one
     return TLOp("request", name, 4, field)
 
 
@@ -74,3 +74,10 @@ def test_answered_captures_have_no_error_path_lines() -> None:
     for name in ("clean.pcap", "replay.pcap", "credits.pcap", "atomics.pcap"):
         text = _summary(name)
         assert "split responses" not in text and "without a final response" not in text, name
+
+
+def test_poison_bits_beyond_the_beats_carried_are_not_reported() -> None:
+    # a 1-beat WriteFull with attr bit 3 set: the target poisons nothing (P1 reads the
+    # mask over the beats carried), so the listing must not say "poisoned"
+    one_beat = _request(Command.WRITE_FULL, 0b1000, 16, "WriteFull")
+    assert one_beat.poisoned_beats == 0 and "poisoned" not in one_beat.describe()

@@ -120,7 +120,9 @@ class TLOp:
         attr = int(getattr(self.field, "attr", 0))
         if self.command.startswith("Atomic"):
             return int(atomic_poisoned(attr))
-        return attr & POISON_ATTR_MASK
+        # only the beats the request carries (as the target reads it, rule P1)
+        beats = int(getattr(self.field, "numbeats", 0)) + 1
+        return attr & POISON_ATTR_MASK & ((1 << beats) - 1)
 
     def describe(self) -> str:
         """Short rendering: ``Read tag=5 addr=0x1000 64B`` or ``Response tag=5 OKAY``, with the
