@@ -63,11 +63,12 @@ from ualink_ref.dl.linkstate import LinkEvent, LinkState
 from ualink_ref.sizes import FecMode
 from ualink_ref.stack.linkend import FecDecoded, LinkEnd, decode_wire
 from ualink_ref.tl import AtomicOp, CreditConfig, Memory, Status, TransactionLayer
-from ualink_ref.tl.events import Completion, FieldRejected, LinkFailed
+from ualink_ref.tl.events import Completion, FieldRejected, LateResponse, LinkFailed
 from ualink_ref.tl.limits import TLLimits
 
 #: What :meth:`Endpoint.receive` returns: the chunk's FEC verdict, DL events, completions.
-EndpointEvent = FecDecoded | DLEvent | LinkEvent | Completion | FieldRejected | LinkFailed
+EndpointEvent = (FecDecoded | DLEvent | LinkEvent | Completion | FieldRejected | LinkFailed
+                 | LateResponse)
 
 
 @dataclass(frozen=True)
