@@ -273,7 +273,8 @@ def test_a_status_beyond_the_known_codes_ends_the_op_with_an_error(status: int) 
 def test_status_3_is_known_and_passed_to_the_op() -> None:
     tl, handle, req = _one_read(64)
     events = _events(tl, [ok_response(req, status=3)])
-    assert events == [Completion(handle, Status.DATA_ERROR, None)]
+    # rule P3 (specs/tl.md): a read's DATA_ERROR beat is a poisoned beat; one beat here
+    assert events == [Completion(handle, Status.DATA_ERROR, None, poisoned=0b1)]
 
 
 def test_a_misrouted_response_names_itself_and_both_accelerators() -> None:

@@ -1,6 +1,6 @@
 """Measure the coverage each atheris harness reaches (libFuzzer's ``cov`` / ``ft``).
 
-    PYTHONPATH=. python fuzz/coverage.py [--runs N] [--seed S] [--raw] [HARNESS ...]
+    PYTHONPATH=. python fuzz/measure_coverage.py [--runs N] [--seed S] [--raw] [HARNESS ...]
 
 Each harness runs from a fresh copy of its committed corpus (``fuzz/corpus/<name>/``)
 with its dictionary, for exactly ``--runs`` inputs (default 20,000) at libFuzzer seed
