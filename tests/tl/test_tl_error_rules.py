@@ -120,3 +120,22 @@ def test_p1_memory_poison_helpers() -> None:
     assert (status, data, bad) == (Status.OKAY, bytes(range(8)), 0b100100)
     assert memory.read(0x1000, 8) == (Status.DATA_ERROR, None)  # the old rule still holds
     assert memory.read_with_poison(1 << 40, 4) == (Status.DECODE_ERROR, None, 0)
+
+
+def test_t1_timer_heap_stays_bounded_by_the_outstanding_requests() -> None:
+    # A timeout far longer than the run: every request is answered long before its
+    # deadline, so without the rebuild each answered one would leave an entry behind.
+    a = TransactionLayer(1, compress=False, timeout_slots=10**9)
+    b = TransactionLayer(2, compress=False, memory=Memory())
+    pair = TLPair(a, b)
+    handles = [a.read(2, 0x1000 + 64 * (i % 64), 64) for i in range(3000)]
+    peak = most_outstanding = 0
+    while len(pair.completions["a"]) < len(handles) and pair.slot < 100_000:
+        pair.step()
+        most_outstanding = max(most_outstanding, a.outstanding)
+        peak = max(peak, len(a._timers))
+        # rule T1: a push rebuilds a heap holding more than twice the outstanding + 64
+        assert len(a._timers) <= 2 * most_outstanding + 65
+    assert sorted(c.handle for c in pair.completions["a"]) == handles
+    assert all(c.status == Status.OKAY for c in pair.completions["a"])
+    assert peak > 64  # the heap did fill past the slack, so the rebuild was exercised

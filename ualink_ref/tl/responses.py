@@ -70,6 +70,19 @@ class ResponseHandling:
         until their ``last`` piece arrives (rules T4, S7)."""
         return len(self._ended)
 
+    def _arm_timer(self, deadline: float, handle: int, tag: int) -> None:
+        """Push a request's deadline (rule T1). Answered ops leave stale entries that
+        :meth:`run_timer` skips; once they outnumber the live ones (plus slack) the heap
+        is rebuilt from the live ones, so it never holds more than twice the most ops
+        ever outstanding + 65 (2 * 2,048 + 65 entries) however long the timeout."""
+        timers = self._timers
+        if len(timers) > 2 * len(self._outstanding) + 64:
+            live = self._outstanding
+            timers[:] = [t for t in timers
+                         if (op := live.get(t[2])) is not None and op.handle == t[1]]
+            heapq.heapify(timers)
+        heapq.heappush(timers, (deadline, handle, tag))
+
     def next_timer(self) -> float | None:
         """The earliest completion deadline armed (rule 10), or ``None``. It may belong to
         an operation already complete; :meth:`run_timer` then just forgets it."""

@@ -70,7 +70,6 @@ Rules kept here (``specs/tl.md`` and ``specs/upli.md`` give provenance):
 
 from __future__ import annotations
 
-import heapq
 import random
 from collections import deque
 from collections.abc import Callable
@@ -366,7 +365,7 @@ class TransactionLayer(OriginatorAPI, ResponseHandling):
             tag = self._free_tags.popleft()
             self._outstanding[tag] = op
             if self.timeout_slots is not None:  # rule T1: the one per-op cost, a push
-                heapq.heappush(self._timers, (self._now + self.timeout_slots, op.handle, tag))
+                self._arm_timer(self._now + self.timeout_slots, op.handle, tag)
             pool = 1 if source == POOL else 0
             if way >= 0:
                 parts.append(pack_field(CompressedRequest(
