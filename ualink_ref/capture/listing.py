@@ -230,7 +230,8 @@ class Summary:
         self.uart: dict[str, bytearray] = {"a_to_b": bytearray(), "b_to_a": bytearray()}
         self.uart_bytes: Counter[str] = Counter()
         #: The TL error paths in words: split response pieces, poisoned requests, and the
-        #: requests still without a final (``last`` = 1) response, by (direction, tag).
+        #: requests still without a final (``last`` = 1) response, by (direction, tag) and
+        #: port: at most 2 directions x 2,048 tags x 256 ports, whatever the capture holds.
         self.pieces = 0
         self.poisoned: Counter[str] = Counter()
         self.unanswered: dict[tuple[str, int], dict[int, str]] = {}
