@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ualink_ref.tl.events import Completion, TLCounters
-from ualink_ref.tl.memory import Memory
+from ualink_ref.tl.memory import Memory, byte_mask
 from ualink_ref.tl.upli import Status, apply_atomic
 
 _BEAT = 64
@@ -60,19 +60,22 @@ def _page(mem: ModelMemory, base: int) -> bytearray:
 
 def model_write(mem: ModelMemory, addr: int, data: bytes, byte_enable: int | None = None) -> None:
     """Store ``data`` at ``addr`` (only the bytes whose ``byte_enable`` bit is set)."""
-    if byte_enable is None:  # every byte: a slice per page
-        pos = 0
-        while pos < len(data):
-            at = addr + pos
-            off = at % PAGE
-            n = min(len(data) - pos, PAGE - off)
-            _page(mem, at - off)[off : off + n] = data[pos : pos + n]
-            pos += n
-        return
-    for i, byte in enumerate(data):
-        if byte_enable >> i & 1:
-            off = (addr + i) % PAGE
-            _page(mem, addr + i - off)[off] = byte
+    pos = 0
+    while pos < len(data):  # a slice (or one masked merge) per page
+        at = addr + pos
+        off = at % PAGE
+        n = min(len(data) - pos, PAGE - off)
+        chunk = data[pos : pos + n]
+        if byte_enable is None:
+            _page(mem, at - off)[off : off + n] = chunk
+        else:
+            mask = byte_mask(byte_enable >> pos, n)
+            if mask:
+                page = _page(mem, at - off)
+                old = int.from_bytes(page[off : off + n], "little")
+                new = int.from_bytes(chunk, "little")
+                page[off : off + n] = ((old & ~mask) | (new & mask)).to_bytes(n, "little")
+        pos += n
 
 
 def model_step(mem: ModelMemory, op: Any) -> bytes | None:

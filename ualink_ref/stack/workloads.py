@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Any, Literal, NamedTuple
 
 from ualink_ref.sizes import DL_PAYLOAD_BYTES
 from ualink_ref.stack.endpoint import Endpoint
@@ -40,17 +40,10 @@ SIDES = ("a", "b")
 OP_KINDS = ("read", "write", "atomic")
 #: The kinds :func:`random_workload` can draw from.
 WORKLOAD_KINDS = ("read", "write", "writefull", "atomic")
+_ATOMIC_OPS = tuple(AtomicOp)  # drawn from per atomic op: listed once
 
 
-@dataclass(frozen=True)
-class Op:
-    """One UPLI operation of a workload, issued by ``side`` against the other side.
-
-    ``kind`` is ``"read"`` (``length`` bytes), ``"write"`` (``data``, with an
-    optional integer ``byte_enable`` mask) or ``"atomic"`` (``atomic_op``,
-    ``operand``, ``compare`` for CAS, ``size`` 4 or 8, ``fetch``).
-    """
-
+class _OpFields(NamedTuple):
     side: str
     kind: str
     addr: int
@@ -63,11 +56,31 @@ class Op:
     size: int = 8
     fetch: bool = True
 
-    def __post_init__(self) -> None:
-        if self.side not in SIDES:
-            raise ValueError(f"op side must be 'a' or 'b', got {self.side!r}")
-        if self.kind not in OP_KINDS:
-            raise ValueError(f"op kind must be one of {OP_KINDS}, got {self.kind!r}")
+
+class Op(_OpFields):
+    """One UPLI operation of a workload, issued by ``side`` against the other side.
+
+    ``kind`` is ``"read"`` (``length`` bytes), ``"write"`` (``data``, with an
+    optional integer ``byte_enable`` mask) or ``"atomic"`` (``atomic_op``,
+    ``operand``, ``compare`` for CAS, ``size`` 4 or 8, ``fetch``).
+    Immutable; an immutable tuple underneath because a random workload makes one
+    per op (a frozen dataclass cost 3.5 us each, about a twentieth of a simulated op).
+    """
+
+    __slots__ = ()
+
+    def __new__(
+        cls, side: str, kind: str, addr: int, length: int = 0, data: bytes = b"",
+        byte_enable: int | None = None, atomic_op: int = 0, operand: int = 0,
+        compare: int | None = None, size: int = 8, fetch: bool = True,
+    ) -> Op:
+        """Make an op; ``ValueError`` for an unknown ``side`` or ``kind``."""
+        if side not in SIDES:
+            raise ValueError(f"op side must be 'a' or 'b', got {side!r}")
+        if kind not in OP_KINDS:
+            raise ValueError(f"op kind must be one of {OP_KINDS}, got {kind!r}")
+        return tuple.__new__(cls, (side, kind, addr, length, data, byte_enable, atomic_op,
+                                   operand, compare, size, fetch))
 
     @property
     def nbytes(self) -> int:
@@ -110,7 +123,7 @@ class RandomWorkload:
             kind = rng.choice(kinds)
             if kind == "atomic":
                 size = rng.choice((4, 8))
-                op = rng.choice(list(AtomicOp))
+                op = rng.choice(_ATOMIC_OPS)
                 yield Op(side, "atomic", base + rng.randrange(0, span, size),
                          atomic_op=int(op), operand=rng.getrandbits(8 * size),
                          compare=rng.getrandbits(8 * size) if op == AtomicOp.CAS else None,
@@ -244,7 +257,7 @@ def fabric_workload(
             addr = rng.randrange(0, span, 256)
             shape = (Op("a", "read", addr, length=size) if shape.kind == "read"
                      else Op("a", "write", addr, data=rng.randbytes(size)))
-        op = replace(shape, addr=base + src * span + shape.addr)
+        op = shape._replace(addr=base + src * span + shape.addr)
         at = 0.0
         if load is not None:
             gap = op_link_bytes(op) / DL_PAYLOAD_BYTES / load
