@@ -12,13 +12,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from ualink_ref.errors import DecodeError
 from ualink_ref.testing.strategies import tl_control_halves
-from ualink_ref.tl.codec import decode_control_half
+from ualink_ref.tl.codec import Request, decode_control_half, pack_field
 from ualink_ref.tl.framing import TLDeframer, data_halves
+from ualink_ref.tl.upli import Command
 
 
 class _Model:
@@ -97,3 +98,39 @@ def test_walk_matches_the_rules(stream: tuple[int, list[bytes]]) -> None:
         assert (_view(started), _view(done)) == (_model_view(want[0]), _model_view(want[1]))
         assert walk.pending == model.owed()
         assert walk.next_is_data() == (model.owed() > 0)
+
+
+def _two_writes_after_one_owed() -> tuple[int, list[bytes]]:
+    """One data half-flit owed from before, then a control half-flit with two partial
+    Writes (3 data half-flits each): pair (A3, B1) splits across the two fields."""
+    write = Request(int(Command.WRITE), 0, 0, 1, 0, 0, 15, 0, 0x1000, 1, 2, 0, 0, 0)
+    ctrl = (pack_field(write) + pack_field(write._replace(tag=2))).ljust(32, b"\0")
+    return 1, [b"\xd0" * 32, ctrl] + [bytes([i]) * 32 for i in range(1, 7)]
+
+
+@given(_streams())
+@example(_two_writes_after_one_owed())
+def test_data_flit_step_matches_the_rules(stream: tuple[int, list[bytes]]) -> None:
+    """The TL engine's way through a stream: ``feed_data_flit`` on each pair of
+    half-flits, which takes the pair only when both are data and then hands back what
+    the model's two steps do; otherwise (nothing taken) ``feed_half`` on each half."""
+    owed, halves = stream
+    walk, model = TLDeframer(owed), _Model(owed)
+    pairs = [(halves[i], halves[i + 1]) for i in range(0, len(halves) - 1, 2)]
+    for first, second in pairs:
+        both_data = model.owed() >= 2
+        done = walk.feed_data_flit(first, second)
+        if both_data:
+            want = model.feed(first)[1] + model.feed(second)[1]
+            assert done is not None and _view(done) == _model_view(want)
+            assert walk.pending == model.owed()
+            continue
+        assert done is None and walk.pending == model.owed()  # nothing taken
+        for half in (first, second):
+            try:
+                want_started, want_done = model.feed(half)
+            except DecodeError:
+                return  # the engine fails the link here (rule E7): the stream ends
+            started, done_now = walk.feed_half(half)
+            assert (_view(started), _view(done_now)) == (
+                _model_view(want_started), _model_view(want_done))

@@ -195,6 +195,37 @@ class TLDeframer:
             self._waiting.append(pending)
         return started, done
 
+    def feed_data_flit(self, first: bytes, second: bytes) -> Sequence[PendingField] | None:
+        """Both half-flits of a TL flit at once when both are data (two or more owed):
+        return the fields now complete, in order, as two :meth:`feed_half` calls would;
+        ``None``, with nothing taken, when a control half-flit is among them.
+
+        The common case inside a run of writes, taken in one step: both halves fill
+        the same field.
+        """
+        if self._owed < 2:
+            return None
+        owing = self._owing
+        filling = owing[0]
+        data = filling.data
+        if filling.need - len(data) < 2:  # the halves go to two fields: one at a time
+            done = list(self.feed_half(first)[1])
+            done.extend(self.feed_half(second)[1])
+            return done
+        data.append(first)
+        data.append(second)
+        self._owed -= 2
+        if len(data) < filling.need:
+            return _NOTHING
+        owing.popleft()
+        done = []
+        waiting = self._waiting
+        head = owing[0] if owing else None
+        while waiting and waiting[0] is not head:
+            done.append(waiting.popleft())
+        return done
+
+
 def split_flit(flit: bytes) -> tuple[bytes, bytes]:
     """The two half-flits of one 64-byte TL flit (length checked by the caller)."""
     return flit[:TL_HALF_BYTES], flit[TL_HALF_BYTES:TL_FLIT_BYTES]

@@ -434,12 +434,19 @@ class TransactionLayer(OriginatorAPI, ResponseHandling):
             return []
         if self._timers and self._timers[0][0] <= now:  # rule T2: expiry before arrivals
             self._events.extend(self.run_timer(now))
-        feed = self._deframer.feed_half
+        deframer = self._deframer
         # Dispatch by exact type (one dict lookup, not isinstance chains): the walk only
         # yields the codec's own classes, or ``None`` for data owed from before it.
-        on_field = self._field_handlers
         on_complete = self._complete_handlers
-        for half in (flit[:_HALF], flit[_HALF:]):
+        first, second = flit[:_HALF], flit[_HALF:]
+        both_data = deframer.feed_data_flit(first, second)  # both halves data: one step
+        for pending in both_data or ():
+            context = pending.context
+            if context is not None:
+                on_complete[type(context)](context, pending.data)
+        feed = deframer.feed_half
+        on_field = self._field_handlers
+        for half in (first, second) if both_data is None else ():
             try:
                 started, done = feed(half)
             except DecodeError as exc:  # rule E7: the framing after this half is lost
