@@ -47,18 +47,7 @@ from typing import Any, NamedTuple
 from ualink_ref.errors import AddressCacheError, MisroutedError, UnsupportedError
 from ualink_ref.sizes import TL_HALF_BYTES, FecMode
 from ualink_ref.stack.linkend import LinkEnd
-from ualink_ref.tl import credits
-from ualink_ref.tl.codec import (
-    CompressedRequest,
-    CompressedResponseData,
-    CompressedResponseNoData,
-    FlowControl,
-    Request,
-    Response,
-    TLField,
-    VcFlowControl,
-    pack_field,
-)
+from ualink_ref.tl import codec, credits
 from ualink_ref.tl.framing import PendingField, TLDeframer
 from ualink_ref.tl.upli import Command, Status, request_data_credits
 
@@ -66,6 +55,8 @@ _HALF = TL_HALF_BYTES
 _ZERO_HALF = bytes(_HALF)
 _REQ, _RSP = 0, 1  # queue classes
 _CLASSES = ((credits.REQ_CMD, credits.REQ_DATA), (credits.RSP_CMD, credits.RSP_DATA))
+#: The fields a switch routes (S2): requests (expanded on ingress, S3) and responses.
+_Routed = codec.Request | codec.Response
 
 
 @dataclass(frozen=True)
@@ -92,7 +83,7 @@ class PfcConfig:
 class _Packet(NamedTuple):
     """A field held in the switch: what to send on and what it holds at ingress."""
 
-    value: Request | Response
+    value: _Routed
     halves: list[bytes]
     ingress: int
     source: int  # ingress credit source (VC or credits.POOL)
@@ -139,7 +130,7 @@ class _Agent:
         self.tx_credits = credits.SenderCredits()
         self.stats = SwitchPortStats()
         self._deframer = TLDeframer()
-        self._rx_ways: list[Request | None] = [None] * 4
+        self._rx_ways: list[codec.Request | None] = [None] * 4
         self._tx_data: deque[bytes] = deque()
         self._arb = _Arb()
         self._queued = 0  # packets waiting for this egress port
@@ -163,29 +154,30 @@ class _Agent:
                     self._forward(pending, now)
         return []
 
-    def _on_field(self, value: TLField | None) -> tuple[Request | Response, int, int] | None:
+    def _on_field(self, value: codec.TLField | None) -> tuple[_Routed, int, int] | None:
         rx = self.rx_credits
-        if isinstance(value, CompressedRequest):
+        if isinstance(value, codec.CompressedRequest):
             way = self._rx_ways[value.cway]
             if way is None:
                 raise AddressCacheError(value.cway)
-            value = Request(value.cmd, value.vchan, way.asi, value.tag, value.pool, value.attr,
-                            value.len, way.metadata, (way.addr & ~0xFFFFFF) | value.addr_lo,
-                            way.src_acc, way.dst_acc, 0, value.cway, value.numbeats)
-        if isinstance(value, Request):
+            value = codec.Request(value.cmd, value.vchan, way.asi, value.tag, value.pool,
+                                  value.attr, value.len, way.metadata,
+                                  (way.addr & ~0xFFFFFF) | value.addr_lo,
+                                  way.src_acc, way.dst_acc, 0, value.cway, value.numbeats)
+        if isinstance(value, codec.Request):
             if value.cload:
                 self._rx_ways[value.cway] = value
             data_credits = request_data_credits(value.cmd, value.numbeats)
             source = credits.POOL if value.pool else value.vchan
             rx.consume(source, credits.REQ_CMD, credits.REQ_DATA, data_credits)
-        elif isinstance(value, Response):
+        elif isinstance(value, codec.Response):
             data_credits = value.len + 1 if value.rd_wr == 0 and value.status == Status.OKAY else 0
             source = credits.POOL if value.pool else value.vchan
             rx.consume(source, credits.RSP_CMD, credits.RSP_DATA, data_credits)
-        elif isinstance(value, CompressedResponseData | CompressedResponseNoData):
+        elif isinstance(value, codec.CompressedResponseData | codec.CompressedResponseNoData):
             raise UnsupportedError("compressed responses through a switch (no originator ID)")
-        elif isinstance(value, FlowControl | VcFlowControl):
-            src = credits.POOL if isinstance(value, FlowControl) else value.vchan
+        elif isinstance(value, codec.FlowControl | codec.VcFlowControl):
+            src = credits.POOL if isinstance(value, codec.FlowControl) else value.vchan
             counts = (value.req_cmd, value.rsp_cmd, value.req_data, value.rsp_data)
             for cls in range(4):
                 if counts[cls]:
@@ -204,13 +196,13 @@ class _Agent:
         switch = self.switch
         out = switch.route.get(value.dst_acc)
         if out is None:
-            if isinstance(value, Response):
+            if isinstance(value, codec.Response):
                 raise MisroutedError("response", value.dst_acc, -1)
             # S2: answer an unroutable request here (no buffer beyond the request's).
             self.stats.unroutable += 1
             self._release(source, _REQ, data_credits, value.vchan)
             rd_wr = 0 if value.cmd in (Command.READ, Command.ATOMIC_R) else 1
-            reply = Response(value.vchan, value.tag, 0, 0, 0, int(Status.UNSUPPORTED_REQUEST),
+            reply = codec.Response(value.vchan, value.tag, 0, 0, 0, int(Status.UNSUPPORTED_REQUEST),
                              rd_wr, 1, value.dst_acc, value.src_acc)
             # Held as a response from this port to itself, with no ingress credits.
             switch._enqueue(self.index, _Packet(reply, [], self.index, -1, 0, now))
@@ -325,11 +317,11 @@ class _Agent:
                     ring.append(ingress)  # round robin: this ingress goes to the back
                 pool = 1 if source == credits.POOL else 0
                 if cls == _REQ:
-                    assert isinstance(value, Request)
+                    assert isinstance(value, codec.Request)
                     value = value._replace(pool=pool, cload=0, cway=0)
                 else:
                     value = value._replace(pool=pool)
-                parts.append(pack_field(value))
+                parts.append(codec.pack_field(value))
                 room -= size
                 self._tx_data.extend(packet.halves)
                 stats = self.stats
@@ -350,9 +342,9 @@ class _Agent:
     def _emit_returns(self, parts: list[bytes], room: int) -> int:
         returns = self.rx_credits.take_returns(room)
         for source, counts in returns:
-            value = (FlowControl(*counts) if source == credits.POOL
-                     else VcFlowControl(source, *counts))
-            parts.append(pack_field(value))
+            value = (codec.FlowControl(*counts) if source == credits.POOL
+                     else codec.VcFlowControl(source, *counts))
+            parts.append(codec.pack_field(value))
         return len(returns)
 
     @property
@@ -409,7 +401,7 @@ class Switch:
         return self.ports[index]
 
     def _enqueue(self, egress: int, packet: _Packet) -> None:
-        cls = _RSP if isinstance(packet.value, Response) else _REQ
+        cls = _RSP if isinstance(packet.value, codec.Response) else _REQ
         vc = packet.value.vchan
         queue = self.queues[egress][cls][vc][packet.ingress]
         if not queue:
