@@ -67,6 +67,10 @@ def test_generation_rewrites_only_the_section(tmp_path: Path) -> None:
     assert path.read_text(encoding="utf-8") == (
         head + section + tail + "-- a hand-written trailing line\n")
     assert generate_plugin(PLUGIN) == PLUGIN
+    # A path with no file yet gets the whole plugin, as before.
+    fresh = tmp_path / "new.lua"
+    assert generate_main([str(fresh)]) == 0
+    assert fresh.read_text(encoding="utf-8") == PLUGIN
 
 
 def _protofield(abbrev: str) -> str:
