@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import random
 
 import pytest
@@ -12,7 +13,8 @@ from tl_model import Model, expect, issue, random_ops
 from ualink_ref import Completion, Endpoint
 from ualink_ref.errors import DecodeError, UALinkError
 from ualink_ref.phy import BitErrorChannel
-from ualink_ref.tl import Status
+from ualink_ref.tl import Status, TransactionLayer
+from ualink_ref.tl.upli import Command
 
 
 def _run(a: Endpoint, b: Endpoint, ber: float, seed: int, n_expected: tuple[int, int]) -> tuple[
@@ -150,3 +152,21 @@ def test_receive_framed_random_tl_flits_raises_only_ualink_errors(
     except UALinkError:
         return
     assert ep.counters.tl_flits_received == len(tl_flits)  # the TL really saw them all
+
+
+def test_upli_calls_are_the_transaction_layers_own() -> None:
+    # One signature and docstring: the Endpoint's read / write / atomic are the TL's.
+    for name in ("read", "write", "atomic"):
+        ours, tls = getattr(Endpoint, name), getattr(TransactionLayer, name)
+        assert inspect.signature(ours) == inspect.signature(tls)
+        assert ours.__doc__ == tls.__doc__
+    # ... run on the endpoint's own TL, every argument passed through.
+    ep = Endpoint(1)
+    tags = [ep.write(2, 0x40, bytes(8), 0xFF, vc=1, metadata=7),
+            ep.read(3, 0x80, 128, vc=2, metadata=9),
+            ep.atomic(4, 0xC0, "add", 5, None, 4, False, vc=3)]
+    queued = [(op.handle, Command(op.cmd), op.dst, op.addr, op.vc, op.metadata)
+              for op in ep.tl._req_q]
+    assert queued == [(tags[0], Command.WRITE, 2, 0x40, 1, 7),
+                      (tags[1], Command.READ, 3, 0x80, 2, 9),
+                      (tags[2], Command.ATOMIC_NR, 4, 0xC0, 3, 0)]

@@ -1,4 +1,5 @@
-"""The committed Lua plugin is the generator's output; names, masks and the install command."""
+"""The committed Lua plugin's generated section is the generator's output; names, masks
+and the install command."""
 
 from __future__ import annotations
 
@@ -8,15 +9,68 @@ from pathlib import Path
 import pytest
 
 from ualink_ref.cli import main
+from ualink_ref.errors import DecodeError
 from ualink_ref.wireshark import PLUGIN_NAME, plugin_path
-from ualink_ref.wireshark.generate import FORMATS, filter_name, generate_plugin
+from ualink_ref.wireshark.generate import (
+    BEGIN_MARKER,
+    END_MARKER,
+    FORMATS,
+    filter_name,
+    generate_plugin,
+    generate_section,
+    split_plugin,
+)
+from ualink_ref.wireshark.generate import main as generate_main
 
 PLUGIN = plugin_path().read_text(encoding="utf-8")
 
 
-def test_committed_plugin_equals_fresh_generation() -> None:
-    assert generate_plugin() == PLUGIN, (
+def test_committed_plugin_generated_section_equals_fresh_generation() -> None:
+    _, section, _ = split_plugin(PLUGIN)
+    assert section == generate_section(), (
         "ualink.lua is stale: run `python -m ualink_ref.wireshark.generate`")
+
+
+def test_generated_section_holds_the_declarations_and_the_rest_is_hand_written() -> None:
+    head, section, tail = split_plugin(PLUGIN)
+    assert head.endswith(BEGIN_MARKER + "\n") and tail.startswith(END_MARKER + "\n")
+    # Every declared format's table is generated, none is typed in the hand-written parts.
+    for fmt in FORMATS:
+        assert f'FMT["{fmt.name}"] = ' in section
+        assert f'FMT["{fmt.name}"] = ' not in head + tail
+    # The dissector itself (registration on USER0) is outside the section.
+    assert "wtap_table:add(" in tail and "wtap_table" not in section
+
+
+@pytest.mark.parametrize("text", [
+    "no markers at all\n",
+    f"{BEGIN_MARKER}\nx\n",
+    f"x\n{END_MARKER}\n",
+    f"{END_MARKER}\nx\n{BEGIN_MARKER}\n",
+    f"{BEGIN_MARKER}\n{BEGIN_MARKER}\n{END_MARKER}\n",
+    # a marker must be the whole line, not text within one
+    f"-- {BEGIN_MARKER}\nx\n{END_MARKER}\n",
+])
+def test_missing_or_misplaced_markers_are_refused(text: str) -> None:
+    with pytest.raises(DecodeError):
+        split_plugin(text)
+    with pytest.raises(DecodeError):
+        generate_plugin(text)
+
+
+def test_generation_rewrites_only_the_section(tmp_path: Path) -> None:
+    head, section, tail = split_plugin(PLUGIN)
+    stale = head + "local C = {}  -- stale\n" + tail + "-- a hand-written trailing line\n"
+    path = tmp_path / PLUGIN_NAME
+    path.write_text(stale, encoding="utf-8")
+    assert generate_main([str(path)]) == 0
+    assert path.read_text(encoding="utf-8") == (
+        head + section + tail + "-- a hand-written trailing line\n")
+    assert generate_plugin(PLUGIN) == PLUGIN
+    # A path with no file yet gets the whole plugin, as before.
+    fresh = tmp_path / "new.lua"
+    assert generate_main([str(fresh)]) == 0
+    assert fresh.read_text(encoding="utf-8") == PLUGIN
 
 
 def _protofield(abbrev: str) -> str:

@@ -95,16 +95,7 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from ualink_ref.dl.events import (
-    CrcErrorDetected,
-    DLEvent,
-    DLMessageReceived,
-    MalformedFlit,
-    ReplayStarted,
-    RetrainNeeded,
-    SequenceGap,
-    TLFlitDelivered,
-)
+from ualink_ref.dl import events as ev
 from ualink_ref.dl.flit import (
     NO_MESSAGES,
     SEGMENTS,
@@ -370,12 +361,12 @@ class DataLink:
             return None
         return self._command(_ACK, self._ack_value(), now)
 
-    def retrained(self, now: float) -> list[DLEvent]:
+    def retrained(self, now: float) -> list[ev.DLEvent]:
         """The link has retrained (rule 11): replay everything unacknowledged from the
         acknowledged point, and ask the peer to replay from the expected one. The
         replay buffer, sequence numbers and receive position are kept, so no TL flit
         is lost or duplicated across a retrain."""
-        events: list[DLEvent] = []
+        events: list[ev.DLEvent] = []
         self._futile_replays = 0
         self._dup_run_answered = False
         self._rr_owed = self._rr_outstanding = True
@@ -405,12 +396,12 @@ class DataLink:
         """When ``handle_timer`` must next be called, or ``None``."""
         return self._deadline
 
-    def handle_timer(self, now: float) -> list[DLEvent]:
+    def handle_timer(self, now: float) -> list[ev.DLEvent]:
         """Run the replay timer: if it has expired, replay everything unacknowledged."""
         check_time(now)
         if self._deadline is None or now < self._deadline:
             return []
-        events: list[DLEvent] = []
+        events: list[ev.DLEvent] = []
         if self._buffer:
             self._counters.timeouts += 1
             self._start_replay(self._acked, "timeout", now, events)
@@ -439,21 +430,21 @@ class DataLink:
             return self._command(_ACK, self._ack_value(), now)
         return None
 
-    def receive(self, flit: bytes, now: float) -> list[DLEvent]:
+    def receive(self, flit: bytes, now: float) -> list[ev.DLEvent]:
         """Process one received flit; return what happened (rules 3-5)."""
         check_time(now)
         self._counters.flits_received += 1
-        events: list[DLEvent] = []
+        events: list[ev.DLEvent] = []
         try:
             f = DLFlit.decode(flit)
         except CrcError as exc:
             self._counters.crc_errors += 1
-            events.append(CrcErrorDetected(exc.expected, exc.actual))
+            events.append(ev.CrcErrorDetected(exc.expected, exc.actual))
             self._rx_error()
             return events
         except DecodeError as exc:
             self._counters.malformed += 1
-            events.append(MalformedFlit(str(exc)))
+            events.append(ev.MalformedFlit(str(exc)))
             self._rx_error()
             return events
         if f.op is _ACK:
@@ -479,7 +470,7 @@ class DataLink:
             return events
         if not phase_matches(f, len(self._rx_partial)):
             self._counters.malformed += 1
-            events.append(MalformedFlit(
+            events.append(ev.MalformedFlit(
                 f"TL stream phase: flit says first TL flit at {f.first_tl_start}, "
                 f"receiver holds {len(self._rx_partial)} bytes of one"))
             self._rx_error()
@@ -618,7 +609,7 @@ class DataLink:
         elif d != SEQ_MAX - 1:
             self._counters.stale_acks += 1
 
-    def _on_replay_request(self, value: int, now: float, events: list[DLEvent]) -> None:
+    def _on_replay_request(self, value: int, now: float, events: list[ev.DLEvent]) -> None:
         self._counters.replay_requests_received += 1
         d = (value - seq_of(self._acked)) % SEQ_MAX
         if d > self._next_fresh - self._acked:
@@ -630,16 +621,16 @@ class DataLink:
             self._start_replay(self._acked, "request", now, events)
 
     def _start_replay(self, from_abs: int, reason: str, now: float,
-                      events: list[DLEvent]) -> None:
+                      events: list[ev.DLEvent]) -> None:
         self._replay_at = from_abs
         self._replay_first = True
         self._deadline = now + self.replay_timeout
         self._counters.replays += 1
         self._futile_replays += 1
-        events.append(ReplayStarted(seq_of(from_abs), self._next_fresh - from_abs, reason))
+        events.append(ev.ReplayStarted(seq_of(from_abs), self._next_fresh - from_abs, reason))
         if self._futile_replays >= self.max_replays:
             self._counters.retrains += 1
-            events.append(RetrainNeeded(self._futile_replays))
+            events.append(ev.RetrainNeeded(self._futile_replays))
             self._futile_replays = 0
 
     # -- receive helpers -------------------------------------------------------------
@@ -649,12 +640,12 @@ class DataLink:
             self._rr_owed = True
             self._rr_outstanding = True
 
-    def _gap(self, want: int, got: int | None, events: list[DLEvent]) -> None:
+    def _gap(self, want: int, got: int | None, events: list[ev.DLEvent]) -> None:
         self._counters.sequence_errors += 1
-        events.append(SequenceGap(want, got))
+        events.append(ev.SequenceGap(want, got))
         self._rx_error()
 
-    def _deliver(self, f: DLFlit, events: list[DLEvent]) -> None:
+    def _deliver(self, f: DLFlit, events: list[ev.DLEvent]) -> None:
         """Report a good flit's messages and completed TL flits, in segment order."""
         if f.messages == _NO_MESSAGES:  # common case: one pass over the TL bytes
             if f.tl:
@@ -664,19 +655,19 @@ class DataLink:
         for seg, word in zip(f.segments(), f.messages, strict=True):
             if word is not None:
                 try:
-                    events.append(DLMessageReceived(decode_message(word)))
+                    events.append(ev.DLMessageReceived(decode_message(word)))
                     self._counters.messages_received += 1
                 except DecodeError as exc:
-                    events.append(MalformedFlit(f"DL message {word:#010x}: {exc}"))
+                    events.append(ev.MalformedFlit(f"DL message {word:#010x}: {exc}"))
             if seg.tl_bytes:
                 self._tl_bytes(f.tl[rel:rel + seg.tl_bytes], events)
                 rel += seg.tl_bytes
 
-    def _tl_bytes(self, data: bytes, events: list[DLEvent]) -> None:
+    def _tl_bytes(self, data: bytes, events: list[ev.DLEvent]) -> None:
         """Append received TL stream bytes; report every TL flit they complete."""
         buf = bytes(self._rx_partial) + data if self._rx_partial else data
         whole = len(buf) - len(buf) % TL_FLIT_BYTES
-        events.extend(TLFlitDelivered(buf[i:i + TL_FLIT_BYTES])
+        events.extend(ev.TLFlitDelivered(buf[i:i + TL_FLIT_BYTES])
                       for i in range(0, whole, TL_FLIT_BYTES))
         self._counters.tl_flits_delivered += whole // TL_FLIT_BYTES
         self._rx_partial = bytearray(buf[whole:])

@@ -56,16 +56,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+from ualink_ref.dl import messages as dlm
 from ualink_ref.dl.datalink import DataLink
 from ualink_ref.dl.events import DLEvent, DLMessageReceived, RetrainNeeded, TLFlitDelivered
-from ualink_ref.dl.messages import (
-    ChannelCommand,
-    ChannelNegotiation,
-    TLRateNotification,
-    UartData,
-    UnknownMessage,
-    VendorMessage,
-)
 
 
 class LinkState(Enum):
@@ -89,6 +82,9 @@ _CARRIES_DATA = frozenset((LinkState.UP, LinkState.IDLE))
 _TRAINING, _UP, _IDLE = LinkState.TRAINING, LinkState.UP, LinkState.IDLE
 #: Event types ``on_events`` has nothing to do for.
 _ONLY_DELIVERIES = frozenset((TLFlitDelivered,))
+#: The two channel-negotiation messages this machine sends (values: one instance each).
+_REQUEST_ONLINE = dlm.ChannelNegotiation(dlm.ChannelCommand.REQUEST_ONLINE)
+_ACK = dlm.ChannelNegotiation(dlm.ChannelCommand.ACK)
 
 
 class LinkInput(Enum):
@@ -241,7 +237,7 @@ class LinkManager:
         action, new = entry
         out: list[DLEvent | LinkEvent] = []
         if action in (LinkAction.ANSWER, LinkAction.ANSWER_AND_TRAIN):
-            self.dl.send_message(ChannelNegotiation(ChannelCommand.ACK), control=True)
+            self.dl.send_message(_ACK, control=True)
             self.counters.acks_sent += 1
         if action in (LinkAction.TRAIN, LinkAction.ANSWER_AND_TRAIN):
             self._begin_training(now)
@@ -251,8 +247,7 @@ class LinkManager:
             self._train_end = self._next_request = None
             out.extend(self.dl.retrained(now))
         elif action is LinkAction.PROBE:
-            self.dl.send_message(ChannelNegotiation(ChannelCommand.REQUEST_ONLINE),
-                                 control=True)
+            self.dl.send_message(_REQUEST_ONLINE, control=True)
             self.counters.probes_sent += 1
             if self._probe_deadline is None:
                 self._probe_deadline = now + self.retrain_slots
@@ -339,8 +334,7 @@ class LinkManager:
         state = self.state
         if state is _TRAINING:
             if self._next_request is not None and now >= self._next_request:
-                self.dl.send_message(ChannelNegotiation(ChannelCommand.REQUEST_ONLINE),
-                                     control=True)
+                self.dl.send_message(_REQUEST_ONLINE, control=True)
                 self.counters.requests_sent += 1
                 self._next_request = now + self.request_interval
             return self.dl.poll_control(now)
@@ -380,20 +374,20 @@ class LinkManager:
 
     def _message(self, event: DLMessageReceived, now: float) -> list[DLEvent | LinkEvent]:
         msg = event.message
-        if isinstance(msg, ChannelNegotiation):
-            if msg.command is ChannelCommand.REQUEST_ONLINE:
+        if isinstance(msg, dlm.ChannelNegotiation):
+            if msg.command is dlm.ChannelCommand.REQUEST_ONLINE:
                 return self.handle(LinkInput.PEER_REQUEST, now, "peer asked to train")
-            if msg.command is ChannelCommand.ACK:
+            if msg.command is dlm.ChannelCommand.ACK:
                 return self.handle(LinkInput.PEER_ACK, now, "peer answered")
-        elif isinstance(msg, UartData):
+        elif isinstance(msg, dlm.UartData):
             if msg.data:
                 self.counters.uart_bytes_received += len(msg.data)
                 return [UartReceived(msg.data)]
-        elif isinstance(msg, TLRateNotification):
+        elif isinstance(msg, dlm.TLRateNotification):
             self.dl.set_tx_rate(msg.rate, now)
-        elif isinstance(msg, UnknownMessage):
+        elif isinstance(msg, dlm.UnknownMessage):
             self.counters.unknown_messages += 1
-        elif isinstance(msg, VendorMessage):
+        elif isinstance(msg, dlm.VendorMessage):
             self.counters.vendor_messages += 1
         return []
 
@@ -418,12 +412,12 @@ class LinkManager:
         """Queue ``data`` (any length) on the UART stream (rule L8)."""
         data = bytes(data)
         for i in range(0, len(data), 2):
-            self.dl.send_message(UartData(data[i:i + 2]), reliable=True)
+            self.dl.send_message(dlm.UartData(data[i:i + 2]), reliable=True)
         self.counters.uart_bytes_sent += len(data)
 
     def notify_rate(self, rate: int) -> None:
         """Ask the peer to pace its data to (rate + 1)/256 of full rate (rule L7)."""
-        self.dl.send_message(TLRateNotification(rate), reliable=True)
+        self.dl.send_message(dlm.TLRateNotification(rate), reliable=True)
         self.counters.rate_notifications += 1
 
 

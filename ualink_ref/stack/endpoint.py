@@ -55,20 +55,40 @@ Rules:
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from ualink_ref.dl import DLEvent
 from ualink_ref.dl.linkstate import LinkEvent, LinkState
 from ualink_ref.sizes import FecMode
 from ualink_ref.stack.linkend import FecDecoded, LinkEnd, decode_wire
-from ualink_ref.tl import AtomicOp, CreditConfig, Memory, Status, TransactionLayer
+from ualink_ref.tl import CreditConfig, Memory, Status, TransactionLayer
 from ualink_ref.tl.events import Completion, FieldRejected, LateResponse, LinkFailed
 from ualink_ref.tl.limits import TLLimits
+from ualink_ref.tl.originator import OriginatorAPI
 
 #: What :meth:`Endpoint.receive` returns: the chunk's FEC verdict, DL events, completions.
 EndpointEvent = (FecDecoded | DLEvent | LinkEvent | Completion | FieldRejected | LinkFailed
                  | LateResponse)
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _on_tl(method: Callable[Concatenate[OriginatorAPI, _P], _R]) -> Callable[
+        Concatenate[Endpoint, _P], _R]:
+    """An :class:`Endpoint` method that runs the TL's ``method`` on the endpoint's ``tl``,
+    with the TL method's signature and docstring (UPLI calls are the TL's)."""
+
+    def on_tl(self: Endpoint, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        return method(self.tl, *args, **kwargs)
+
+    functools.update_wrapper(on_tl, method)
+    on_tl.__qualname__ = f"Endpoint.{method.__name__}"
+    return on_tl
 
 
 @dataclass(frozen=True)
@@ -143,29 +163,11 @@ class Endpoint(LinkEnd):
         """The memory this endpoint serves to its peer."""
         return self.tl.memory
 
-    def read(self, dst: int, addr: int, length: int, **options: int) -> int:
-        """Queue a Read (see :meth:`TransactionLayer.read`); return its tag."""
-        return self.tl.read(dst, addr, length, **options)
-
-    def write(
-        self, dst: int, addr: int, data: bytes, byte_enable: Any = None, **options: Any
-    ) -> int:
-        """Queue a WriteFull, or a Write with ``byte_enable``; return its tag."""
-        return self.tl.write(dst, addr, data, byte_enable, **options)
-
-    def atomic(
-        self,
-        dst: int,
-        addr: int,
-        op: AtomicOp | int | str,
-        operand: int,
-        compare: int | None = None,
-        size: int = 8,
-        fetch: bool = True,
-        **options: int,
-    ) -> int:
-        """Queue an atomic (see :meth:`TransactionLayer.atomic`); return its tag."""
-        return self.tl.atomic(dst, addr, op, operand, compare, size, fetch, **options)
+    # Queue a Read, a write or an atomic on the TL; return its tag. The TL's own methods
+    # (signature and docstring), so the two never drift apart.
+    read = _on_tl(OriginatorAPI.read)
+    write = _on_tl(OriginatorAPI.write)
+    atomic = _on_tl(OriginatorAPI.atomic)
 
     @property
     def failed(self) -> str | None:

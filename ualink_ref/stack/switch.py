@@ -47,36 +47,16 @@ from typing import Any, NamedTuple
 from ualink_ref.errors import AddressCacheError, MisroutedError, UnsupportedError
 from ualink_ref.sizes import TL_HALF_BYTES, FecMode
 from ualink_ref.stack.linkend import LinkEnd
-from ualink_ref.tl.codec import (
-    CompressedRequest,
-    CompressedResponseData,
-    CompressedResponseNoData,
-    FlowControl,
-    Request,
-    Response,
-    TLField,
-    VcFlowControl,
-    pack_field,
-)
-from ualink_ref.tl.credits import (
-    NUM_VCS,
-    POOL,
-    REQ_CMD,
-    REQ_DATA,
-    RSP_CMD,
-    RSP_DATA,
-    CreditConfig,
-    ReceiverCredits,
-    SenderCredits,
-    check_config,
-)
+from ualink_ref.tl import codec, credits
 from ualink_ref.tl.framing import PendingField, TLDeframer
 from ualink_ref.tl.upli import Command, Status, request_data_credits
 
 _HALF = TL_HALF_BYTES
 _ZERO_HALF = bytes(_HALF)
 _REQ, _RSP = 0, 1  # queue classes
-_CLASSES = ((REQ_CMD, REQ_DATA), (RSP_CMD, RSP_DATA))
+_CLASSES = ((credits.REQ_CMD, credits.REQ_DATA), (credits.RSP_CMD, credits.RSP_DATA))
+#: The fields a switch routes (S2): requests (expanded on ingress, S3) and responses.
+_Routed = codec.Request | codec.Response
 
 
 @dataclass(frozen=True)
@@ -103,10 +83,10 @@ class PfcConfig:
 class _Packet(NamedTuple):
     """A field held in the switch: what to send on and what it holds at ingress."""
 
-    value: Request | Response
+    value: _Routed
     halves: list[bytes]
     ingress: int
-    source: int  # ingress credit source (VC or POOL)
+    source: int  # ingress credit source (VC or credits.POOL)
     data_credits: int
     ready: float
 
@@ -136,7 +116,7 @@ class _Arb:
     """Round-robin state of one egress port: per (class, VC) a ring of ingress ports."""
 
     rings: list[list[deque[int]]] = field(
-        default_factory=lambda: [[deque() for _ in range(NUM_VCS)] for _ in range(2)])
+        default_factory=lambda: [[deque() for _ in range(credits.NUM_VCS)] for _ in range(2)])
     next_vc: list[int] = field(default_factory=lambda: [0, 0])
 
 
@@ -146,16 +126,16 @@ class _Agent:
     def __init__(self, switch: Switch, index: int) -> None:
         self.switch = switch
         self.index = index
-        self.rx_credits = ReceiverCredits(switch.buffer)
-        self.tx_credits = SenderCredits()
+        self.rx_credits = credits.ReceiverCredits(switch.buffer)
+        self.tx_credits = credits.SenderCredits()
         self.stats = SwitchPortStats()
         self._deframer = TLDeframer()
-        self._rx_ways: list[Request | None] = [None] * 4
+        self._rx_ways: list[codec.Request | None] = [None] * 4
         self._tx_data: deque[bytes] = deque()
         self._arb = _Arb()
         self._queued = 0  # packets waiting for this egress port
         # Paused since (PFC), per VC: the time the pause was scheduled to begin.
-        self._paused_at: list[float | None] = [None] * NUM_VCS
+        self._paused_at: list[float | None] = [None] * credits.NUM_VCS
         self._now = 0.0
 
     # -- ingress -----------------------------------------------------------------------
@@ -174,29 +154,30 @@ class _Agent:
                     self._forward(pending, now)
         return []
 
-    def _on_field(self, value: TLField | None) -> tuple[Request | Response, int, int] | None:
+    def _on_field(self, value: codec.TLField | None) -> tuple[_Routed, int, int] | None:
         rx = self.rx_credits
-        if isinstance(value, CompressedRequest):
+        if isinstance(value, codec.CompressedRequest):
             way = self._rx_ways[value.cway]
             if way is None:
                 raise AddressCacheError(value.cway)
-            value = Request(value.cmd, value.vchan, way.asi, value.tag, value.pool, value.attr,
-                            value.len, way.metadata, (way.addr & ~0xFFFFFF) | value.addr_lo,
-                            way.src_acc, way.dst_acc, 0, value.cway, value.numbeats)
-        if isinstance(value, Request):
+            value = codec.Request(value.cmd, value.vchan, way.asi, value.tag, value.pool,
+                                  value.attr, value.len, way.metadata,
+                                  (way.addr & ~0xFFFFFF) | value.addr_lo,
+                                  way.src_acc, way.dst_acc, 0, value.cway, value.numbeats)
+        if isinstance(value, codec.Request):
             if value.cload:
                 self._rx_ways[value.cway] = value
-            credits = request_data_credits(value.cmd, value.numbeats)
-            source = POOL if value.pool else value.vchan
-            rx.consume(source, REQ_CMD, REQ_DATA, credits)
-        elif isinstance(value, Response):
-            credits = value.len + 1 if value.rd_wr == 0 and value.status == Status.OKAY else 0
-            source = POOL if value.pool else value.vchan
-            rx.consume(source, RSP_CMD, RSP_DATA, credits)
-        elif isinstance(value, CompressedResponseData | CompressedResponseNoData):
+            data_credits = request_data_credits(value.cmd, value.numbeats)
+            source = credits.POOL if value.pool else value.vchan
+            rx.consume(source, credits.REQ_CMD, credits.REQ_DATA, data_credits)
+        elif isinstance(value, codec.Response):
+            data_credits = value.len + 1 if value.rd_wr == 0 and value.status == Status.OKAY else 0
+            source = credits.POOL if value.pool else value.vchan
+            rx.consume(source, credits.RSP_CMD, credits.RSP_DATA, data_credits)
+        elif isinstance(value, codec.CompressedResponseData | codec.CompressedResponseNoData):
             raise UnsupportedError("compressed responses through a switch (no originator ID)")
-        elif isinstance(value, FlowControl | VcFlowControl):
-            src = POOL if isinstance(value, FlowControl) else value.vchan
+        elif isinstance(value, codec.FlowControl | codec.VcFlowControl):
+            src = credits.POOL if isinstance(value, codec.FlowControl) else value.vchan
             counts = (value.req_cmd, value.rsp_cmd, value.req_data, value.rsp_data)
             for cls in range(4):
                 if counts[cls]:
@@ -207,33 +188,33 @@ class _Agent:
             return None
         self.stats.fields_in += 1
         self._note_occupancy(value.vchan)
-        return value, source, credits
+        return value, source, data_credits
 
     def _forward(self, pending: PendingField, now: float) -> None:
-        value, source, credits = pending.context
+        value, source, data_credits = pending.context
         self.stats.data_halves_in += len(pending.data)
         switch = self.switch
         out = switch.route.get(value.dst_acc)
         if out is None:
-            if isinstance(value, Response):
+            if isinstance(value, codec.Response):
                 raise MisroutedError("response", value.dst_acc, -1)
             # S2: answer an unroutable request here (no buffer beyond the request's).
             self.stats.unroutable += 1
-            self._release(source, _REQ, credits, value.vchan)
+            self._release(source, _REQ, data_credits, value.vchan)
             rd_wr = 0 if value.cmd in (Command.READ, Command.ATOMIC_R) else 1
-            reply = Response(value.vchan, value.tag, 0, 0, 0, int(Status.UNSUPPORTED_REQUEST),
+            reply = codec.Response(value.vchan, value.tag, 0, 0, 0, int(Status.UNSUPPORTED_REQUEST),
                              rd_wr, 1, value.dst_acc, value.src_acc)
             # Held as a response from this port to itself, with no ingress credits.
             switch._enqueue(self.index, _Packet(reply, [], self.index, -1, 0, now))
             return
-        packet = _Packet(value, pending.data, self.index, source, credits,
+        packet = _Packet(value, pending.data, self.index, source, data_credits,
                          now + switch.latency)
         switch._enqueue(out, packet)
 
     def _note_occupancy(self, vc: int) -> None:
         occ = self.rx_credits.occupied
-        data = sum(row[REQ_DATA] + row[RSP_DATA] for row in occ)
-        cmd = sum(row[REQ_CMD] + row[RSP_CMD] for row in occ)
+        data = sum(row[credits.REQ_DATA] + row[credits.RSP_DATA] for row in occ)
+        cmd = sum(row[credits.REQ_CMD] + row[credits.RSP_CMD] for row in occ)
         stats = self.stats
         if data > stats.peak_data_buffers:
             stats.peak_data_buffers = data
@@ -246,9 +227,9 @@ class _Agent:
             if self._paused_at[0] is None and data + cmd >= pfc.xoff:
                 self._pause(True)
 
-    def _release(self, source: int, cls: int, credits: int, vc: int) -> None:
+    def _release(self, source: int, cls: int, data_credits: int, vc: int) -> None:
         cmd_cls, data_cls = _CLASSES[cls]
-        self.rx_credits.free(source, cmd_cls, data_cls, credits)
+        self.rx_credits.free(source, cmd_cls, data_cls, data_credits)
         pfc = self.switch.pfc
         if pfc is not None and self._paused_at[0] is not None:
             occ = self.rx_credits.occupied
@@ -310,8 +291,8 @@ class _Agent:
         cmd_cls, data_cls = _CLASSES[cls]
         tx = self.tx_credits
         start = arb.next_vc[cls]
-        for k in range(NUM_VCS):
-            vc = (start + k) % NUM_VCS
+        for k in range(credits.NUM_VCS):
+            vc = (start + k) % credits.NUM_VCS
             ring = rings[vc]
             tries = len(ring)
             while tries and room >= size:
@@ -334,13 +315,13 @@ class _Agent:
                 ring.popleft()
                 if queue:
                     ring.append(ingress)  # round robin: this ingress goes to the back
-                pool = 1 if source == POOL else 0
+                pool = 1 if source == credits.POOL else 0
                 if cls == _REQ:
-                    assert isinstance(value, Request)
+                    assert isinstance(value, codec.Request)
                     value = value._replace(pool=pool, cload=0, cway=0)
                 else:
                     value = value._replace(pool=pool)
-                parts.append(pack_field(value))
+                parts.append(codec.pack_field(value))
                 room -= size
                 self._tx_data.extend(packet.halves)
                 stats = self.stats
@@ -354,15 +335,16 @@ class _Agent:
                     self.switch.agents[packet.ingress]._release(
                         packet.source, cls, packet.data_credits, vc)
             if room < size:
-                arb.next_vc[cls] = (vc + 1) % NUM_VCS
+                arb.next_vc[cls] = (vc + 1) % credits.NUM_VCS
                 break
         return room
 
     def _emit_returns(self, parts: list[bytes], room: int) -> int:
         returns = self.rx_credits.take_returns(room)
         for source, counts in returns:
-            value = FlowControl(*counts) if source == POOL else VcFlowControl(source, *counts)
-            parts.append(pack_field(value))
+            value = (codec.FlowControl(*counts) if source == credits.POOL
+                     else codec.VcFlowControl(source, *counts))
+            parts.append(codec.pack_field(value))
         return len(returns)
 
     @property
@@ -386,7 +368,7 @@ class Switch:
         route: Mapping[int, int],
         *,
         latency: int = 0,
-        buffer: CreditConfig | None = None,
+        buffer: credits.CreditConfig | None = None,
         pfc: PfcConfig | None = None,
         fec: FecMode = "kp4",
         tl_backlog: int = 10,
@@ -399,15 +381,15 @@ class Switch:
             raise ValueError(f"routes to ports that do not exist: {bad}")
         self.route = dict(route)
         self.latency = latency
-        self.buffer = buffer or CreditConfig()
-        check_config(self.buffer)
+        self.buffer = buffer or credits.CreditConfig()
+        credits.check_config(self.buffer)
         self.pfc = pfc
         self.now_hint = 0.0
         #: Per ingress port: the link end to pause (PFC), set by the pod builder.
         self.pause_peers: dict[int, LinkEnd] = {}
         # queues[egress][class][vc][ingress]
         self.queues: list[list[list[list[deque[_Packet]]]]] = [
-            [[[deque() for _ in range(ports)] for _ in range(NUM_VCS)] for _ in range(2)]
+            [[[deque() for _ in range(ports)] for _ in range(credits.NUM_VCS)] for _ in range(2)]
             for _ in range(ports)
         ]
         self.agents = [_Agent(self, i) for i in range(ports)]
@@ -419,7 +401,7 @@ class Switch:
         return self.ports[index]
 
     def _enqueue(self, egress: int, packet: _Packet) -> None:
-        cls = _RSP if isinstance(packet.value, Response) else _REQ
+        cls = _RSP if isinstance(packet.value, codec.Response) else _REQ
         vc = packet.value.vchan
         queue = self.queues[egress][cls][vc][packet.ingress]
         if not queue:

@@ -22,22 +22,11 @@ import math
 from dataclasses import asdict, fields
 from typing import Any
 
+from ualink_ref.dl import messages as dlm
 from ualink_ref.dl.datalink import DataLink
 from ualink_ref.dl.events import TLFlitDelivered
 from ualink_ref.dl.flit import DLFlit
 from ualink_ref.dl.formats import FlitOp
-from ualink_ref.dl.messages import (
-    ChannelCommand,
-    ChannelNegotiation,
-    DeviceId,
-    DLMessage,
-    NoOp,
-    PortNumber,
-    TLRateNotification,
-    UartData,
-    UnknownMessage,
-    decode_message,
-)
 from ualink_ref.errors import DecodeError, EncodeError
 from ualink_ref.stack.link_pair import FaultyChannel, LinkPair, flip_bits
 from ualink_ref.testing.vectors import VectorInput, hexstr, unhex
@@ -49,13 +38,13 @@ DESCRIPTION = (
 )
 
 _MESSAGE_TYPES: dict[str, type] = {
-    "noop": NoOp,
-    "tl_rate": TLRateNotification,
-    "device_id": DeviceId,
-    "port_number": PortNumber,
-    "channel_negotiation": ChannelNegotiation,
-    "uart_data": UartData,
-    "unknown": UnknownMessage,
+    "noop": dlm.NoOp,
+    "tl_rate": dlm.TLRateNotification,
+    "device_id": dlm.DeviceId,
+    "port_number": dlm.PortNumber,
+    "channel_negotiation": dlm.ChannelNegotiation,
+    "uart_data": dlm.UartData,
+    "unknown": dlm.UnknownMessage,
 }
 
 
@@ -90,7 +79,7 @@ def _flit_fields(f: DLFlit) -> dict[str, Any]:
             "first_tl_start": f.first_tl_start, "messages": list(f.messages)}
 
 
-def _message_json(m: DLMessage) -> dict[str, Any]:
+def _message_json(m: dlm.DLMessage) -> dict[str, Any]:
     out: dict[str, Any] = {"type": next(k for k, v in _MESSAGE_TYPES.items() if v is type(m))}
     for fld in fields(m):
         value = getattr(m, fld.name)
@@ -99,14 +88,14 @@ def _message_json(m: DLMessage) -> dict[str, Any]:
     return out
 
 
-def _message_from(inputs: dict[str, Any]) -> DLMessage:
+def _message_from(inputs: dict[str, Any]) -> dlm.DLMessage:
     kind = _MESSAGE_TYPES[str(inputs["type"])]
     args = {k: v for k, v in inputs.items() if k != "type"}
-    if kind is UartData:
+    if kind is dlm.UartData:
         args["data"] = unhex(args.get("data", ""))
-    if kind is ChannelNegotiation:
-        args["command"] = ChannelCommand(int(args.get("command", 1)))
-    message: DLMessage = kind(**args)
+    if kind is dlm.ChannelNegotiation:
+        args["command"] = dlm.ChannelCommand(int(args.get("command", 1)))
+    message: dlm.DLMessage = kind(**args)
     return message
 
 
@@ -128,9 +117,9 @@ def _with_crc(data: bytearray) -> str:
 
 def vector_inputs() -> list[VectorInput]:
     """Every DL case (inputs only)."""
-    rate = TLRateNotification(rate=127).encode()
-    dev = DeviceId(response=True, device_id=0xBEEF).encode()
-    noop = NoOp().encode()
+    rate = dlm.TLRateNotification(rate=127).encode()
+    dev = dlm.DeviceId(response=True, device_id=0xBEEF).encode()
+    noop = dlm.NoOp().encode()
     cases = [
         _encode_case("flit-explicit-seq1-full",
                      "628 TL bytes from a TL-flit boundary: 9 whole TL flits and 52 bytes",
@@ -153,8 +142,8 @@ def vector_inputs() -> list[VectorInput]:
                      messages=[noop, None, rate, None, dev]),
         _encode_case("flit-ack-messages-only", "message words in every segment, no TL bytes",
                      "ack", ack=1, messages=[
-                         PortNumber(True, 9).encode(), ChannelNegotiation().encode(),
-                         UartData(b"hi").encode(), PortNumber().encode(), noop]),
+                         dlm.PortNumber(True, 9).encode(), dlm.ChannelNegotiation().encode(),
+                         dlm.UartData(b"hi").encode(), dlm.PortNumber().encode(), noop]),
         _encode_case("flit-explicit-tail-only", "only the 40-byte end of a TL flit, then fill",
                      "explicit", seq=9, tl=_stream(3, 0, 40), first=40),
         _encode_case("flit-explicit-ends-at-segment-2",
@@ -186,13 +175,13 @@ def vector_inputs() -> list[VectorInput]:
                     "good CRC, a fill byte not zero"),
         VectorInput("decode-truncated", "flit_decode", {"flit": hexstr(good[:639])}),
     ]
-    for name, msg in (("noop", NoOp()), ("tl-rate", TLRateNotification(127)),
-                      ("device-id-request", DeviceId()),
-                      ("device-id-response", DeviceId(True, 0xBEEF)),
-                      ("port-number-response", PortNumber(True, 200)),
-                      ("channel-online", ChannelNegotiation(ChannelCommand.REQUEST_ONLINE)),
-                      ("channel-offline-ack", ChannelNegotiation(ChannelCommand.ACK)),
-                      ("uart-two-bytes", UartData(b"ok"))):
+    for name, msg in (("noop", dlm.NoOp()), ("tl-rate", dlm.TLRateNotification(127)),
+                      ("device-id-request", dlm.DeviceId()),
+                      ("device-id-response", dlm.DeviceId(True, 0xBEEF)),
+                      ("port-number-response", dlm.PortNumber(True, 200)),
+                      ("channel-online", dlm.ChannelNegotiation(dlm.ChannelCommand.REQUEST_ONLINE)),
+                      ("channel-offline-ack", dlm.ChannelNegotiation(dlm.ChannelCommand.ACK)),
+                      ("uart-two-bytes", dlm.UartData(b"ok"))):
         cases.append(VectorInput(f"message-{name}", "message_encode", _message_json(msg)))
     for name, word in (("unknown-class", 0x0000_0008), ("compressed", 0x0000_0001),
                        ("noop-reserved-set", 0x8000_0000), ("tl-rate", rate)):
@@ -231,9 +220,10 @@ def compute(kind: str, inputs: dict[str, Any]) -> dict[str, Any]:
         return {"word": f"{word:08x}"}
     if kind == "message_decode":
         try:
-            return {"error": None, "message": _message_json(decode_message(int(inputs["word"])))}
+            message = dlm.decode_message(int(inputs["word"]))
         except DecodeError as exc:
             return {"error": type(exc).__name__}
+        return {"error": None, "message": _message_json(message)}
     if kind == "retry_scenario":
         return _scenario(inputs)
     raise ValueError(f"unknown DL vector kind {kind!r}")
