@@ -48,7 +48,7 @@ from ualink_ref.errors import AddressCacheError, MisroutedError, UnsupportedErro
 from ualink_ref.sizes import TL_HALF_BYTES, FecMode
 from ualink_ref.stack.linkend import LinkEnd
 from ualink_ref.tl import codec, credits
-from ualink_ref.tl.framing import PendingField, TLDeframer
+from ualink_ref.tl.framing import PendingField, TLDeframer, pad_control_half
 from ualink_ref.tl.upli import Command, Status, request_data_credits
 
 _HALF = TL_HALF_BYTES
@@ -277,11 +277,7 @@ class _Agent:
                 room = self._arbitrate(cls, parts, room, now)
         if rx.owed_any and room:
             room -= self._emit_returns(parts, room)
-        if not parts:
-            return None
-        if room:
-            parts.append(bytes(4 * room))
-        return b"".join(parts)
+        return pad_control_half(parts, room)
 
     def _arbitrate(self, cls: int, parts: list[bytes], room: int, now: float) -> int:
         size = 2 if cls == _RSP else 4

@@ -163,13 +163,7 @@ class TLDeframer:
             if len(data) < filling.need:
                 return _NOTHING, _NOTHING
             owing.popleft()
-            # Hand back, in order, every waiting field in front of the next one owed data.
-            done = []
-            waiting = self._waiting
-            head = owing[0] if owing else None
-            while waiting and waiting[0] is not head:
-                done.append(waiting.popleft())
-            return _NOTHING, done
+            return _NOTHING, self._hand_back()
         # A control half-flit: nothing is owed, so every earlier field is done and
         # ``_waiting`` is empty; the new fields are done up to the first owed data.
         started: list[PendingField] = []
@@ -218,12 +212,27 @@ class TLDeframer:
         if len(data) < filling.need:
             return _NOTHING
         owing.popleft()
+        return self._hand_back()
+
+    def _hand_back(self) -> list[PendingField]:
+        """The field at the head of ``_owing`` has just completed: pop, in order, every
+        waiting field in front of the next one still owed data."""
         done = []
         waiting = self._waiting
-        head = owing[0] if owing else None
+        head = self._owing[0] if self._owing else None
         while waiting and waiting[0] is not head:
             done.append(waiting.popleft())
         return done
+
+
+def pad_control_half(parts: list[bytes], room: int) -> bytes | None:
+    """A control half-flit from the packed fields in ``parts`` with ``room`` sectors
+    left, the rest NOP padding (rule 2); ``None`` when there is no field to send."""
+    if not parts:
+        return None
+    if room:
+        parts.append(bytes(4 * room))
+    return b"".join(parts)
 
 
 def split_flit(flit: bytes) -> tuple[bytes, bytes]:
@@ -231,4 +240,4 @@ def split_flit(flit: bytes) -> tuple[bytes, bytes]:
     return flit[:TL_HALF_BYTES], flit[TL_HALF_BYTES:TL_FLIT_BYTES]
 
 
-__all__ = ["PendingField", "TLDeframer", "data_halves", "split_flit"]
+__all__ = ["PendingField", "TLDeframer", "data_halves", "pad_control_half", "split_flit"]

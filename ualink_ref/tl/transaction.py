@@ -120,7 +120,7 @@ from ualink_ref.tl.events import (
     TLCounters,
     TLEvent,
 )
-from ualink_ref.tl.framing import TLDeframer
+from ualink_ref.tl.framing import TLDeframer, pad_control_half
 from ualink_ref.tl.limits import TLLimits
 from ualink_ref.tl.memory import Memory
 from ualink_ref.tl.originator import Op as _Op
@@ -392,11 +392,7 @@ class TransactionLayer(OriginatorAPI, ResponseHandling):
             if not parts:
                 counters.credit_only_halves += 1
             room -= self._emit_returns(parts, room)
-        if not parts:
-            return None
-        if room:
-            parts.append(bytes(4 * room))
-        return b"".join(parts)
+        return pad_control_half(parts, room)
 
     def _load_tx_way(self, way: int, key: tuple[int, int, int, int]) -> None:
         """Rule 5: ``key`` replaces whatever address-cache way ``way`` held."""
