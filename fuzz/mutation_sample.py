@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 #: Every n-th mutant per module (1: all). See fuzz/README.md "Mutation testing".
 STEP = {
     "ualink_ref/dl/datalink.py": 4,
+    "ualink_ref/dl/transmit.py": 4,  # datalink.py's transmit half since round 4
     "ualink_ref/tl/credits.py": 4,
     "ualink_ref/tl/transaction.py": 8,
     "ualink_ref/phy/decoder.py": 3,
