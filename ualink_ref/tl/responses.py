@@ -1,9 +1,11 @@
 """The originator's side of received responses: completions, split pieces, timeouts.
 
 :class:`ResponseHandling` is the part of
-:class:`~ualink_ref.tl.transaction.TransactionLayer` that turns each response
-field (once its data has arrived) into the end of an operation — exactly once —
-and runs the completion timer (``specs/tl.md`` rules E4-E5, S4-S7, P3, T1-T6):
+:class:`~ualink_ref.tl.transaction.TransactionLayer` that reads each response
+field as it arrives (its credits consumed, what it breaks on its own noted: rules
+E1, E3), turns it (once its data has arrived) into the end of an operation —
+exactly once — and runs the completion timer (``specs/tl.md`` rules E4-E5, S4-S7,
+P3, T1-T6):
 
 * a response with ``offset`` 0 and ``last`` 1 for a tag with no pieces yet is
   the whole answer (the fast path: what every unsplit answer is);
@@ -22,15 +24,30 @@ import heapq
 from collections import deque
 from typing import NamedTuple
 
-from ualink_ref.errors import ProtocolError, ResponseMismatchError, TagError, UALinkError
-from ualink_ref.tl.codec import TLField
-from ualink_ref.tl.credits import RSP_CMD, RSP_DATA, ReceiverCredits
+from ualink_ref.errors import (
+    CreditError,
+    FieldRangeError,
+    MisroutedError,
+    ProtocolError,
+    ReservedBitsError,
+    ResponseMismatchError,
+    TagError,
+    UALinkError,
+)
+from ualink_ref.tl.codec import (
+    CompressedResponseData,
+    CompressedResponseNoData,
+    Response,
+    TLField,
+)
+from ualink_ref.tl.credits import POOL, RSP_CMD, RSP_DATA, ReceiverCredits
 from ualink_ref.tl.events import Completion, FieldRejected, LateResponse, TLCounters, TLEvent
 from ualink_ref.tl.originator import Op
 from ualink_ref.tl.reassembly import Partial, add_piece, completion
 from ualink_ref.tl.upli import WIRE_STATUSES, Status
 
 _STATUS = WIRE_STATUSES
+_NUM_STATUS = len(WIRE_STATUSES)
 # Enum members read once: on Python 3.11 ``Enum.MEMBER`` costs several times a global.
 _OKAY, _DATA_ERROR = Status.OKAY, Status.DATA_ERROR
 
@@ -63,6 +80,7 @@ class ResponseHandling:
     _timers: list[tuple[float, int, int]]
     timeout_slots: float | None
     rx_credits: ReceiverCredits
+    acc_id: int
 
     @property
     def quarantined(self) -> int:
@@ -112,6 +130,45 @@ class ResponseHandling:
         """Rule 6: drop one peer field on its own — count it and report why."""
         self._counters.fields_rejected += 1
         self._events.append(FieldRejected(value, error))
+
+    def _rx_response(
+        self, value: Response | CompressedResponseData | CompressedResponseNoData
+    ) -> RxResponse:
+        """A response field just read: its credits consumed (rule E1) and what the field
+        alone breaks (rule E3) noted; its operation ends once its data is in."""
+        if type(value) is Response:
+            status, src, dst = value.status, value.src_acc, value.dst_acc
+            beats = value.len + 1 if value.rd_wr == 0 and status == _OKAY else 0
+            span = value.len + 1
+        else:
+            status, src, dst = _OKAY, -1, self.acc_id  # src implied by the tag's request
+            beats = value.len + 1 if type(value) is CompressedResponseData else 0
+            span = beats or 1
+        source = POOL if value.pool else value.vchan
+        problem: UALinkError | None = None
+        try:
+            self.rx_credits.consume(source, RSP_CMD, RSP_DATA, beats)
+        except CreditError as exc:  # rule E1: nothing consumed; still ends its tag (E4)
+            problem, source = exc, -1
+        # Rule E3, written out for the common case; _response_problem says which rule.
+        if problem is None and (value.spare or dst != self.acc_id or status >= _NUM_STATUS):
+            problem = self._response_problem(value, status, dst)
+        self._counters.responses_received += 1
+        return RxResponse(value.tag, status, source, beats, src, value, problem, value.offset,
+                          value.last, span)
+
+    def _response_problem(
+        self, value: Response | CompressedResponseData | CompressedResponseNoData,
+        status: int, dst: int,
+    ) -> UALinkError | None:
+        """A rule the response field breaks on its own (rule E3), or ``None``."""
+        if value.spare:
+            return ReservedBitsError(f"{type(value).__name__}.spare", value.spare)
+        if dst != self.acc_id:
+            return MisroutedError("response", dst, self.acc_id)
+        if status >= len(_STATUS):
+            return FieldRangeError("status", status, "unknown status code")
+        return None
 
     def _complete(self, rx: RxResponse, halves: list[bytes]) -> None:
         # Buffers first (rule E1): whatever becomes of the response, its credits go back.

@@ -81,11 +81,7 @@ from ualink_ref.errors import (
     CreditError,
     DecodeError,
     EncodeError,
-    FieldRangeError,
-    MisroutedError,
-    ReservedBitsError,
     TruncatedError,
-    UALinkError,
 )
 from ualink_ref.sizes import TL_FLIT_BYTES, TL_HALF_BYTES
 from ualink_ref.tl.codec import (
@@ -132,13 +128,10 @@ from ualink_ref.tl.upli import (
     ACC_BITS,
     NUM_TAGS,
     REQUEST_DATA_CREDITS,
-    WIRE_STATUSES,
     Status,
     request_data_credits,
 )
 
-_STATUS = WIRE_STATUSES
-_NUM_STATUS = len(WIRE_STATUSES)
 # Enum members read once: on Python 3.11 ``Enum.MEMBER`` costs several times a global.
 _OKAY = Status.OKAY
 _REQUEST_CREDITS = REQUEST_DATA_CREDITS
@@ -496,43 +489,6 @@ class TransactionLayer(OriginatorAPI, ResponseHandling):
                 self._rx_ways[request.cway] = request
         self._counters.requests_received += 1
         return _RxRequest(request, source, data_credits)
-
-    def _rx_response(
-        self, value: Response | CompressedResponseData | CompressedResponseNoData
-    ) -> RxResponse:
-        if type(value) is Response:
-            status, src, dst = value.status, value.src_acc, value.dst_acc
-            beats = value.len + 1 if value.rd_wr == 0 and status == _OKAY else 0
-            span = value.len + 1
-        else:
-            status, src, dst = _OKAY, -1, self.acc_id  # src implied by the tag's request
-            beats = value.len + 1 if type(value) is CompressedResponseData else 0
-            span = beats or 1
-        source = POOL if value.pool else value.vchan
-        problem: UALinkError | None = None
-        try:
-            self.rx_credits.consume(source, RSP_CMD, RSP_DATA, beats)
-        except CreditError as exc:  # rule E1: nothing consumed; still ends its tag (E4)
-            problem, source = exc, -1
-        # Rule E3, written out for the common case; _response_problem says which rule.
-        if problem is None and (value.spare or dst != self.acc_id or status >= _NUM_STATUS):
-            problem = self._response_problem(value, status, dst)
-        self._counters.responses_received += 1
-        return RxResponse(value.tag, status, source, beats, src, value, problem, value.offset,
-                          value.last, span)
-
-    def _response_problem(
-        self, value: Response | CompressedResponseData | CompressedResponseNoData,
-        status: int, dst: int,
-    ) -> UALinkError | None:
-        """A rule the response field breaks on its own (rule E3), or ``None``."""
-        if value.spare:
-            return ReservedBitsError(f"{type(value).__name__}.spare", value.spare)
-        if dst != self.acc_id:
-            return MisroutedError("response", dst, self.acc_id)
-        if status >= len(_STATUS):
-            return FieldRangeError("status", status, "unknown status code")
-        return None
 
     def _serve(self, rx: _RxRequest, halves: list[bytes]) -> None:
         # Rule B1: execute only while the response can be held; otherwise wait in order.
