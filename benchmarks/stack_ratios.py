@@ -1,7 +1,7 @@
 """Print the stack and dissection speed ratios of issue 12, all from one run, without pytest.
 
 Usage: ``python benchmarks/stack_ratios.py [--rounds N] [--ops N] [--stat min|median]
-[--old PATH]`` from the repository root.
+[--old PATH] [--only dissect|rdpcap|endpoint]`` from the repository root.
 
 * ``dissect`` per DL flit (:func:`ualink_ref.capture.dissect.dissect_records`: CRC, DL
   receiver state, TL reassembly, ops and credits) against a bare ``DLFlit.decode`` of
@@ -258,6 +258,8 @@ def main() -> None:
                         help="ops of the simulate --ber 1e-4 run (--old only)")
     parser.add_argument("--old", type=Path, metavar="PATH",
                         help="an old checkout (its repository root) to compare against")
+    parser.add_argument("--only", choices=("dissect", "rdpcap", "endpoint"),
+                        help="measure only this figure (to iterate on one; --old still adds its own)")
     parser.add_argument("--worker", choices=("write", "read", "simulate"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -267,11 +269,13 @@ def main() -> None:
     load = os.getloadavg()
     print(f"load average at start: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on "
           f"{os.cpu_count()} CPUs; statistic: {args.stat} of {args.rounds} interleaved rounds")
-    figures: dict[str, float | None] = {
-        "dissect": dissect_ratio(max(args.rounds, 15), args.stat),
-        "rdpcap": rdpcap_ratio(args.rounds, args.stat),
-        **endpoint_ratios(args.rounds, args.stat, args.ops),
-    }
+    figures: dict[str, float | None] = {}
+    if args.only in (None, "dissect"):
+        figures["dissect"] = dissect_ratio(max(args.rounds, 15), args.stat)
+    if args.only in (None, "rdpcap"):
+        figures["rdpcap"] = rdpcap_ratio(args.rounds, args.stat)
+    if args.only in (None, "endpoint"):
+        figures.update(endpoint_ratios(args.rounds, args.stat, args.ops))
     if args.old is not None:
         figures.update(old_ratios(args.old.resolve(), args.rounds, args.stat, args.ops,
                                   args.sim_ops))
