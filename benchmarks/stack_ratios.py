@@ -259,7 +259,7 @@ def main() -> None:
     parser.add_argument("--old", type=Path, metavar="PATH",
                         help="an old checkout (its repository root) to compare against")
     parser.add_argument("--only", choices=("dissect", "rdpcap", "endpoint"),
-                        help="measure only this figure (to iterate on one; --old still adds its own)")
+                        help="measure only this figure (--old still adds its own)")
     parser.add_argument("--worker", choices=("write", "read", "simulate"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:

@@ -221,6 +221,8 @@ class TLStream:
         data = self.partial + tl if self.partial else tl
         whole = len(data) - len(data) % TL_FLIT_BYTES
         self.partial = data[whole:]
+        if not whole:
+            return _NONE
         raw = tuple([data[k:k + TL_FLIT_BYTES] for k in range(0, whole, TL_FLIT_BYTES)])
         framed: list[int | None] = []
         fields: list[C.TLField] = []
@@ -236,16 +238,19 @@ class TLStream:
             # owed; a control half-flit's fields say how much is owed after it. Both
             # control half-flits are decoded before anything is kept, so a TL flit
             # that cannot be framed leaves no trace but its note.
-            before = owed
             try:
-                found = decode(chunk[TL_HALF_BYTES:] if owed else chunk[:TL_HALF_BYTES])
-                owed = 0
-                for _sector, value in found:
-                    owed += halves(value)
-                if not before:  # half 0 was control: half 1 is data if any is owed
-                    if owed:
+                if owed:  # half 0 is the last data half owed: half 1 is control
+                    found = decode(chunk[TL_HALF_BYTES:])
+                    owed = 0
+                    for _sector, value in found:
+                        owed += halves(value)
+                else:
+                    found = decode(chunk[:TL_HALF_BYTES])
+                    for _sector, value in found:
+                        owed += halves(value)
+                    if owed:  # half 1 is data
                         owed -= 1
-                    else:
+                    else:  # half 1 is control too
                         second = decode(chunk[TL_HALF_BYTES:])
                         for _sector, value in second:
                             owed += halves(value)
@@ -255,30 +260,30 @@ class TLStream:
                 framed[-1] = None
                 owed = 0
                 continue
-            if found:
-                self._read(found, fields, ways)
+            # Keep the reportable fields (NOP padding is not), with the address cache.
+            cache = self.ways
+            for _sector, value in found:
+                cls = type(value)
+                if cls is _COMPRESSED_REQUEST:
+                    way = cache[value.cway]  # type: ignore[union-attr]
+                elif cls is _REQUEST:
+                    if value.cload:  # type: ignore[union-attr]
+                        cache[value.cway] = value.addr >> ADDR_LO_BITS  # type: ignore[union-attr]
+                    way = None
+                elif cls is _FLOW_CONTROL and not any(value):  # all zero: a NOP sector
+                    continue
+                else:
+                    way = None
+                fields.append(value)
+                ways.append(way)
         self.owed = owed
         return raw, tuple(framed), tuple(fields), tuple(ways)
 
-    def _read(self, found: list[tuple[int, C.TLField]], fields: list[C.TLField],
-              ways: list[int | None]) -> None:
-        """Add the reportable ones of ``found`` (``(sector, field)`` in order) to
-        ``fields`` and ``ways``; keep the address cache."""
-        cache = self.ways
-        for _sector, value in found:
-            cls = type(value)
-            if cls is C.Request:
-                if value.cload:  # type: ignore[union-attr]
-                    cache[value.cway] = value.addr >> ADDR_LO_BITS  # type: ignore[union-attr]
-                way = None
-            elif cls is C.CompressedRequest:
-                way = cache[value.cway]  # type: ignore[union-attr]
-            elif cls is C.FlowControl and not any(value):  # all zero: a NOP sector
-                continue
-            else:
-                way = None
-            fields.append(value)
-            ways.append(way)
+
+#: What :meth:`TLStream.add` returns when no TL flit completes.
+_NONE: tuple[tuple[bytes, ...], tuple[int | None, ...], tuple[C.TLField, ...], _Ways] = (
+    (), (), (), ())
+_REQUEST, _COMPRESSED_REQUEST, _FLOW_CONTROL = C.Request, C.CompressedRequest, C.FlowControl
 
 
 __all__ = ["TLOp", "TLStream", "credits_of", "lazy", "ops_of"]
