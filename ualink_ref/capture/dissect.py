@@ -11,10 +11,10 @@ receiver's rules of ``ualink_ref.dl.datalink`` as a passive observer:
 * the TL bytes of accepted flits form one continuous stream that is cut into
   64-byte TL flits, so a TL flit that spans two DL flits is reassembled and
   reported with the DL flit that completes it; each TL flit is framed by the
-  rules of :mod:`ualink_ref.tl.framing` and its fields read with the typed codec
-  (:class:`ualink_ref.capture.dissect_tl.TLStream`). What a listing shows (ops,
-  credit text, the readable views of :func:`ualink_ref.tl.flit.dissect`) is
-  built from those fields when first read.
+  rules of :mod:`ualink_ref.tl.framing` and its control half-flits kept
+  (:class:`ualink_ref.capture.dissect_tl.TLStream`). Their typed fields, and
+  what a listing shows (ops, credit text, the readable views of
+  :func:`ualink_ref.tl.flit.dissect`), are built from them when first read.
 
 A capture that starts mid-stream synchronises on the first good data flit
 with an explicit header: TL bytes before its first TL-flit boundary belong to
@@ -28,7 +28,15 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ualink_ref.capture.dissect_tl import TLOp, TLStream, credits_of, lazy, ops_of
+from ualink_ref.capture.dissect_tl import (
+    NO_WAYS,
+    TLOp,
+    TLStream,
+    credits_of,
+    lazy,
+    ops_of,
+    read_control,
+)
 from ualink_ref.capture.format import BadRecord, CaptureRecord
 from ualink_ref.dl.flit import NO_MESSAGES, DLFlit
 from ualink_ref.dl.formats import (
@@ -72,10 +80,10 @@ class DissectedFlit:
     tl_raw: tuple[bytes, ...] = ()  # every 64-byte TL flit completed here, dissected or not
     #: For each of ``tl_raw``: data half-flits owed before it, ``None`` when it did not frame.
     tl_owed: tuple[int | None, ...] = ()
-    #: The requests, responses and credit returns of those TL flits, typed, in order...
-    tl_fields: tuple[TLField, ...] = ()
-    #: ...and for each, a compressed request's cached address bits (else ``None``).
-    tl_ways: tuple[int | None, ...] = ()
+    #: The control half-flits of those TL flits that framed, in order...
+    tl_control: tuple[bytes, ...] = ()
+    #: ...and the address cache (way -> address bits above ``addr_lo``) before them.
+    tl_cache: tuple[int | None, ...] = NO_WAYS
     notes: tuple[str, ...] = ()
     symbols_corrected: int = 0
     uncorrectable: bool = False
@@ -95,6 +103,21 @@ class DissectedFlit:
         """
         return tuple(dissect(raw, owed) for raw, owed in zip(self.tl_raw, self.tl_owed,
                                                             strict=True) if owed is not None)
+
+    @lazy
+    def tl_fields(self) -> tuple[TLField, ...]:
+        """The requests, responses and credit returns of the TL flits completed here, typed,
+        in order (read from ``tl_control`` on first use)."""
+        fields, ways = read_control(self.tl_control, self.tl_cache)
+        self.__dict__["tl_ways"] = ways
+        return fields
+
+    @lazy
+    def tl_ways(self) -> tuple[int | None, ...]:
+        """For each of ``tl_fields``, a compressed request's address bits from the address
+        cache when its way was loaded in the capture, else ``None``."""
+        self.__dict__["tl_fields"], ways = read_control(self.tl_control, self.tl_cache)
+        return ways
 
     @lazy
     def ops(self) -> tuple[TLOp, ...]:
@@ -383,7 +406,7 @@ def _dissect_flit(st: _Direction, values: dict[str, Any]) -> DissectedFlit:
     st.data_flits += 1
     values["seq"] = None if st.guessed else seq
     values["status"] = "accepted"
-    values["tl_raw"], values["tl_owed"], values["tl_fields"], values["tl_ways"] = (
+    values["tl_raw"], values["tl_owed"], values["tl_control"], values["tl_cache"] = (
         stream.add(tl, notes))
     if notes:
         values["notes"] = tuple(notes)
