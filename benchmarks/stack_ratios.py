@@ -5,7 +5,8 @@ Usage: ``python benchmarks/stack_ratios.py [--rounds N] [--ops N] [--stat min|me
 
 * ``dissect`` per DL flit (:func:`ualink_ref.capture.dissect.dissect_records`: CRC, DL
   receiver state, TL reassembly, ops and credits) against a bare ``DLFlit.decode`` of
-  the same flits; target <= 3x.
+  the same flits; target <= 3x. For context, also with every flit's ops and credit
+  returns read (what a listing reads first; the dissector builds them on first read).
 * Scapy ``rdpcap`` of a capture, then the TL view of every record
   (``pkt.tl_flits``), against a plain ``rdpcap`` of the same file; target <= 2x. For
   context, also with every TL flit of the view dissected into its fields.
@@ -144,12 +145,18 @@ def dissect_ratio(rounds: int, stat: str) -> float:
             with contextlib.suppress(DecodeError):
                 DLFlit.decode(r.data)
 
-    t = interleaved({"bare": timed(bare), "dissect": timed(lambda: dissect_records(records))},
-                    rounds, stat)
+    def listed() -> None:
+        for f in dissect_records(records):
+            f.ops, f.credits  # noqa: B018  (the reads build them)
+
+    t = interleaved({"bare": timed(bare), "dissect": timed(lambda: dissect_records(records)),
+                     "listed": timed(listed)}, rounds, stat)
     n = len(records)
     ratio = t["dissect"] / t["bare"]
     print(f"dissect ({n} DL flits): {t['dissect'] / n * 1e6:7.1f} us/flit; bare DLFlit.decode "
-          f"{t['bare'] / n * 1e6:6.1f} us/flit: ratio {ratio:5.2f}x")
+          f"{t['bare'] / n * 1e6:6.1f} us/flit: ratio {ratio:5.2f}x; with every flit's ops "
+          f"and credits read (as a listing does) {t['listed'] / n * 1e6:7.1f} us/flit: ratio "
+          f"{t['listed'] / t['bare']:5.2f}x (context)")
     return ratio
 
 

@@ -163,15 +163,33 @@ class TLOp:
 
 def ops_of(fields: tuple[C.TLField, ...], ways: tuple[int | None, ...]) -> tuple[TLOp, ...]:
     """The requests and responses among the reported ``fields``, in order (``ways``: see
-    :meth:`TLStream.add`)."""
+    :func:`read_control`)."""
     ops = []
     for value, way in zip(fields, ways, strict=True):
-        if isinstance(value, C.Request | C.CompressedRequest):
+        if isinstance(value, _REQUESTS):
             name = COMMANDS.get(value.cmd) or f"cmd{value.cmd:#04x}"
-            ops.append(TLOp("request", name, value.tag, value, way))
+            ops.append(_op({"kind": "request", "command": name, "tag": value.tag,
+                            "field": value, "way": way}))
         elif isinstance(value, _RESPONSES):
-            ops.append(TLOp("response", "Response", value.tag, value))
+            ops.append(_op({"kind": "response", "command": "Response", "tag": value.tag,
+                            "field": value}))
     return tuple(ops)
+
+
+def _op(values: dict[str, Any]) -> TLOp:
+    """The :class:`TLOp` whose fields are ``values`` (``way`` may be left out: ``None``).
+
+    Built by handing it its instance dict, as ``dissect._made`` builds a flit: the frozen
+    ``__init__`` sets each field with ``object.__setattr__``, several times the cost of
+    the rest of listing an op. Every value is of the declared type (``ops_of``'s own).
+    """
+    op = _new(TLOp)
+    _set(op, "__dict__", values)
+    return op
+
+
+_new, _set = object.__new__, object.__setattr__
+_REQUESTS = (C.Request, C.CompressedRequest)
 
 
 def credits_of(fields: tuple[C.TLField, ...]) -> tuple[str, ...]:
