@@ -8,14 +8,17 @@ lazy ``tl_fields`` / ``tl_ways``.
 
 from __future__ import annotations
 
+import dataclasses
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ualink_ref.capture.dissect import dissect_records
+from ualink_ref.capture.dissect import DissectedFlit, dissect_records
 from ualink_ref.capture.dissect_tl import RULE3_READS, owed_after
+from ualink_ref.capture.format import read_capture
 from ualink_ref.capture.run import capture_simulation
 from ualink_ref.errors import DecodeError
 from ualink_ref.stack.sim import random_workload
@@ -39,6 +42,7 @@ def _random_field(ftype: int) -> st.SearchStrategy[C.TLField]:
         lambda low: C.unpack_word(ftype, ftype << (bits - 4) | low))
 
 
+CAPTURES = Path(__file__).resolve().parents[2] / "vectors" / "captures"
 KNOWN_FTYPES = [ft for ft in range(16) if C.SECTORS_OF[ft]]
 ANY_FIELD = st.one_of(
     st.sampled_from(KNOWN_FTYPES).flatmap(_random_field),
@@ -97,3 +101,16 @@ def test_typed_fields_and_ways_read_in_either_order(first: str) -> None:
     assert [(f.tl_fields, f.tl_ways) for f in again] == reference
     assert any(w is not None for _, ways in reference for w in ways)  # a loaded way used
     assert sum(len(fields) for fields, _ in reference) > 100
+
+
+def test_a_dissected_flit_equals_one_built_by_its_constructor() -> None:
+    # The dissector hands each DissectedFlit its instance dict (defaults read from the
+    # class): the value is the one the frozen dataclass's __init__ would build.
+    # (every path: CRC errors, gaps, duplicates, unsynchronised, FEC-only, no TL bytes)
+    flits = dissect_records(read_capture(CAPTURES / "fec_codewords.pcapng"))
+    for f in flits:
+        built = DissectedFlit(**{x.name: getattr(f, x.name) for x in dataclasses.fields(f)})
+        assert built == f and hash(built) == hash(f) and repr(built) == repr(f)
+        assert dataclasses.replace(f) == f
+    assert {f.status for f in flits} == {"accepted", "", "unsynchronised", "gap", "duplicate"}
+    assert any(f.crc_error for f in flits) and any(f.fec_only for f in flits)
