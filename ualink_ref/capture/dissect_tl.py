@@ -279,8 +279,8 @@ _RULE3_TABLE: tuple[dict[int, int], ...] = tuple({} for _ in range(16))
 
 
 def owed_after(half: bytes) -> tuple[int, bool]:
-    """``(data half-flits owed after control half-flit half, whether it holds an
-    uncompressed request)`` (framing rule 3 over its fields). Raises
+    """``(data half-flits owed after it, whether it holds an uncompressed request)`` for
+    control half-flit ``half`` (framing rule 3 over its fields). Raises
     :class:`~ualink_ref.errors.DecodeError` when it cannot be framed (unknown FTYPE or
     command, a field that straddles the half-flit)."""
     owed = 0
