@@ -1,11 +1,12 @@
 """Print the stack and dissection speed ratios of issue 12, all from one run, without pytest.
 
 Usage: ``python benchmarks/stack_ratios.py [--rounds N] [--ops N] [--stat min|median]
-[--old PATH]`` from the repository root.
+[--old PATH] [--only dissect|rdpcap|endpoint]`` from the repository root.
 
 * ``dissect`` per DL flit (:func:`ualink_ref.capture.dissect.dissect_records`: CRC, DL
   receiver state, TL reassembly, ops and credits) against a bare ``DLFlit.decode`` of
-  the same flits; target <= 3x.
+  the same flits; target <= 3x. For context, also with every flit's ops and credit
+  returns read (what a listing reads first; the dissector builds them on first read).
 * Scapy ``rdpcap`` of a capture, then the TL view of every record
   (``pkt.tl_flits``), against a plain ``rdpcap`` of the same file; target <= 2x. For
   context, also with every TL flit of the view dissected into its fields.
@@ -144,12 +145,18 @@ def dissect_ratio(rounds: int, stat: str) -> float:
             with contextlib.suppress(DecodeError):
                 DLFlit.decode(r.data)
 
-    t = interleaved({"bare": timed(bare), "dissect": timed(lambda: dissect_records(records))},
-                    rounds, stat)
+    def listed() -> None:
+        for f in dissect_records(records):
+            f.ops, f.credits  # noqa: B018  (the reads build them)
+
+    t = interleaved({"bare": timed(bare), "dissect": timed(lambda: dissect_records(records)),
+                     "listed": timed(listed)}, rounds, stat)
     n = len(records)
     ratio = t["dissect"] / t["bare"]
     print(f"dissect ({n} DL flits): {t['dissect'] / n * 1e6:7.1f} us/flit; bare DLFlit.decode "
-          f"{t['bare'] / n * 1e6:6.1f} us/flit: ratio {ratio:5.2f}x")
+          f"{t['bare'] / n * 1e6:6.1f} us/flit: ratio {ratio:5.2f}x; with every flit's ops "
+          f"and credits read (as a listing does) {t['listed'] / n * 1e6:7.1f} us/flit: ratio "
+          f"{t['listed'] / t['bare']:5.2f}x (context)")
     return ratio
 
 
@@ -258,6 +265,8 @@ def main() -> None:
                         help="ops of the simulate --ber 1e-4 run (--old only)")
     parser.add_argument("--old", type=Path, metavar="PATH",
                         help="an old checkout (its repository root) to compare against")
+    parser.add_argument("--only", choices=("dissect", "rdpcap", "endpoint"),
+                        help="measure only this figure (--old still adds its own)")
     parser.add_argument("--worker", choices=("write", "read", "simulate"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -267,11 +276,13 @@ def main() -> None:
     load = os.getloadavg()
     print(f"load average at start: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on "
           f"{os.cpu_count()} CPUs; statistic: {args.stat} of {args.rounds} interleaved rounds")
-    figures: dict[str, float | None] = {
-        "dissect": dissect_ratio(max(args.rounds, 15), args.stat),
-        "rdpcap": rdpcap_ratio(args.rounds, args.stat),
-        **endpoint_ratios(args.rounds, args.stat, args.ops),
-    }
+    figures: dict[str, float | None] = {}
+    if args.only in (None, "dissect"):
+        figures["dissect"] = dissect_ratio(max(args.rounds, 15), args.stat)
+    if args.only in (None, "rdpcap"):
+        figures["rdpcap"] = rdpcap_ratio(args.rounds, args.stat)
+    if args.only in (None, "endpoint"):
+        figures.update(endpoint_ratios(args.rounds, args.stat, args.ops))
     if args.old is not None:
         figures.update(old_ratios(args.old.resolve(), args.rounds, args.stat, args.ops,
                                   args.sim_ops))

@@ -27,6 +27,7 @@ ENTRY_POINTS: dict[str, tuple[Callable[[object], object], int]] = {
     "fields.field_sectors": (fields.field_sectors, 4),  # type: ignore[dict-item]
     "codec.unpack_field": (codec.unpack_field, 4),  # type: ignore[dict-item]
     "codec.decode_control_half": (codec.decode_control_half, 32),  # type: ignore[dict-item]
+    "codec.control_words": (codec.control_words, 32),  # type: ignore[dict-item]
     "flit.decode_control_half": (flit.decode_control_half, 32),  # type: ignore[dict-item]
     "dissect": (dissect, 64),  # type: ignore[dict-item]
     "TLDeframer.feed_half": (lambda x: TLDeframer().feed_half(x), 32),  # type: ignore[arg-type]

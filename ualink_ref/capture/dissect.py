@@ -11,10 +11,10 @@ receiver's rules of ``ualink_ref.dl.datalink`` as a passive observer:
 * the TL bytes of accepted flits form one continuous stream that is cut into
   64-byte TL flits, so a TL flit that spans two DL flits is reassembled and
   reported with the DL flit that completes it; each TL flit is framed by the
-  rules of :mod:`ualink_ref.tl.framing` and its fields read with the typed codec
-  (:class:`ualink_ref.capture.dissect_tl.TLStream`). What a listing shows (ops,
-  credit text, the readable views of :func:`ualink_ref.tl.flit.dissect`) is
-  built from those fields when first read.
+  rules of :mod:`ualink_ref.tl.framing` and its control half-flits kept
+  (:class:`ualink_ref.capture.dissect_tl.TLStream`). Their typed fields, and
+  what a listing shows (ops, credit text, the readable views of
+  :func:`ualink_ref.tl.flit.dissect`), are built from them when first read.
 
 A capture that starts mid-stream synchronises on the first good data flit
 with an explicit header: TL bytes before its first TL-flit boundary belong to
@@ -25,10 +25,18 @@ kind ``fec_codewords`` are FEC-decoded first (one DissectedFlit per flit).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import MISSING, dataclass, field, fields
-from typing import Any, NamedTuple
+from dataclasses import dataclass, field
+from typing import Any
 
-from ualink_ref.capture.dissect_tl import TLOp, TLStream, credits_of, lazy, ops_of
+from ualink_ref.capture.dissect_tl import (
+    NO_WAYS,
+    TLOp,
+    TLStream,
+    credits_of,
+    lazy,
+    ops_of,
+    read_control,
+)
 from ualink_ref.capture.format import BadRecord, CaptureRecord
 from ualink_ref.dl.flit import NO_MESSAGES, DLFlit
 from ualink_ref.dl.formats import (
@@ -72,10 +80,10 @@ class DissectedFlit:
     tl_raw: tuple[bytes, ...] = ()  # every 64-byte TL flit completed here, dissected or not
     #: For each of ``tl_raw``: data half-flits owed before it, ``None`` when it did not frame.
     tl_owed: tuple[int | None, ...] = ()
-    #: The requests, responses and credit returns of those TL flits, typed, in order...
-    tl_fields: tuple[TLField, ...] = ()
-    #: ...and for each, a compressed request's cached address bits (else ``None``).
-    tl_ways: tuple[int | None, ...] = ()
+    #: The control half-flits of those TL flits that framed, in order...
+    tl_control: tuple[bytes, ...] = ()
+    #: ...and the address cache (way -> address bits above ``addr_lo``) before them.
+    tl_cache: tuple[int | None, ...] = NO_WAYS
     notes: tuple[str, ...] = ()
     symbols_corrected: int = 0
     uncorrectable: bool = False
@@ -97,6 +105,21 @@ class DissectedFlit:
                                                             strict=True) if owed is not None)
 
     @lazy
+    def tl_fields(self) -> tuple[TLField, ...]:
+        """The requests, responses and credit returns of the TL flits completed here, typed,
+        in order (read from ``tl_control`` on first use)."""
+        fields, ways = read_control(self.tl_control, self.tl_cache)
+        self.__dict__["tl_ways"] = ways
+        return fields
+
+    @lazy
+    def tl_ways(self) -> tuple[int | None, ...]:
+        """For each of ``tl_fields``, a compressed request's address bits from the address
+        cache when its way was loaded in the capture, else ``None``."""
+        self.__dict__["tl_fields"], ways = read_control(self.tl_control, self.tl_cache)
+        return ways
+
+    @lazy
     def ops(self) -> tuple[TLOp, ...]:
         """Request and response fields of the TL flits completed here, in order."""
         return ops_of(self.tl_fields, self.tl_ways)
@@ -107,7 +130,7 @@ class DissectedFlit:
         return credits_of(self.tl_fields)
 
 
-@dataclass
+@dataclass(slots=True)
 class _Direction:
     """What a passive receiver of one direction knows."""
 
@@ -156,36 +179,33 @@ def _codeword_flits(rec: CaptureRecord) -> Iterator[tuple[bytes, int, bool, str]
         yield res.flits[DL_FLIT_BYTES * k : DL_FLIT_BYTES * (k + 1)], corrected, bad, ""
 
 
-class _Ctx(NamedTuple):
-    """Where a flit came from (a tuple: one is made per flit)."""
+def _made(values: dict[str, Any], **kw: Any) -> DissectedFlit:
+    """The :class:`DissectedFlit` whose fields are ``values`` and ``kw`` (the rest: defaults).
 
-    number: int  # the record's packet number in the file
-    record: CaptureRecord
-    raw: bytes
-    symbols_corrected: int
-    uncorrectable: bool
-
-    def result(self, **kw: Any) -> DissectedFlit:
-        """The flit's :class:`DissectedFlit`, with ``kw`` and defaults for the rest.
-
-        Built by filling the instance dict: a frozen dataclass's ``__init__`` sets its
-        19 fields one ``object.__setattr__`` at a time, which cost more than the rest
-        of dissecting a flit. Safe here: every value is the dissector's own, of the
-        declared type, and the result is the same frozen value (``==``, ``repr``).
-        """
-        flit = object.__new__(DissectedFlit)
-        values = flit.__dict__
-        values.update(_DISSECTED_DEFAULTS)
-        values.update(index=self.number, record=self.record, raw=self.raw,
-                      symbols_corrected=self.symbols_corrected,
-                      uncorrectable=self.uncorrectable)
+    Built by handing it its instance dict: a frozen dataclass's ``__init__`` sets its
+    19 fields one ``object.__setattr__`` at a time, which cost more than the rest of
+    dissecting a flit. A field left out reads its default from the class (a dataclass
+    keeps plain defaults there), so the result is the same frozen value (``==``,
+    ``repr``, ``hash``). Safe here: every value is the dissector's own, of the declared
+    type. ``values`` becomes the flit's: the caller does not use it again.
+    """
+    if kw:
         values.update(kw)
-        return flit
+    flit = _new(DissectedFlit)
+    _set(flit, "__dict__", values)
+    return flit
 
 
-#: Default of every :class:`DissectedFlit` field that has one (for :meth:`_Ctx.result`).
-_DISSECTED_DEFAULTS = {f.name: f.default for f in fields(DissectedFlit)
-                       if f.default is not MISSING}
+def _where(number: int, record: CaptureRecord, raw: bytes, symbols_corrected: int,
+           uncorrectable: bool) -> dict[str, Any]:
+    """The fields that say where a flit came from (the start of its values for :func:`_made`)."""
+    return {"index": number, "record": record, "raw": raw,
+            "symbols_corrected": symbols_corrected, "uncorrectable": uncorrectable}
+
+
+_new, _set = object.__new__, object.__setattr__
+#: Enum members read once: on Python 3.11 ``Enum.MEMBER`` costs several times a global.
+_REPLAY, _GAP, _ACCEPT, _DUPLICATE = FlitOp.REPLAY, Verdict.GAP, Verdict.ACCEPT, Verdict.DUPLICATE
 
 
 def dissect_records(records: Iterable[CaptureRecord]) -> list[DissectedFlit]:
@@ -239,9 +259,15 @@ class Dissector:
              ) -> list[DissectedFlit | BadRecord]:
         """Take packet number ``index``; return the flits (and bad records) now reportable."""
         if isinstance(record, CaptureRecord) and record.kind == "dl_flit":
-            self._decoded.add((record.direction, record.port))
+            key = (record.direction, record.port)
+            self._decoded.add(key)
             if not self._held:  # nothing waits for a decision: report it at once
-                return self._dissect(index, record)  # type: ignore[return-value]
+                st = self._state.get(key)
+                if st is None:
+                    st = self._state[key] = _Direction()
+                return [_dissect_flit(st, _where(index, record, record.data,
+                                                 record.symbols_corrected,
+                                                 record.uncorrectable))]
         self._held.append((index, record))
         return self._release(final=False)
 
@@ -273,38 +299,41 @@ class Dissector:
         if st is None:
             st = self._state[key] = _Direction()
         if rec.kind == "dl_flit":
-            return [_dissect_flit(st, _Ctx(index, rec, rec.data, rec.symbols_corrected,
-                                           rec.uncorrectable))]
+            return [_dissect_flit(st, _where(index, rec, rec.data, rec.symbols_corrected,
+                                             rec.uncorrectable))]
         fec_only = key in self._decoded
         out = []
         for raw, corrected, uncorrectable, error in _codeword_flits(rec):
-            ctx = _Ctx(index, rec, raw, corrected, uncorrectable)
+            values = _where(index, rec, raw, corrected, uncorrectable)
             if error:
-                out.append(ctx.result(flit=None, error=error, fec_only=fec_only))
+                out.append(_made(values, flit=None, error=error, fec_only=fec_only))
             elif fec_only:
-                out.append(ctx.result(flit=None, fec_only=True))
+                out.append(_made(values, flit=None, fec_only=True))
             else:
-                out.append(_dissect_flit(st, ctx))
+                out.append(_dissect_flit(st, values))
         return out
 
 
-def _dissect_flit(st: _Direction, ctx: _Ctx) -> DissectedFlit:
+def _dissect_flit(st: _Direction, values: dict[str, Any]) -> DissectedFlit:
+    """The flit whose :func:`_where` values are ``values``, through ``st`` (which it updates)."""
     try:
-        flit = DLFlit.decode(ctx.raw)
+        flit = DLFlit.decode(values["raw"])
     except CrcError as exc:
         st.lossy = True
-        return ctx.result(flit=None, crc_error=True, error=(
+        return _made(values, flit=None, crc_error=True, error=(
             f"CRC error (stored {exc.expected:#010x}, computed {exc.actual:#010x})"))
     except DecodeError as exc:
         st.lossy = True
-        return ctx.result(flit=None, error=f"malformed: {exc}")
-    messages = () if flit.messages == NO_MESSAGES else tuple(
-        _message_text(m) for m in flit.messages if m is not None)
-    if not flit.payload:
-        return ctx.result(flit=flit, messages=messages)
-    notes: list[str] = []
+        return _made(values, flit=None, error=f"malformed: {exc}")
+    values["flit"] = flit
+    if flit.messages != NO_MESSAGES:
+        values["messages"] = tuple(_message_text(m) for m in flit.messages if m is not None)
     tl = flit.tl
-    if flit.op.is_command:  # implicit sequence number: only its low 3 bits are sent
+    if not tl:
+        return _made(values)
+    notes: list[str] = []
+    op = flit.op
+    if op.is_command:  # implicit sequence number: only its low 3 bits are sent
         if st.expected is None:
             if not st.unplaced and not st.lossy and flit.flit_seq_lo == 1 and not (
                     flit.first_tl_start):
@@ -320,30 +349,28 @@ def _dissect_flit(st: _Direction, ctx: _Ctx) -> DissectedFlit:
                 notes.append("synchronised on an implicit header: sequence numbers unknown")
             else:
                 st.unplaced += 1
-                return ctx.result(flit=flit, status="unsynchronised", messages=messages,
-                                  notes=("implicit sequence number before synchronisation",))
+                return _made(values, status="unsynchronised",
+                             notes=("implicit sequence number before synchronisation",))
         verdict, _ = classify(flit, st.expected)  # the DL receiver's own rule
-        if verdict is Verdict.GAP:
+        if verdict is _GAP:
             # The sender goes implicit only within 7 flits of the acked point, so the
             # number is the first one from `expected` on with these low bits (dl rule 4).
             seq = implicit_seq(st.expected, flit.flit_seq_lo)
             replayed = _seen(st, seq)
             _remember(st, seq)
-            return ctx.result(flit=flit, seq=seq, status="gap", replayed=replayed,
-                              messages=messages, notes=(f"expected seq {st.expected}",))
+            return _made(values, seq=seq, status="gap", replayed=replayed,
+                         notes=(f"expected seq {st.expected}",))
         seq = st.expected
     else:
         seq = flit.flit_seq
-        replayed = flit.op is FlitOp.REPLAY or _seen(st, seq)
         if st.expected is None:
             # Synchronise on: seq 1 (link start); a replay (it starts where the receiver
             # asked, DL rule 3); or any explicit flit when nothing was lost before it (a
             # capture that starts mid-stream). After a loss, wait for one of the first two.
-            if seq != 1 and flit.op is not FlitOp.REPLAY and st.lossy:
+            if seq != 1 and op is not _REPLAY and st.lossy:
                 st.unplaced += 1
-                return ctx.result(flit=flit, seq=seq, status="unsynchronised",
-                                  messages=messages, notes=(
-                                      "waiting for sequence 1 or a replay after a lost flit",))
+                return _made(values, seq=seq, status="unsynchronised", notes=(
+                    "waiting for sequence 1 or a replay after a lost flit",))
             st.expected = seq
             st.tl.resync()
             if flit.first_tl_start:
@@ -355,26 +382,35 @@ def _dissect_flit(st: _Direction, ctx: _Ctx) -> DissectedFlit:
             st.expected = seq
         else:
             verdict, _ = classify(flit, st.expected)  # the DL receiver's own rule
-            if verdict is not Verdict.ACCEPT:
+            if verdict is not _ACCEPT:
+                replayed = op is _REPLAY or _seen(st, seq)
                 _remember(st, seq)
-                if verdict is Verdict.DUPLICATE:
-                    return ctx.result(flit=flit, seq=seq, status="duplicate",
-                                      replayed=replayed, messages=messages,
-                                      notes=("already received",))
-                return ctx.result(flit=flit, seq=seq, status="gap", replayed=replayed,
-                                  messages=messages, notes=(f"expected seq {st.expected}",))
-    replayed = flit.op is FlitOp.REPLAY or _seen(st, seq)
-    if not notes and not phase_matches(flit, len(st.tl.partial)):
+                if verdict is _DUPLICATE:
+                    return _made(values, seq=seq, status="duplicate", replayed=replayed,
+                                 notes=("already received",))
+                return _made(values, seq=seq, status="gap", replayed=replayed,
+                             notes=(f"expected seq {st.expected}",))
+    # Accepted (the common case: kept lean, it runs for nearly every data flit).
+    recent = st.recent
+    when = recent.get(seq)
+    values["replayed"] = op is _REPLAY or (
+        when is not None and st.data_flits - when <= _REPLAY_MEMORY)  # _seen, inline
+    stream = st.tl
+    if not notes and not phase_matches(flit, len(stream.partial)):
         notes.append(f"TL stream phase mismatch (first_tl_start {flit.first_tl_start}, "
-                     f"{len(st.tl.partial)} bytes held): resynchronised")
-        st.tl.resync()
+                     f"{len(stream.partial)} bytes held): resynchronised")
+        stream.resync()
         tl = tl[flit.first_tl_start:]
     st.expected = next_seq(seq)
-    _remember(st, seq)
-    raw, owed, fields, ways = st.tl.add(tl, notes)
-    return ctx.result(flit=flit, seq=None if st.guessed else seq, status="accepted",
-                      replayed=replayed, messages=messages, tl_raw=raw, tl_owed=owed,
-                      tl_fields=fields, tl_ways=ways, notes=tuple(notes))
+    recent[seq] = st.data_flits  # _remember, inline
+    st.data_flits += 1
+    values["seq"] = None if st.guessed else seq
+    values["status"] = "accepted"
+    values["tl_raw"], values["tl_owed"], values["tl_control"], values["tl_cache"] = (
+        stream.add(tl, notes))
+    if notes:
+        values["notes"] = tuple(notes)
+    return _made(values)
 
 
 def _remember(st: _Direction, seq: int) -> None:

@@ -300,6 +300,34 @@ def decode_control_half(half: bytes | bytearray | memoryview) -> list[tuple[int,
     return out
 
 
+def control_words(half: bytes | bytearray | memoryview) -> list[tuple[int, int]]:
+    """``(ftype, bits)`` for every field of one control half-flit, in order: the walk of
+    :func:`decode_control_half` (same stop at NOP padding, same errors) without building
+    the typed values, for a reader that needs a few bits of each field only (the
+    dissector's framing). ``unpack_word(ftype, bits)`` is the field's typed value.
+    """
+    if not isinstance(half, _BYTES_LIKE) or len(half) != TL_HALF_BYTES:
+        size = len(half) if isinstance(half, _BYTES_LIKE) else -1
+        raise TruncatedError("TL control half-flit", TL_HALF_BYTES, size)
+    rest_all = int.from_bytes(half, "big")
+    out: list[tuple[int, int]] = []
+    sector = 0
+    while sector < 8:
+        rest = rest_all & _REST_MASK[sector]
+        if not rest:
+            break
+        ftype = rest >> _FTYPE_SHIFT[sector]
+        size = SECTORS_OF[ftype]
+        if not size:
+            raise FieldRangeError("ftype", ftype, f"unknown TL field type at sector {sector}")
+        end = sector + size
+        if end > 8:
+            raise DecodeError(f"TL field type {ftype} at sector {sector} straddles the half-flit")
+        out.append((ftype, rest >> _END_SHIFT[end]))
+        sector = end
+    return out
+
+
 def as_dict(value: TLField) -> dict[str, int]:
     """The field's values as the readable codec names them (``ftype`` included, addresses
     in the wire's 4-byte units), i.e. what ``BitFormat.unpack`` returns."""
@@ -340,6 +368,7 @@ __all__ = [
     "TLField",
     "VcFlowControl",
     "as_dict",
+    "control_words",
     "decode_control_half",
     "format_of",
     "from_dict",
