@@ -263,10 +263,6 @@ _HALF_BITS = 8 * TL_HALF_BYTES
 _REST_MASK = tuple((1 << (_HALF_BITS - 32 * s)) - 1 for s in range(8))
 _FTYPE_SHIFT = tuple(_HALF_BITS - 32 * s - 4 for s in range(8))
 _END_SHIFT = tuple(_HALF_BITS - 32 * e for e in range(9))
-#: FTYPE (0..15) -> (sectors, unpack) or ``None`` for an unknown FTYPE.
-_DECODE_BY_FTYPE: tuple[tuple[int, Callable[[int], TLField]] | None, ...] = tuple(
-    (SECTORS_OF[ft], unpack) if unpack is not None else None
-    for ft, unpack in enumerate(_UNPACK_BY_FTYPE))
 
 
 def decode_control_half(half: bytes | bytearray | memoryview) -> list[tuple[int, TLField]]:
@@ -274,29 +270,13 @@ def decode_control_half(half: bytes | bytearray | memoryview) -> list[tuple[int,
     all-zero rest (NOP padding: only sectors that hold something are returned).
 
     Raises :class:`~ualink_ref.errors.DecodeError` for an unknown FTYPE or a field
-    that straddles the half-flit.
+    that straddles the half-flit (the walk is :func:`control_words`).
     """
-    if not isinstance(half, _BYTES_LIKE) or len(half) != TL_HALF_BYTES:
-        size = len(half) if isinstance(half, _BYTES_LIKE) else -1
-        raise TruncatedError("TL control half-flit", TL_HALF_BYTES, size)
-    # One 256-bit integer: field k's bits are a shift away, "the rest is NOP" one test.
-    rest_all = int.from_bytes(half, "big")
     out: list[tuple[int, TLField]] = []
     sector = 0
-    while sector < 8:
-        rest = rest_all & _REST_MASK[sector]
-        if not rest:
-            break
-        ftype = rest >> _FTYPE_SHIFT[sector]
-        entry = _DECODE_BY_FTYPE[ftype]
-        if entry is None:
-            raise FieldRangeError("ftype", ftype, f"unknown TL field type at sector {sector}")
-        size, unpack = entry
-        end = sector + size
-        if end > 8:
-            raise DecodeError(f"TL field type {ftype} at sector {sector} straddles the half-flit")
-        out.append((sector, unpack(rest >> _END_SHIFT[end])))
-        sector = end
+    for ftype, bits in control_words(half):
+        out.append((sector, unpack_word(ftype, bits)))
+        sector += SECTORS_OF[ftype]
     return out
 
 
@@ -309,6 +289,7 @@ def control_words(half: bytes | bytearray | memoryview) -> list[tuple[int, int]]
     if not isinstance(half, _BYTES_LIKE) or len(half) != TL_HALF_BYTES:
         size = len(half) if isinstance(half, _BYTES_LIKE) else -1
         raise TruncatedError("TL control half-flit", TL_HALF_BYTES, size)
+    # One 256-bit integer: field k's bits are a shift away, "the rest is NOP" one test.
     rest_all = int.from_bytes(half, "big")
     out: list[tuple[int, int]] = []
     sector = 0
