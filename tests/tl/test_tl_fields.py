@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from ualink_ref.bitfields import BitFormat
 from ualink_ref.errors import DecodeError, EncodeError, UALinkError
+from ualink_ref.testing.strategies import tl_fields
 from ualink_ref.tl import TransactionLayer
 from ualink_ref.tl import codec as C
 from ualink_ref.tl import fields as F
@@ -180,3 +181,28 @@ def test_engine_receive_arbitrary_flits_raises_only_ualink_errors(flits: list[by
             tl.receive(flit)
         except UALinkError:
             return
+
+
+@given(tl_fields(), st.integers(0, 3), st.data())
+def test_packer_packs_as_pack_field(field: tuple[int, dict[str, int]], bad: int,
+                                    data: st.DataObject) -> None:
+    """``packer(cls)(*values)`` (the engine's send path) gives pack_field's bytes for every
+    field, with the class's defaults when trailing values are left out, and the same
+    EncodeError for a value that does not fit."""
+    ftype, values = field
+    value = C.from_dict(ftype, values)
+    cls = type(value)
+    pack = C.packer(cls)
+    assert pack(*value) == C.pack_field(value)
+    n_defaults = len(cls._field_defaults)
+    if n_defaults:
+        keep = len(value) - n_defaults
+        assert pack(*value[:keep]) == C.pack_field(cls(*value[:keep]))
+    if bad:  # one field pushed past its width
+        i = data.draw(st.integers(0, len(value) - 1))
+        misfit = cls(*value[:i], (1 << 64) + value[i], *value[i + 1:])
+        with pytest.raises(EncodeError) as got:
+            pack(*misfit)
+        with pytest.raises(EncodeError) as want:
+            C.pack_field(misfit)
+        assert str(got.value) == str(want.value)

@@ -94,6 +94,7 @@ from ualink_ref.tl.codec import (
     Response,
     VcFlowControl,
     pack_field,
+    packer,
 )
 from ualink_ref.tl.completer import Rsp as _Rsp
 from ualink_ref.tl.completer import SplitMode, check_split, pieces
@@ -138,6 +139,11 @@ _REQUEST_CREDITS = REQUEST_DATA_CREDITS
 _HALF = TL_HALF_BYTES
 _ZERO_HALF = bytes(_HALF)
 _ADDR_LO_MASK = (1 << ADDR_LO_BITS) - 1
+# The fields this engine sends, packed from their values (no value object built per field).
+_PACK_REQ, _PACK_CREQ, _PACK_RSP = packer(Request), packer(CompressedRequest), packer(Response)
+_PACK_CRSP_DATA = packer(CompressedResponseData)
+_PACK_CRSP_NODATA = packer(CompressedResponseNoData)
+_tuple_new = tuple.__new__
 
 
 class _RxRequest(NamedTuple):
@@ -321,14 +327,12 @@ class TransactionLayer(OriginatorAPI, ResponseHandling):
             pool = 1 if source == POOL else 0
             len_field = rsp.len_field
             if compressed:
-                cls = CompressedResponseData if rsp.beats else CompressedResponseNoData
-                parts.append(pack_field(cls(rsp.vc, rsp.tag, pool, len_field, rsp.offset,
-                                            rsp.last)))
+                pack = _PACK_CRSP_DATA if rsp.beats else _PACK_CRSP_NODATA
+                parts.append(pack(rsp.vc, rsp.tag, pool, len_field, rsp.offset, rsp.last))
                 counters.compressed_responses += 1
             else:
-                parts.append(pack_field(Response(rsp.vc, rsp.tag, pool, len_field, rsp.offset,
-                                                 rsp.status, rsp.rd_wr, rsp.last, rsp.src,
-                                                 rsp.dst)))
+                parts.append(_PACK_RSP(rsp.vc, rsp.tag, pool, len_field, rsp.offset,
+                                       rsp.status, rsp.rd_wr, rsp.last, rsp.src, rsp.dst))
             room -= size
             counters.responses_sent += 1
             if rsp.halves:
@@ -361,9 +365,8 @@ class TransactionLayer(OriginatorAPI, ResponseHandling):
                 self._arm_timer(self._now + self.timeout_slots, op.handle, tag)
             pool = 1 if source == POOL else 0
             if way >= 0:
-                parts.append(pack_field(CompressedRequest(
-                    op.cmd, op.vc, tag, pool, op.attr, op.len_field, way, op.numbeats,
-                    op.addr & _ADDR_LO_MASK)))
+                parts.append(_PACK_CREQ(op.cmd, op.vc, tag, pool, op.attr, op.len_field, way,
+                                        op.numbeats, op.addr & _ADDR_LO_MASK))
                 counters.compressed_requests += 1
             else:
                 cload = 0
@@ -373,9 +376,9 @@ class TransactionLayer(OriginatorAPI, ResponseHandling):
                     cway = self._tx_next_way
                     self._load_tx_way(cway, key)
                     self._tx_next_way = (cway + 1) & 3
-                parts.append(pack_field(Request(
-                    op.cmd, op.vc, 0, tag, pool, op.attr, op.len_field, op.metadata, op.addr,
-                    self.acc_id, op.dst, cload, cway, op.numbeats)))
+                parts.append(_PACK_REQ(op.cmd, op.vc, 0, tag, pool, op.attr, op.len_field,
+                                       op.metadata, op.addr, self.acc_id, op.dst, cload, cway,
+                                       op.numbeats))
             room -= size
             counters.requests_sent += 1
             if op.halves:
@@ -479,10 +482,12 @@ class TransactionLayer(OriginatorAPI, ResponseHandling):
                 self.rx_credits.free(source, REQ_CMD, REQ_DATA, data_credits)
                 self._reject(value, AddressCacheError(value.cway))
                 return None
-            request = Request(value.cmd, value.vchan, way.asi, value.tag, value.pool, value.attr,
-                              value.len, way.metadata,
-                              (way.addr & ~_ADDR_LO_MASK) | value.addr_lo, way.src_acc,
-                              way.dst_acc, 0, value.cway, value.numbeats)
+            # The full request, built as the codec's unpack builds values (every field
+            # given: the NamedTuple's keyword-handling constructor is not needed).
+            request = _tuple_new(Request, (
+                value.cmd, value.vchan, way.asi, value.tag, value.pool, value.attr, value.len,
+                way.metadata, (way.addr & ~_ADDR_LO_MASK) | value.addr_lo, way.src_acc,
+                way.dst_acc, 0, value.cway, value.numbeats))
         else:
             request = value
             if request.cload:
