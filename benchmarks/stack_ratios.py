@@ -1,7 +1,7 @@
 """Print the stack and dissection speed ratios of issue 12, all from one run, without pytest.
 
 Usage: ``python benchmarks/stack_ratios.py [--rounds N] [--ops N] [--stat min|median]
-[--old PATH] [--only dissect|rdpcap|endpoint]`` from the repository root.
+[--old PATH [--warm]] [--only dissect|rdpcap|endpoint]`` from the repository root.
 
 * ``dissect`` per DL flit (:func:`ualink_ref.capture.dissect.dissect_records`: CRC, DL
   receiver state, TL reassembly, ops and credits) against a bare ``DLFlit.decode`` of
@@ -16,7 +16,9 @@ Usage: ``python benchmarks/stack_ratios.py [--rounds N] [--ops N] [--stat min|me
 * ``--old PATH``: the same endpoint runs and a ``simulate`` at BER 1e-4 for the
   checkout at PATH, each side in its own subprocess (``PYTHONPATH=PATH`` for the old
   one), rounds interleaved; new/old speed targets >= 2x (endpoint) and >= 3x
-  (simulate).
+  (simulate). Each run is a fresh process by default; ``--warm`` keeps one process
+  per side and alternates runs in them (after one uncounted warm-up run).
+  ``UALINK_REF_NO_NUMBA=1`` in the environment measures both sides on numpy alone.
 
 Every ratio's two sides are timed in the same run, rounds interleaved; ``--stat min``
 (default) takes each side's least-disturbed round, the better figure on a shared
@@ -73,7 +75,15 @@ def timed(job: Callable[[], Any]) -> Callable[[], float]:
 # -- the worker: one endpoint or simulate run, old or new API --------------------------
 
 
-def worker(what: str, ops: int) -> None:
+def serve() -> None:
+    """A long-lived worker: each stdin line ``WHAT OPS`` runs that once in this (warm)
+    process and prints its seconds as JSON, like :func:`worker` (``--warm``)."""
+    for line in sys.stdin:
+        what, ops = line.split()
+        worker(what, int(ops), warm_up=False)
+
+
+def worker(what: str, ops: int, warm_up: bool = True) -> None:
     """Time one run in this process and print ``{"seconds": s, "module": path}`` as JSON.
 
     Works with both the current layout (``ualink_ref.stack.sim``) and the old one
@@ -85,16 +95,18 @@ def worker(what: str, ops: int) -> None:
         from ualink_ref import sim  # type: ignore[no-redef]
     if what == "simulate":
         # as `ualink-ref simulate --ber 1e-4 --ops N` runs it (verification included)
-        sim.simulate(sim.random_workload(50, 1), fec="kp4", ber=1e-4, seed=1)  # warm up
+        if warm_up:
+            sim.simulate(sim.random_workload(50, 1), fec="kp4", ber=1e-4, seed=1)
         start = time.perf_counter()
         report = sim.simulate(sim.random_workload(ops, 0, span=1 << 16), fec="kp4", ber=1e-4,
                               seed=0)
         seconds = time.perf_counter() - start
         assert report.ops_okay == report.ops, "simulate did not complete every op OKAY"
     else:
-        endpoint_run(sim, what, 50)  # warm up (tables, caches)
+        if warm_up:
+            endpoint_run(sim, what, 50)  # tables, caches
         seconds = endpoint_run(sim, what, ops)
-    print(json.dumps({"seconds": seconds, "module": sim.__file__}))
+    print(json.dumps({"seconds": seconds, "module": sim.__file__}), flush=True)
 
 
 def endpoint_run(sim: Any, kind: str, ops: int) -> float:
@@ -113,6 +125,41 @@ def dict_store(ops: int) -> None:
         store[i * 256] = payload
 
 
+class WarmWorker:
+    """One long-lived worker process with ``PYTHONPATH=path`` (``--warm``): the runs of a
+    side share one process, as a user's long session would, and alternate with the other
+    side's, round by round."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        env = {**os.environ, "PYTHONPATH": str(path)}
+        self.proc = subprocess.Popen([sys.executable, __file__, "--worker", "serve"], env=env,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                     cwd=tempfile.gettempdir())
+
+    def timing(self, what: str, ops: int) -> Callable[[], float]:
+        """A timing: one run of ``what`` in this process (its own measured seconds)."""
+        def run() -> float:
+            assert self.proc.stdin is not None and self.proc.stdout is not None
+            self.proc.stdin.write(f"{what} {ops}\n")
+            self.proc.stdin.flush()
+            return _seconds(self.proc.stdout.readline(), self.path)
+        return run
+
+    def close(self) -> None:
+        """End the worker."""
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
+        self.proc.wait()
+
+
+def _seconds(line: str, path: Path) -> float:
+    result = json.loads(line)
+    if not str(result["module"]).startswith(str(path.resolve())):
+        raise SystemExit(f"worker for {path} imported {result['module']}")
+    return float(result["seconds"])
+
+
 def in_subprocess(path: Path, what: str, ops: int) -> Callable[[], float]:
     """A timing: one worker run with ``PYTHONPATH=path`` (its own measured seconds)."""
     env = {**os.environ, "PYTHONPATH": str(path)}
@@ -121,10 +168,7 @@ def in_subprocess(path: Path, what: str, ops: int) -> Callable[[], float]:
         out = subprocess.run([sys.executable, __file__, "--worker", what, "--ops", str(ops)],
                              env=env, check=True, capture_output=True, text=True,
                              cwd=tempfile.gettempdir())
-        result = json.loads(out.stdout.strip().splitlines()[-1])
-        if not str(result["module"]).startswith(str(path.resolve())):
-            raise SystemExit(f"worker for {path} imported {result['module']}")
-        return float(result["seconds"])
+        return _seconds(out.stdout.strip().splitlines()[-1], path)
 
     return run
 
@@ -229,17 +273,27 @@ def endpoint_ratios(rounds: int, stat: str, ops: int) -> dict[str, float]:
     return out
 
 
-def old_ratios(old: Path, rounds: int, stat: str, ops: int, sim_ops: int) -> dict[str, float]:
-    """new/old speed for the endpoint runs and simulate at BER 1e-4, each in a subprocess."""
+def old_ratios(old: Path, rounds: int, stat: str, ops: int, sim_ops: int,
+               warm: bool = False) -> dict[str, float]:
+    """new/old speed for the endpoint runs and simulate at BER 1e-4: each run in a fresh
+    subprocess, or with ``warm`` in one long-lived process per side (after a warm-up run)."""
     out = {}
+    workers = {"old": WarmWorker(old), "new": WarmWorker(ROOT)} if warm else {}
     for what, n in (("write", ops), ("read", ops), ("simulate", sim_ops)):
-        t = interleaved({"old": in_subprocess(old, what, n),
-                         "new": in_subprocess(ROOT, what, n)}, rounds, stat)
+        if warm:
+            for w in workers.values():
+                w.timing(what, n)()  # the warm-up round, not counted
+            jobs = {side: w.timing(what, n) for side, w in workers.items()}
+        else:
+            jobs = {"old": in_subprocess(old, what, n), "new": in_subprocess(ROOT, what, n)}
+        t = interleaved(jobs, rounds, stat)
         out[f"old_{what}"] = t["old"] / t["new"]
         label = f"simulate --ber 1e-4 ({n} ops)" if what == "simulate" else \
             f"endpoint 64-byte {what} ({n} ops)"
         print(f"{label}: old {t['old']:6.2f} s, new {t['new']:6.2f} s: new/old speed "
               f"{out[f'old_{what}']:5.2f}x")
+    for w in workers.values():
+        w.close()
     return out
 
 
@@ -267,8 +321,14 @@ def main() -> None:
                         help="an old checkout (its repository root) to compare against")
     parser.add_argument("--only", choices=("dissect", "rdpcap", "endpoint"),
                         help="measure only this figure (--old still adds its own)")
-    parser.add_argument("--worker", choices=("write", "read", "simulate"), help=argparse.SUPPRESS)
+    parser.add_argument("--warm", action="store_true",
+                        help="with --old: one long-lived process per side, runs alternating")
+    parser.add_argument("--worker", choices=("write", "read", "simulate", "serve"),
+                        help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.worker == "serve":
+        serve()
+        return
     if args.worker:
         worker(args.worker, args.ops)
         return
@@ -285,7 +345,7 @@ def main() -> None:
         figures.update(endpoint_ratios(args.rounds, args.stat, args.ops))
     if args.old is not None:
         figures.update(old_ratios(args.old.resolve(), args.rounds, args.stat, args.ops,
-                                  args.sim_ops))
+                                  args.sim_ops, args.warm))
     verdicts(figures)
     load = os.getloadavg()
     print(f"load average at end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
