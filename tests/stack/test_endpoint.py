@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import random
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -158,8 +159,10 @@ def test_upli_calls_are_the_transaction_layers_own() -> None:
     # One signature and docstring: the Endpoint's read / write / atomic are the TL's.
     for name in ("read", "write", "atomic"):
         ours, tls = getattr(Endpoint, name), getattr(TransactionLayer, name)
+        assert ours.__wrapped__ is tls
         assert inspect.signature(ours) == inspect.signature(tls)
         assert ours.__doc__ == tls.__doc__
+        assert ours.__module__ == Endpoint.__module__
     # ... run on the endpoint's own TL, every argument passed through.
     ep = Endpoint(1)
     tags = [ep.write(2, 0x40, bytes(8), 0xFF, vc=1, metadata=7),
@@ -170,3 +173,19 @@ def test_upli_calls_are_the_transaction_layers_own() -> None:
     assert queued == [(tags[0], Command.WRITE, 2, 0x40, 1, 7),
                       (tags[1], Command.READ, 3, 0x80, 2, 9),
                       (tags[2], Command.ATOMIC_NR, 4, 0xC0, 3, 0)]
+
+
+def test_upli_calls_run_what_the_endpoints_tl_runs() -> None:
+    # Looked up on ep.tl at call time: whatever that TL's read is, is what runs.
+    ep = Endpoint(1)
+    seen: list[tuple[tuple[object, ...], dict[str, object]]] = []
+    own_read = ep.tl.read
+
+    def read(*args: Any, **kwargs: Any) -> int:
+        seen.append((args, kwargs))
+        tag: int = own_read(*args, **kwargs)
+        return tag
+
+    ep.tl.read = read
+    tag = ep.read(2, 0x40, 64, vc=1)
+    assert seen == [((2, 0x40, 64), {"vc": 1})] and ep.tl.queued == 1 and tag == 0

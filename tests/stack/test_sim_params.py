@@ -75,6 +75,12 @@ def test_unknown_op_kind_is_refused() -> None:
         Op("a", "writefull", 0x100, data=b"abcd")
     with pytest.raises(ValueError):
         Op("c", "read", 0x100, length=4)
+    op = Op("a", "read", 0x100, length=4)
+    assert op._replace(addr=0x200) == Op("a", "read", 0x200, length=4)
+    with pytest.raises(ValueError):  # a changed copy is checked like a new op
+        op._replace(side="c")
+    with pytest.raises(ValueError):
+        Op._make(("a", "fetch", 0x100))
     with pytest.raises(ValueError):
         random_workload(5, 0, kinds=("read", "fetch"))
     with pytest.raises(ValueError):

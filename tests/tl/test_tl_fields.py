@@ -188,7 +188,7 @@ def test_packer_packs_as_pack_field(field: tuple[int, dict[str, int]], bad: int,
                                     data: st.DataObject) -> None:
     """``packer(cls)(*values)`` (the engine's send path) gives pack_field's bytes for every
     field, with the class's defaults when trailing values are left out, and the same
-    EncodeError for a value that does not fit."""
+    EncodeError for a value that does not fit or is not an integer."""
     ftype, values = field
     value = C.from_dict(ftype, values)
     cls = type(value)
@@ -198,11 +198,20 @@ def test_packer_packs_as_pack_field(field: tuple[int, dict[str, int]], bad: int,
     if n_defaults:
         keep = len(value) - n_defaults
         assert pack(*value[:keep]) == C.pack_field(cls(*value[:keep]))
-    if bad:  # one field pushed past its width
+    if bad:  # one field pushed past its width, or not an integer at all
         i = data.draw(st.integers(0, len(value) - 1))
-        misfit = cls(*value[:i], (1 << 64) + value[i], *value[i + 1:])
+        wrong = data.draw(st.sampled_from([(1 << 64) + value[i], -1, float(value[i]),
+                                           None, str(value[i])]))
+        misfit = cls._make((*value[:i], wrong, *value[i + 1:]))
         with pytest.raises(EncodeError) as got:
             pack(*misfit)
         with pytest.raises(EncodeError) as want:
             C.pack_field(misfit)
         assert str(got.value) == str(want.value)
+
+
+def test_packer_and_pack_field_refuse_what_is_not_a_field() -> None:
+    with pytest.raises(EncodeError):
+        C.packer(int)  # type: ignore[arg-type]
+    with pytest.raises(EncodeError):
+        C.pack_field((1, 2))  # type: ignore[arg-type]

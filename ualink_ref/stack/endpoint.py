@@ -67,7 +67,6 @@ from ualink_ref.stack.linkend import FecDecoded, LinkEnd, decode_wire
 from ualink_ref.tl import CreditConfig, Memory, Status, TransactionLayer
 from ualink_ref.tl.events import Completion, FieldRejected, LateResponse, LinkFailed
 from ualink_ref.tl.limits import TLLimits
-from ualink_ref.tl.originator import OriginatorAPI
 
 #: What :meth:`Endpoint.receive` returns: the chunk's FEC verdict, DL events, completions.
 EndpointEvent = (FecDecoded | DLEvent | LinkEvent | Completion | FieldRejected | LinkFailed
@@ -78,16 +77,20 @@ _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
 
-def _on_tl(method: Callable[Concatenate[OriginatorAPI, _P], _R]) -> Callable[
+def _on_tl(method: Callable[Concatenate[TransactionLayer, _P], _R]) -> Callable[
         Concatenate[Endpoint, _P], _R]:
-    """An :class:`Endpoint` method that runs the TL's ``method`` on the endpoint's ``tl``,
-    with the TL method's signature and docstring (UPLI calls are the TL's)."""
+    """An :class:`Endpoint` method that calls the same-named method of the endpoint's
+    ``tl`` (looked up there, so whatever its class does runs), with the TL method's
+    signature and docstring (UPLI calls are the TL's)."""
+    name = method.__name__
 
     def on_tl(self: Endpoint, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
-        return method(self.tl, *args, **kwargs)
+        result: _R = getattr(self.tl, name)(*args, **kwargs)
+        return result
 
     functools.update_wrapper(on_tl, method)
-    on_tl.__qualname__ = f"Endpoint.{method.__name__}"
+    on_tl.__qualname__ = f"Endpoint.{name}"
+    on_tl.__module__ = __name__
     return on_tl
 
 
@@ -165,9 +168,9 @@ class Endpoint(LinkEnd):
 
     # Queue a Read, a write or an atomic on the TL; return its tag. The TL's own methods
     # (signature and docstring), so the two never drift apart.
-    read = _on_tl(OriginatorAPI.read)
-    write = _on_tl(OriginatorAPI.write)
-    atomic = _on_tl(OriginatorAPI.atomic)
+    read = _on_tl(TransactionLayer.read)
+    write = _on_tl(TransactionLayer.write)
+    atomic = _on_tl(TransactionLayer.atomic)
 
     @property
     def failed(self) -> str | None:

@@ -27,7 +27,7 @@ W4. Offered load ``load`` (fraction of one link's data rate, per source):
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
@@ -44,6 +44,7 @@ _ATOMIC_OPS = tuple(AtomicOp)  # drawn from per atomic op: listed once
 
 
 class _OpFields(NamedTuple):
+    # The fields and defaults of Op; Op.__new__ repeats the defaults (keep them equal).
     side: str
     kind: str
     addr: int
@@ -63,11 +64,20 @@ class Op(_OpFields):
     ``kind`` is ``"read"`` (``length`` bytes), ``"write"`` (``data``, with an
     optional integer ``byte_enable`` mask) or ``"atomic"`` (``atomic_op``,
     ``operand``, ``compare`` for CAS, ``size`` 4 or 8, ``fetch``).
-    Immutable; an immutable tuple underneath because a random workload makes one
-    per op (a frozen dataclass cost 3.5 us each, about a twentieth of a simulated op).
+    Immutable: a NamedTuple (so it equals a plain tuple of the same values, and
+    ``op._replace(addr=...)`` makes a changed copy, checked like a new one) because a
+    random workload makes one per op and a frozen dataclass cost 3.5 us each, about a
+    twentieth of a simulated op.
     """
 
     __slots__ = ()
+
+    # mypy gives NamedTuple._make a signature of its own making that no override matches;
+    # this one keeps its behaviour and adds Op's checks (``_replace`` goes through it).
+    @classmethod
+    def _make(cls, iterable: Iterable[Any]) -> Op:  # type: ignore[override]
+        """An op from its values in field order, checked as a new one (``_replace`` too)."""
+        return cls(*iterable)
 
     def __new__(
         cls, side: str, kind: str, addr: int, length: int = 0, data: bytes = b"",

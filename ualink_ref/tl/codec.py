@@ -19,7 +19,7 @@ engine's hot path.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, NoReturn
 
 from ualink_ref.bitfields import BitFormat
 from ualink_ref.errors import DecodeError, EncodeError, FieldRangeError, TruncatedError
@@ -204,9 +204,12 @@ def _compile(cls: type[TLField], layout: _Layout) -> tuple[Callable[..., bytes],
         f"    {', '.join(names)}, = value\n"
         f"    return pack_values({', '.join(names)})\n"
         f"def pack_values({', '.join(names)}):\n"
-        f"    if not ({fits}):\n"
-        f"        raise_misfit(new(cls, ({', '.join(names)},)))\n"
-        f"    return ({word}).to_bytes({layout.nbytes}, 'big')\n"
+        f"    try:\n"
+        f"        if {fits}:\n"
+        f"            return ({word}).to_bytes({layout.nbytes}, 'big')\n"
+        f"    except TypeError:  # a value that is not an integer: said below\n"
+        f"        pass\n"
+        f"    raise_misfit(new(cls, ({', '.join(names)},)))\n"
         f"def unpack(word):\n"
         f"    return new(cls, ({fields},))\n"
     )
@@ -220,7 +223,7 @@ def _compile(cls: type[TLField], layout: _Layout) -> tuple[Callable[..., bytes],
     return scope["pack"], scope["unpack"]
 
 
-def _raise_misfit(value: TLField) -> None:
+def _raise_misfit(value: TLField) -> NoReturn:
     for v, (name, _shift, mask, low) in zip(value, _LAYOUTS[type(value)].spec, strict=True):
         if not isinstance(v, int) or v < 0 or (v >> low) > mask or (low and v & ((1 << low) - 1)):
             raise EncodeError(f"{type(value).__name__}.{name} = {v!r} does not fit", field=name)
@@ -238,20 +241,24 @@ _PACK_BY_CLASS: dict[type, Callable[[TLField], bytes]] = {
 
 
 def pack_field(value: TLField) -> bytes:
-    """The bytes of any typed field (its class names its FTYPE)."""
+    """The bytes of any typed field (its class names its FTYPE); :class:`EncodeError`
+    for a value that does not fit its field or is not an integer."""
     try:
-        return _PACK_BY_CLASS[type(value)](value)
-    except TypeError:  # a value that is not an integer
-        _raise_misfit(value)
-        raise
+        pack = _PACK_BY_CLASS[type(value)]
+    except KeyError:
+        raise EncodeError(f"{type(value).__name__} is not a TL field class") from None
+    return pack(value)
 
 
 def packer(cls: type[TLField]) -> Callable[..., bytes]:
     """The bytes of a ``cls`` field from its values given in field order, checked as
     :func:`pack_field` checks them: ``packer(cls)(*values) == pack_field(cls(*values))``
     without building the value (the TL engine's send path, where that was a third of
-    packing a field)."""
-    return _PACK_VALUES[cls]
+    packing a field). :class:`EncodeError` for a class that is not a TL field's."""
+    try:
+        return _PACK_VALUES[cls]
+    except (KeyError, TypeError):  # TypeError: an unhashable argument
+        raise EncodeError(f"{cls!r} is not a TL field class") from None
 
 
 def unpack_word(ftype: int, word: int) -> TLField:
