@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from ualink_ref.tl.memory import Memory
 
-_WRITE = st.integers(0, 8).flatmap(
+_WRITE = st.integers(0, 9).flatmap(  # up to 512 bytes: a caller's write may span 3 pages
     lambda p: st.tuples(
         st.integers(0, 1200),  # address: writes may straddle a 256-byte page
         st.binary(min_size=1 << p, max_size=1 << p),
@@ -25,16 +25,18 @@ def test_masked_writes_match_per_byte_model(writes: list[tuple[int, bytes, int |
         for i, byte in enumerate(data):
             if enable is None or enable >> i & 1:
                 ref[addr + i] = byte
-    assert mem.peek(0, 1600) == bytes(ref.get(a, 0) for a in range(1600))
-    assert {a for a in range(1600) if ref.get(a, 0)} == {
+    assert mem.peek(0, 1800) == bytes(ref.get(a, 0) for a in range(1800))
+    assert {a for a in range(1800) if ref.get(a, 0)} == {
         base + i for base, page in mem.snapshot().items() for i, b in enumerate(page) if b
     }
 
 
 @given(st.lists(_WRITE, min_size=1, max_size=10), st.integers(0, 4),
-       st.lists(st.integers(0, 1599), max_size=6))
+       st.lists(st.integers(0, 1799), max_size=6))
 @example([(0, b"\x01" * 64, None), (256, bytes(64), None)], 0, [])  # the cap, zeros
 @example([(0, b"\x01" * 64, None), (512, b"\x02" * 4, None)], 1, [2])  # poison, cap
+# 3 pages, only the middle one missing, at the cap: DATA_ERROR, nothing written
+@example([(0, b"\x01" * 4, None), (512, b"\x01" * 4, None), (200, b"\x03" * 400, None)], 2, [])
 def test_page_cap_and_poison_match_per_byte_model(
     writes: list[tuple[int, bytes, int | None]], cap: int, poisoned: list[int],
 ) -> None:
@@ -57,7 +59,7 @@ def test_page_cap_and_poison_match_per_byte_model(
         for i in enabled:
             ref[addr + i] = data[i]
             poison.discard(addr + i)
-    assert mem.peek(0, 1600) == bytes(ref.get(a, 0) for a in range(1600))
+    assert mem.peek(0, 1800) == bytes(ref.get(a, 0) for a in range(1800))
     assert {base >> 8 for base in mem.snapshot()} <= pages
-    assert [mem.read(a, 4)[0] == 3 for a in range(0, 1600, 4)] == [
-        any(a + i in poison for i in range(4)) for a in range(0, 1600, 4)]
+    assert [mem.read(a, 4)[0] == 3 for a in range(0, 1800, 4)] == [
+        any(a + i in poison for i in range(4)) for a in range(0, 1800, 4)]
