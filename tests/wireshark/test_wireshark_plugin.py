@@ -61,16 +61,17 @@ def test_missing_or_misplaced_markers_are_refused(text: str) -> None:
 def test_generation_rewrites_only_the_section(tmp_path: Path) -> None:
     head, section, tail = split_plugin(PLUGIN)
     stale = head + "local C = {}  -- stale\n" + tail + "-- a hand-written trailing line\n"
-    path = tmp_path / PLUGIN_NAME
-    path.write_text(stale, encoding="utf-8")
-    assert generate_main([str(path)]) == 0
-    assert path.read_text(encoding="utf-8") == (
-        head + section + tail + "-- a hand-written trailing line\n")
+    assert generate_plugin(stale) == head + section + tail + "-- a hand-written trailing line\n"
     assert generate_plugin(PLUGIN) == PLUGIN
-    # A path with no file yet gets the whole plugin, as before.
-    fresh = tmp_path / "new.lua"
-    assert generate_main([str(fresh)]) == 0
-    assert fresh.read_text(encoding="utf-8") == PLUGIN
+    # Given a path, the generator writes the whole plugin of this version there, whatever
+    # the file held: a copy with a stale section, an older copy without markers, nothing.
+    for name, old in (("stale.lua", stale), ("unmarked.lua", "-- ualink.lua 0.1\n"),
+                      ("new.lua", None)):
+        path = tmp_path / name
+        if old is not None:
+            path.write_text(old, encoding="utf-8")
+        assert generate_main([str(path)]) == 0
+        assert path.read_text(encoding="utf-8") == PLUGIN
 
 
 def _protofield(abbrev: str) -> str:

@@ -1,4 +1,4 @@
-"""tshark with the generated Lua dissector agrees with the model's own decoders.
+"""tshark with the Lua dissector agrees with the model's own decoders.
 
 For every committed capture and for fresh captures with errors, every field the
 plugin shows (pseudo-header, DL header, segment headers, DL messages, TL-flit

@@ -259,15 +259,9 @@ class Dissector:
              ) -> list[DissectedFlit | BadRecord]:
         """Take packet number ``index``; return the flits (and bad records) now reportable."""
         if isinstance(record, CaptureRecord) and record.kind == "dl_flit":
-            key = (record.direction, record.port)
-            self._decoded.add(key)
+            self._decoded.add((record.direction, record.port))
             if not self._held:  # nothing waits for a decision: report it at once
-                st = self._state.get(key)
-                if st is None:
-                    st = self._state[key] = _Direction()
-                return [_dissect_flit(st, _where(index, record, record.data,
-                                                 record.symbols_corrected,
-                                                 record.uncorrectable))]
+                return self._dissect(index, record)
         self._held.append((index, record))
         return self._release(final=False)
 
@@ -293,7 +287,7 @@ class Dissector:
         del self._held[:done]
         return out
 
-    def _dissect(self, index: int, rec: CaptureRecord) -> list[DissectedFlit]:
+    def _dissect(self, index: int, rec: CaptureRecord) -> list[DissectedFlit | BadRecord]:
         key = (rec.direction, rec.port)
         st = self._state.get(key)
         if st is None:
@@ -302,7 +296,7 @@ class Dissector:
             return [_dissect_flit(st, _where(index, rec, rec.data, rec.symbols_corrected,
                                              rec.uncorrectable))]
         fec_only = key in self._decoded
-        out = []
+        out: list[DissectedFlit | BadRecord] = []
         for raw, corrected, uncorrectable, error in _codeword_flits(rec):
             values = _where(index, rec, raw, corrected, uncorrectable)
             if error:

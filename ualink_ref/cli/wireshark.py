@@ -1,4 +1,4 @@
-"""``ualink-ref wireshark``: install the generated Lua dissector for Wireshark / tshark."""
+"""``ualink-ref wireshark``: install the Lua dissector for Wireshark / tshark."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from ualink_ref.wireshark import PLUGIN_NAME, personal_plugin_dir, plugin_path
 
 #: The subcommand's ``--help`` description.
 DESCRIPTION = (
-    "The Lua dissector generated from the field declarations (specs/wireshark.md). "
+    "The Lua dissector, its field tables generated from the declarations "
+    "(specs/wireshark.md). "
     "`install` copies it into Wireshark's personal Lua plugin folder "
     "(~/.local/lib/wireshark/plugins); `install --print-path` only prints where the "
     "shipped plugin is, for `tshark -X lua_script:PATH`."

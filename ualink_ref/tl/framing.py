@@ -227,7 +227,8 @@ class TLDeframer:
 
 def pad_control_half(parts: list[bytes], room: int) -> bytes | None:
     """A control half-flit from the packed fields in ``parts`` with ``room`` sectors
-    left, the rest NOP padding (rule 2); ``None`` when there is no field to send."""
+    left, the rest NOP padding (rule 2); ``None`` when there is no field to send.
+    The padding is appended to ``parts`` (the caller's list, built for this half)."""
     if not parts:
         return None
     if room:

@@ -230,13 +230,13 @@ def generate_plugin(text: str | None = None) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Rewrite the generated section of the committed plugin in place, or of the plugin at
-    the path given as the only argument (a path with no file yet gets the committed
-    plugin, refreshed)."""
+    """Rewrite the generated section of the committed plugin in place; or, given a path
+    as the only argument, write the whole committed plugin there, refreshed (whatever
+    that file held: an older copy, with or without markers, is replaced, so its two
+    parts always come from this version)."""
     args = sys.argv[1:] if argv is None else argv
     path = Path(args[0]) if args else plugin_path()
-    template = path if path.exists() else plugin_path()
-    path.write_text(generate_plugin(template.read_text(encoding="utf-8")), encoding="utf-8")
+    path.write_text(generate_plugin(), encoding="utf-8")
     print(path)
     return 0
 
