@@ -235,11 +235,11 @@ def _read(half: bytes, cache: list[int | None], fields: list[C.TLField],
     ``fields`` and their ways to ``found``; keep the address ``cache``."""
     for _sector, value in C.decode_control_half(half):
         cls = type(value)
-        if cls is _COMPRESSED_REQUEST:
-            way = cache[value.cway]  # type: ignore[union-attr]
-        elif cls is _REQUEST:
-            if value.cload:  # type: ignore[union-attr]
-                cache[value.cway] = value.addr >> ADDR_LO_BITS  # type: ignore[union-attr]
+        if isinstance(value, _COMPRESSED_REQUEST):
+            way = cache[value.cway]
+        elif isinstance(value, _REQUEST):
+            if value.cload:
+                cache[value.cway] = value.addr >> ADDR_LO_BITS
             way = None
         elif cls is _FLOW_CONTROL and not any(value):  # all zero: a NOP sector
             continue
