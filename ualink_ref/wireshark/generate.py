@@ -43,6 +43,7 @@ from ualink_ref.dl.flit import (
     TL_FLIT_BYTES,
 )
 from ualink_ref.errors import DecodeError
+from ualink_ref.sizes import MAX_WINDOW
 from ualink_ref.tl import fields as tlf
 from ualink_ref.tl.flit import HALF_FLIT_BYTES, SECTORS_PER_HALF
 from ualink_ref.tl.upli import Status, request_data_halves, request_has_data
@@ -122,7 +123,11 @@ def _window(fmt: BitFormat, pos: FieldPosition) -> tuple[int, int, int, int | No
 _TYPES = {1: "uint8", 2: "uint16", 3: "uint24", 4: "uint32"}
 
 
-def _field_lines(fmt: BitFormat) -> list[str]:
+def _field_lines(fmt: BitFormat, shared: dict[str, str]) -> list[str]:
+    """The ``FMT`` table of ``fmt``, preceded by the ``PF`` entries of its ProtoFields not
+    declared yet: a field that several formats share (same filter name, mask, enum and
+    description: a message's class and type, a TL field's ftype) is registered once."""
+    declared: list[str] = []
     lines = [f"FMT[{_lua_str(fmt.name)}] = {{ name = {_lua_str(fmt.name)}, "
              f"bytes = {fmt.bit_length // 8}, "
              f"check_reserved = {str(fmt.check_reserved).lower()}, fields = {{"]
@@ -135,16 +140,20 @@ def _field_lines(fmt: BitFormat) -> list[str]:
         blurb = f.description + (" (reserved: zero)" if f.reserved else "")
         mask_text = f"0x{mask:x}" if mask is not None else "nil"
         abbrev = filter_name(fmt, f.name)
+        field = (f"ProtoField.{ftype}({_lua_str(abbrev)}, {_lua_str(f.name)}, {base}, "
+                 f"{enum}, {mask_text}, {_lua_str(blurb)})")
+        ref = shared.get(field)
+        if ref is None:
+            ref = shared[field] = f"PF[{len(shared) + 1}]"
+            declared.append(f"{ref} = pf({field})")
         lines.append(
             f"  {{ name = {_lua_str(f.name)}, off = {off}, len = {length}, bit = {bit}, "
             f"width = {f.width}, reserved = {str(f.reserved).lower()}, "
             f"strict = {str(f.strict_enum).lower()}, enum = {enum}, "
-            f"wide = {str(mask is None).lower()},\n"
-            f"    pf = pf(ProtoField.{ftype}({_lua_str(abbrev)}, {_lua_str(f.name)}, {base}, "
-            f"{enum}, {mask_text}, {_lua_str(blurb)})) }},"
+            f"wide = {str(mask is None).lower()}, pf = {ref} }},"
         )
     lines.append("} }")
-    return lines
+    return declared + lines
 
 
 def _table(name: str, items: Iterable[tuple[int, str]]) -> str:
@@ -165,7 +174,7 @@ def generate_section() -> str:
         f"crc_coverage = {CRC_COVERAGE}, message_bytes = {MESSAGE_BYTES},",
         f"  tl_flit_bytes = {TL_FLIT_BYTES}, half_bytes = {HALF_FLIT_BYTES}, "
         f"sector_bytes = {tlf.SECTOR_BYTES}, sectors_per_half = {SECTORS_PER_HALF},",
-        f"  seq_max = {SEQ_MAX}, replay_memory = 256,",
+        f"  seq_max = {SEQ_MAX}, replay_memory = {MAX_WINDOW},",
         "  op = {" + ", ".join(f"{op.name.lower()} = {op.value}" for op in dlf.FlitOp) + "},",
         "  ftype = {" + ", ".join(f"{t.name.lower()} = {t.value}" for t in tlf.FType) + "},",
         f"  status_okay = {Status.OKAY.value},",
@@ -175,10 +184,13 @@ def generate_section() -> str:
         "  directions = " + _lua_enum(DIRECTIONS) + ",",
         "}",
         "",
-        "-- Formats: one ProtoField per declared field (filter name, mask, enum, description).",
+        "-- Formats: one ProtoField per distinct declared field (filter name, mask, enum,",
+        "-- description), in PF; each format's table names its fields' ProtoFields.",
+        "local PF = {}",
     ]
+    shared: dict[str, str] = {}
     for fmt in FORMATS:
-        out += _field_lines(fmt)
+        out += _field_lines(fmt, shared)
     out += [
         "",
         "-- Dispatch tables.",

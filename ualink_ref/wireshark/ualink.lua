@@ -33,326 +33,287 @@ local C = {
   directions = {[0] = "a_to_b", [1] = "b_to_a"},
 }
 
--- Formats: one ProtoField per declared field (filter name, mask, enum, description).
+-- Formats: one ProtoField per distinct declared field (filter name, mask, enum,
+-- description), in PF; each format's table names its fields' ProtoFields.
+local PF = {}
+PF[1] = pf(ProtoField.uint8("ualink.cap.magic", "magic", base.DEC, {[85] = "ualink_ref"}, 0xff, "constant 0x55 ('U'): identifies a ualink_ref record"))
+PF[2] = pf(ProtoField.uint8("ualink.cap.version", "version", base.DEC, {[1] = "v1"}, 0xff, "pseudo-header version; readers reject versions they do not know"))
+PF[3] = pf(ProtoField.uint8("ualink.cap.header_length", "header_length", base.DEC, nil, 0xff, "pseudo-header length in bytes (16 in version 1)"))
+PF[4] = pf(ProtoField.uint8("ualink.cap.record_kind", "record_kind", base.DEC, {[0] = "dl_flit", [1] = "fec_codewords"}, 0xf0, "what follows the pseudo-header"))
+PF[5] = pf(ProtoField.uint8("ualink.cap.direction", "direction", base.DEC, {[0] = "a_to_b", [1] = "b_to_a"}, 0xc, "which endpoint transmitted: A to B or B to A"))
+PF[6] = pf(ProtoField.uint8("ualink.cap.fec_mode", "fec_mode", base.DEC, {[0] = "none", [1] = "kp4", [2] = "ll"}, 0x3, "FEC mode of the link"))
+PF[7] = pf(ProtoField.uint8("ualink.cap.port", "port", base.DEC, nil, 0xff, "port number of the transmitting endpoint"))
+PF[8] = pf(ProtoField.uint8("ualink.cap.lane", "lane", base.DEC, nil, 0xff, "lane (or lane group) the record was observed on"))
+PF[9] = pf(ProtoField.uint8("ualink.cap.interleave", "interleave", base.DEC, nil, 0xf0, "FEC symbol interleave depth (1, 2 or 4)"))
+PF[10] = pf(ProtoField.uint8("ualink.cap.uncorrectable", "uncorrectable", base.DEC, nil, 0x8, "1: the FEC decoder flagged a codeword uncorrectable"))
+PF[11] = pf(ProtoField.uint8("ualink.cap.rsvd0", "rsvd0", base.DEC, nil, 0x7, "readers reject non-zero (reserved: zero)"))
+PF[12] = pf(ProtoField.uint8("ualink.cap.rsvd1", "rsvd1", base.DEC, nil, 0xff, "readers reject non-zero (reserved: zero)"))
+PF[13] = pf(ProtoField.uint16("ualink.cap.symbols_corrected", "symbols_corrected", base.DEC, nil, 0xffff, "RS symbols the FEC decoder corrected in this flit (saturates at 65535)"))
+PF[14] = pf(ProtoField.uint16("ualink.cap.payload_length", "payload_length", base.DEC, nil, 0xffff, "bytes following the pseudo-header"))
+PF[15] = pf(ProtoField.uint32("ualink.cap.slot", "slot", base.DEC, nil, 0xffffffff, "simulation time of the record in flit slots (wraps at 2**32)"))
 FMT["capture_header"] = { name = "capture_header", bytes = 16, check_reserved = true, fields = {
-  { name = "magic", off = 0, len = 1, bit = 0, width = 8, reserved = false, strict = true, enum = {[85] = "ualink_ref"}, wide = false,
-    pf = pf(ProtoField.uint8("ualink.cap.magic", "magic", base.DEC, {[85] = "ualink_ref"}, 0xff, "constant 0x55 ('U'): identifies a ualink_ref record")) },
-  { name = "version", off = 1, len = 1, bit = 0, width = 8, reserved = false, strict = true, enum = {[1] = "v1"}, wide = false,
-    pf = pf(ProtoField.uint8("ualink.cap.version", "version", base.DEC, {[1] = "v1"}, 0xff, "pseudo-header version; readers reject versions they do not know")) },
-  { name = "header_length", off = 2, len = 1, bit = 0, width = 8, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.cap.header_length", "header_length", base.DEC, nil, 0xff, "pseudo-header length in bytes (16 in version 1)")) },
-  { name = "record_kind", off = 3, len = 1, bit = 0, width = 4, reserved = false, strict = true, enum = {[0] = "dl_flit", [1] = "fec_codewords"}, wide = false,
-    pf = pf(ProtoField.uint8("ualink.cap.record_kind", "record_kind", base.DEC, {[0] = "dl_flit", [1] = "fec_codewords"}, 0xf0, "what follows the pseudo-header")) },
-  { name = "direction", off = 3, len = 1, bit = 4, width = 2, reserved = false, strict = true, enum = {[0] = "a_to_b", [1] = "b_to_a"}, wide = false,
-    pf = pf(ProtoField.uint8("ualink.cap.direction", "direction", base.DEC, {[0] = "a_to_b", [1] = "b_to_a"}, 0xc, "which endpoint transmitted: A to B or B to A")) },
-  { name = "fec_mode", off = 3, len = 1, bit = 6, width = 2, reserved = false, strict = true, enum = {[0] = "none", [1] = "kp4", [2] = "ll"}, wide = false,
-    pf = pf(ProtoField.uint8("ualink.cap.fec_mode", "fec_mode", base.DEC, {[0] = "none", [1] = "kp4", [2] = "ll"}, 0x3, "FEC mode of the link")) },
-  { name = "port", off = 4, len = 1, bit = 0, width = 8, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.cap.port", "port", base.DEC, nil, 0xff, "port number of the transmitting endpoint")) },
-  { name = "lane", off = 5, len = 1, bit = 0, width = 8, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.cap.lane", "lane", base.DEC, nil, 0xff, "lane (or lane group) the record was observed on")) },
-  { name = "interleave", off = 6, len = 1, bit = 0, width = 4, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.cap.interleave", "interleave", base.DEC, nil, 0xf0, "FEC symbol interleave depth (1, 2 or 4)")) },
-  { name = "uncorrectable", off = 6, len = 1, bit = 4, width = 1, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.cap.uncorrectable", "uncorrectable", base.DEC, nil, 0x8, "1: the FEC decoder flagged a codeword uncorrectable")) },
-  { name = "rsvd0", off = 6, len = 1, bit = 5, width = 3, reserved = true, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.cap.rsvd0", "rsvd0", base.DEC, nil, 0x7, "readers reject non-zero (reserved: zero)")) },
-  { name = "rsvd1", off = 7, len = 1, bit = 0, width = 8, reserved = true, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.cap.rsvd1", "rsvd1", base.DEC, nil, 0xff, "readers reject non-zero (reserved: zero)")) },
-  { name = "symbols_corrected", off = 8, len = 2, bit = 0, width = 16, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint16("ualink.cap.symbols_corrected", "symbols_corrected", base.DEC, nil, 0xffff, "RS symbols the FEC decoder corrected in this flit (saturates at 65535)")) },
-  { name = "payload_length", off = 10, len = 2, bit = 0, width = 16, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint16("ualink.cap.payload_length", "payload_length", base.DEC, nil, 0xffff, "bytes following the pseudo-header")) },
-  { name = "slot", off = 12, len = 4, bit = 0, width = 32, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint32("ualink.cap.slot", "slot", base.DEC, nil, 0xffffffff, "simulation time of the record in flit slots (wraps at 2**32)")) },
+  { name = "magic", off = 0, len = 1, bit = 0, width = 8, reserved = false, strict = true, enum = {[85] = "ualink_ref"}, wide = false, pf = PF[1] },
+  { name = "version", off = 1, len = 1, bit = 0, width = 8, reserved = false, strict = true, enum = {[1] = "v1"}, wide = false, pf = PF[2] },
+  { name = "header_length", off = 2, len = 1, bit = 0, width = 8, reserved = false, strict = false, enum = nil, wide = false, pf = PF[3] },
+  { name = "record_kind", off = 3, len = 1, bit = 0, width = 4, reserved = false, strict = true, enum = {[0] = "dl_flit", [1] = "fec_codewords"}, wide = false, pf = PF[4] },
+  { name = "direction", off = 3, len = 1, bit = 4, width = 2, reserved = false, strict = true, enum = {[0] = "a_to_b", [1] = "b_to_a"}, wide = false, pf = PF[5] },
+  { name = "fec_mode", off = 3, len = 1, bit = 6, width = 2, reserved = false, strict = true, enum = {[0] = "none", [1] = "kp4", [2] = "ll"}, wide = false, pf = PF[6] },
+  { name = "port", off = 4, len = 1, bit = 0, width = 8, reserved = false, strict = false, enum = nil, wide = false, pf = PF[7] },
+  { name = "lane", off = 5, len = 1, bit = 0, width = 8, reserved = false, strict = false, enum = nil, wide = false, pf = PF[8] },
+  { name = "interleave", off = 6, len = 1, bit = 0, width = 4, reserved = false, strict = false, enum = nil, wide = false, pf = PF[9] },
+  { name = "uncorrectable", off = 6, len = 1, bit = 4, width = 1, reserved = false, strict = false, enum = nil, wide = false, pf = PF[10] },
+  { name = "rsvd0", off = 6, len = 1, bit = 5, width = 3, reserved = true, strict = false, enum = nil, wide = false, pf = PF[11] },
+  { name = "rsvd1", off = 7, len = 1, bit = 0, width = 8, reserved = true, strict = false, enum = nil, wide = false, pf = PF[12] },
+  { name = "symbols_corrected", off = 8, len = 2, bit = 0, width = 16, reserved = false, strict = false, enum = nil, wide = false, pf = PF[13] },
+  { name = "payload_length", off = 10, len = 2, bit = 0, width = 16, reserved = false, strict = false, enum = nil, wide = false, pf = PF[14] },
+  { name = "slot", off = 12, len = 4, bit = 0, width = 32, reserved = false, strict = false, enum = nil, wide = false, pf = PF[15] },
 } }
+PF[16] = pf(ProtoField.uint8("ualink.dl.hdr.op", "op", base.DEC, {[0] = "explicit", [1] = "replay", [2] = "ack", [3] = "replay_request"}, 0xe0, "Flit op: explicit (data) or replay (first flit of a replay)"))
+PF[17] = pf(ProtoField.uint8("ualink.dl.hdr.payload", "payload", base.DEC, nil, 0x10, "1 when the flit carries TL bytes"))
+PF[18] = pf(ProtoField.uint8("ualink.dl.hdr.rsvd_a", "rsvd_a", base.DEC, nil, 0xe, "Reserved (reserved: zero)"))
+PF[19] = pf(ProtoField.uint16("ualink.dl.hdr.flit_seq", "flit_seq", base.DEC, nil, 0x1ff, "Sequence number of this flit, 1..511 (0 when payload = 0)"))
+PF[20] = pf(ProtoField.uint8("ualink.dl.hdr.rsvd_b", "rsvd_b", base.DEC, nil, 0xff, "Reserved (reserved: zero)"))
 FMT["dl_explicit_header"] = { name = "dl_explicit_header", bytes = 3, check_reserved = true, fields = {
-  { name = "op", off = 0, len = 1, bit = 0, width = 3, reserved = false, strict = true, enum = {[0] = "explicit", [1] = "replay", [2] = "ack", [3] = "replay_request"}, wide = false,
-    pf = pf(ProtoField.uint8("ualink.dl.hdr.op", "op", base.DEC, {[0] = "explicit", [1] = "replay", [2] = "ack", [3] = "replay_request"}, 0xe0, "Flit op: explicit (data) or replay (first flit of a replay)")) },
-  { name = "payload", off = 0, len = 1, bit = 3, width = 1, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.dl.hdr.payload", "payload", base.DEC, nil, 0x10, "1 when the flit carries TL bytes")) },
-  { name = "rsvd_a", off = 0, len = 1, bit = 4, width = 3, reserved = true, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.dl.hdr.rsvd_a", "rsvd_a", base.DEC, nil, 0xe, "Reserved (reserved: zero)")) },
-  { name = "flit_seq", off = 0, len = 2, bit = 7, width = 9, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint16("ualink.dl.hdr.flit_seq", "flit_seq", base.DEC, nil, 0x1ff, "Sequence number of this flit, 1..511 (0 when payload = 0)")) },
-  { name = "rsvd_b", off = 2, len = 1, bit = 0, width = 8, reserved = true, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.dl.hdr.rsvd_b", "rsvd_b", base.DEC, nil, 0xff, "Reserved (reserved: zero)")) },
+  { name = "op", off = 0, len = 1, bit = 0, width = 3, reserved = false, strict = true, enum = {[0] = "explicit", [1] = "replay", [2] = "ack", [3] = "replay_request"}, wide = false, pf = PF[16] },
+  { name = "payload", off = 0, len = 1, bit = 3, width = 1, reserved = false, strict = false, enum = nil, wide = false, pf = PF[17] },
+  { name = "rsvd_a", off = 0, len = 1, bit = 4, width = 3, reserved = true, strict = false, enum = nil, wide = false, pf = PF[18] },
+  { name = "flit_seq", off = 0, len = 2, bit = 7, width = 9, reserved = false, strict = false, enum = nil, wide = false, pf = PF[19] },
+  { name = "rsvd_b", off = 2, len = 1, bit = 0, width = 8, reserved = true, strict = false, enum = nil, wide = false, pf = PF[20] },
 } }
+PF[21] = pf(ProtoField.uint8("ualink.dl.hdr.op", "op", base.DEC, {[0] = "explicit", [1] = "replay", [2] = "ack", [3] = "replay_request"}, 0xe0, "Flit op: ack or replay_request"))
+PF[22] = pf(ProtoField.uint16("ualink.dl.hdr.ack_req_seq", "ack_req_seq", base.DEC, nil, 0xff8, "ack: last sequence number received in order (0 = none yet); replay_request: next sequence number expected (1..511)"))
+PF[23] = pf(ProtoField.uint8("ualink.dl.hdr.flit_seq_lo", "flit_seq_lo", base.DEC, nil, 0x7, "Low 3 bits of this flit's sequence number when payload = 1 (else 0)"))
+PF[24] = pf(ProtoField.uint8("ualink.dl.hdr.rsvd", "rsvd", base.DEC, nil, 0xff, "Reserved (reserved: zero)"))
 FMT["dl_command_header"] = { name = "dl_command_header", bytes = 3, check_reserved = true, fields = {
-  { name = "op", off = 0, len = 1, bit = 0, width = 3, reserved = false, strict = true, enum = {[0] = "explicit", [1] = "replay", [2] = "ack", [3] = "replay_request"}, wide = false,
-    pf = pf(ProtoField.uint8("ualink.dl.hdr.op", "op", base.DEC, {[0] = "explicit", [1] = "replay", [2] = "ack", [3] = "replay_request"}, 0xe0, "Flit op: ack or replay_request")) },
-  { name = "payload", off = 0, len = 1, bit = 3, width = 1, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.dl.hdr.payload", "payload", base.DEC, nil, 0x10, "1 when the flit carries TL bytes")) },
-  { name = "ack_req_seq", off = 0, len = 2, bit = 4, width = 9, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint16("ualink.dl.hdr.ack_req_seq", "ack_req_seq", base.DEC, nil, 0xff8, "ack: last sequence number received in order (0 = none yet); replay_request: next sequence number expected (1..511)")) },
-  { name = "flit_seq_lo", off = 1, len = 1, bit = 5, width = 3, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.dl.hdr.flit_seq_lo", "flit_seq_lo", base.DEC, nil, 0x7, "Low 3 bits of this flit's sequence number when payload = 1 (else 0)")) },
-  { name = "rsvd", off = 2, len = 1, bit = 0, width = 8, reserved = true, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.dl.hdr.rsvd", "rsvd", base.DEC, nil, 0xff, "Reserved (reserved: zero)")) },
+  { name = "op", off = 0, len = 1, bit = 0, width = 3, reserved = false, strict = true, enum = {[0] = "explicit", [1] = "replay", [2] = "ack", [3] = "replay_request"}, wide = false, pf = PF[21] },
+  { name = "payload", off = 0, len = 1, bit = 3, width = 1, reserved = false, strict = false, enum = nil, wide = false, pf = PF[17] },
+  { name = "ack_req_seq", off = 0, len = 2, bit = 4, width = 9, reserved = false, strict = false, enum = nil, wide = false, pf = PF[22] },
+  { name = "flit_seq_lo", off = 1, len = 1, bit = 5, width = 3, reserved = false, strict = false, enum = nil, wide = false, pf = PF[23] },
+  { name = "rsvd", off = 2, len = 1, bit = 0, width = 8, reserved = true, strict = false, enum = nil, wide = false, pf = PF[24] },
 } }
+PF[25] = pf(ProtoField.uint8("ualink.dl.seg.tl_starts", "tl_starts", base.DEC, nil, 0xc0, "Number of TL flits (0-2) that begin in this segment's TL bytes"))
+PF[26] = pf(ProtoField.uint8("ualink.dl.seg.msg", "msg", base.DEC, nil, 0x20, "1 when the segment opens with a 4-byte DL message word"))
+PF[27] = pf(ProtoField.uint8("ualink.dl.seg.tl_offset", "tl_offset", base.DEC, nil, 0x1e, "Distance in 4-byte words from the start of the segment's TL bytes to the first TL-flit boundary in it (0-15)"))
+PF[28] = pf(ProtoField.uint8("ualink.dl.seg.alt_sector", "alt_sector", base.DEC, nil, 0x1, "DL alternate sector (not modelled; zero) (reserved: zero)"))
 FMT["dl_segment_header"] = { name = "dl_segment_header", bytes = 1, check_reserved = true, fields = {
-  { name = "tl_starts", off = 0, len = 1, bit = 0, width = 2, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.dl.seg.tl_starts", "tl_starts", base.DEC, nil, 0xc0, "Number of TL flits (0-2) that begin in this segment's TL bytes")) },
-  { name = "msg", off = 0, len = 1, bit = 2, width = 1, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.dl.seg.msg", "msg", base.DEC, nil, 0x20, "1 when the segment opens with a 4-byte DL message word")) },
-  { name = "tl_offset", off = 0, len = 1, bit = 3, width = 4, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.dl.seg.tl_offset", "tl_offset", base.DEC, nil, 0x1e, "Distance in 4-byte words from the start of the segment's TL bytes to the first TL-flit boundary in it (0-15)")) },
-  { name = "alt_sector", off = 0, len = 1, bit = 7, width = 1, reserved = true, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.dl.seg.alt_sector", "alt_sector", base.DEC, nil, 0x1, "DL alternate sector (not modelled; zero) (reserved: zero)")) },
+  { name = "tl_starts", off = 0, len = 1, bit = 0, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[25] },
+  { name = "msg", off = 0, len = 1, bit = 2, width = 1, reserved = false, strict = false, enum = nil, wide = false, pf = PF[26] },
+  { name = "tl_offset", off = 0, len = 1, bit = 3, width = 4, reserved = false, strict = false, enum = nil, wide = false, pf = PF[27] },
+  { name = "alt_sector", off = 0, len = 1, bit = 7, width = 1, reserved = true, strict = false, enum = nil, wide = false, pf = PF[28] },
 } }
+PF[29] = pf(ProtoField.uint24("ualink.dl.msg.body", "body", base.HEX, nil, 0xfffffe, "Type-specific fields"))
+PF[30] = pf(ProtoField.uint16("ualink.dl.msg.mtype", "mtype", base.DEC, nil, 0x1c0, "Message type within its class"))
+PF[31] = pf(ProtoField.uint8("ualink.dl.msg.mclass", "mclass", base.DEC, {[0] = "basic", [1] = "uart", [8] = "control", [15] = "vendor"}, 0x3c, "Message class"))
+PF[32] = pf(ProtoField.uint8("ualink.dl.msg.rsvd_c", "rsvd_c", base.DEC, nil, 0x2, "Reserved (reserved: zero)"))
+PF[33] = pf(ProtoField.uint8("ualink.dl.msg.compressed", "compressed", base.DEC, nil, 0x1, "Compressed form (not modelled: 0)"))
 FMT["dl_message"] = { name = "dl_message", bytes = 4, check_reserved = true, fields = {
-  { name = "body", off = 0, len = 3, bit = 0, width = 23, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint24("ualink.dl.msg.body", "body", base.HEX, nil, 0xfffffe, "Type-specific fields")) },
-  { name = "mtype", off = 2, len = 2, bit = 7, width = 3, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint16("ualink.dl.msg.mtype", "mtype", base.DEC, nil, 0x1c0, "Message type within its class")) },
-  { name = "mclass", off = 3, len = 1, bit = 2, width = 4, reserved = false, strict = false, enum = {[0] = "basic", [1] = "uart", [8] = "control", [15] = "vendor"}, wide = false,
-    pf = pf(ProtoField.uint8("ualink.dl.msg.mclass", "mclass", base.DEC, {[0] = "basic", [1] = "uart", [8] = "control", [15] = "vendor"}, 0x3c, "Message class")) },
-  { name = "rsvd_c", off = 3, len = 1, bit = 6, width = 1, reserved = true, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.dl.msg.rsvd_c", "rsvd_c", base.DEC, nil, 0x2, "Reserved (reserved: zero)")) },
-  { name = "compressed", off = 3, len = 1, bit = 7, width = 1, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.dl.msg.compressed", "compressed", base.DEC, nil, 0x1, "Compressed form (not modelled: 0)")) },
+  { name = "body", off = 0, len = 3, bit = 0, width = 23, reserved = false, strict = false, enum = nil, wide = false, pf = PF[29] },
+  { name = "mtype", off = 2, len = 2, bit = 7, width = 3, reserved = false, strict = false, enum = nil, wide = false, pf = PF[30] },
+  { name = "mclass", off = 3, len = 1, bit = 2, width = 4, reserved = false, strict = false, enum = {[0] = "basic", [1] = "uart", [8] = "control", [15] = "vendor"}, wide = false, pf = PF[31] },
+  { name = "rsvd_c", off = 3, len = 1, bit = 6, width = 1, reserved = true, strict = false, enum = nil, wide = false, pf = PF[32] },
+  { name = "compressed", off = 3, len = 1, bit = 7, width = 1, reserved = false, strict = false, enum = nil, wide = false, pf = PF[33] },
 } }
+PF[34] = pf(ProtoField.uint24("ualink.dl.msg.noop.rsvd", "rsvd", base.DEC, nil, 0xfffffe, "Reserved (reserved: zero)"))
 FMT["dl_msg_noop"] = { name = "dl_msg_noop", bytes = 4, check_reserved = true, fields = {
-  { name = "rsvd", off = 0, len = 3, bit = 0, width = 23, reserved = true, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint24("ualink.dl.msg.noop.rsvd", "rsvd", base.DEC, nil, 0xfffffe, "Reserved (reserved: zero)")) },
-  { name = "mtype", off = 2, len = 2, bit = 7, width = 3, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint16("ualink.dl.msg.mtype", "mtype", base.DEC, nil, 0x1c0, "Message type within its class")) },
-  { name = "mclass", off = 3, len = 1, bit = 2, width = 4, reserved = false, strict = false, enum = {[0] = "basic", [1] = "uart", [8] = "control", [15] = "vendor"}, wide = false,
-    pf = pf(ProtoField.uint8("ualink.dl.msg.mclass", "mclass", base.DEC, {[0] = "basic", [1] = "uart", [8] = "control", [15] = "vendor"}, 0x3c, "Message class")) },
-  { name = "rsvd_c", off = 3, len = 1, bit = 6, width = 1, reserved = true, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.dl.msg.rsvd_c", "rsvd_c", base.DEC, nil, 0x2, "Reserved (reserved: zero)")) },
-  { name = "compressed", off = 3, len = 1, bit = 7, width = 1, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.dl.msg.compressed", "compressed", base.DEC, nil, 0x1, "Compressed form (not modelled: 0)")) },
+  { name = "rsvd", off = 0, len = 3, bit = 0, width = 23, reserved = true, strict = false, enum = nil, wide = false, pf = PF[34] },
+  { name = "mtype", off = 2, len = 2, bit = 7, width = 3, reserved = false, strict = false, enum = nil, wide = false, pf = PF[30] },
+  { name = "mclass", off = 3, len = 1, bit = 2, width = 4, reserved = false, strict = false, enum = {[0] = "basic", [1] = "uart", [8] = "control", [15] = "vendor"}, wide = false, pf = PF[31] },
+  { name = "rsvd_c", off = 3, len = 1, bit = 6, width = 1, reserved = true, strict = false, enum = nil, wide = false, pf = PF[32] },
+  { name = "compressed", off = 3, len = 1, bit = 7, width = 1, reserved = false, strict = false, enum = nil, wide = false, pf = PF[33] },
 } }
+PF[35] = pf(ProtoField.uint8("ualink.dl.msg.tl_rate.rate", "rate", base.DEC, nil, 0xff, "TL rate the sender of the message can accept: (rate + 1)/256 of full rate"))
+PF[36] = pf(ProtoField.uint16("ualink.dl.msg.tl_rate.rsvd", "rsvd", base.DEC, nil, 0xfffe, "Reserved (reserved: zero)"))
 FMT["dl_msg_tl_rate"] = { name = "dl_msg_tl_rate", bytes = 4, check_reserved = true, fields = {
-  { name = "rate", off = 0, len = 1, bit = 0, width = 8, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.dl.msg.tl_rate.rate", "rate", base.DEC, nil, 0xff, "TL rate the sender of the message can accept: (rate + 1)/256 of full rate")) },
-  { name = "rsvd", off = 1, len = 2, bit = 0, width = 15, reserved = true, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint16("ualink.dl.msg.tl_rate.rsvd", "rsvd", base.DEC, nil, 0xfffe, "Reserved (reserved: zero)")) },
-  { name = "mtype", off = 2, len = 2, bit = 7, width = 3, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint16("ualink.dl.msg.mtype", "mtype", base.DEC, nil, 0x1c0, "Message type within its class")) },
-  { name = "mclass", off = 3, len = 1, bit = 2, width = 4, reserved = false, strict = false, enum = {[0] = "basic", [1] = "uart", [8] = "control", [15] = "vendor"}, wide = false,
-    pf = pf(ProtoField.uint8("ualink.dl.msg.mclass", "mclass", base.DEC, {[0] = "basic", [1] = "uart", [8] = "control", [15] = "vendor"}, 0x3c, "Message class")) },
-  { name = "rsvd_c", off = 3, len = 1, bit = 6, width = 1, reserved = true, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.dl.msg.rsvd_c", "rsvd_c", base.DEC, nil, 0x2, "Reserved (reserved: zero)")) },
-  { name = "compressed", off = 3, len = 1, bit = 7, width = 1, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.dl.msg.compressed", "compressed", base.DEC, nil, 0x1, "Compressed form (not modelled: 0)")) },
+  { name = "rate", off = 0, len = 1, bit = 0, width = 8, reserved = false, strict = false, enum = nil, wide = false, pf = PF[35] },
+  { name = "rsvd", off = 1, len = 2, bit = 0, width = 15, reserved = true, strict = false, enum = nil, wide = false, pf = PF[36] },
+  { name = "mtype", off = 2, len = 2, bit = 7, width = 3, reserved = false, strict = false, enum = nil, wide = false, pf = PF[30] },
+  { name = "mclass", off = 3, len = 1, bit = 2, width = 4, reserved = false, strict = false, enum = {[0] = "basic", [1] = "uart", [8] = "control", [15] = "vendor"}, wide = false, pf = PF[31] },
+  { name = "rsvd_c", off = 3, len = 1, bit = 6, width = 1, reserved = true, strict = false, enum = nil, wide = false, pf = PF[32] },
+  { name = "compressed", off = 3, len = 1, bit = 7, width = 1, reserved = false, strict = false, enum = nil, wide = false, pf = PF[33] },
 } }
+PF[37] = pf(ProtoField.uint8("ualink.dl.msg.device_id.response", "response", base.DEC, nil, 0x80, "0 = request, 1 = response"))
+PF[38] = pf(ProtoField.uint8("ualink.dl.msg.device_id.rsvd", "rsvd", base.DEC, nil, 0x7e, "Reserved (reserved: zero)"))
+PF[39] = pf(ProtoField.uint24("ualink.dl.msg.device_id.device_id", "device_id", base.DEC, nil, 0x1fffe, "Device identifier (0 in a request)"))
 FMT["dl_msg_device_id"] = { name = "dl_msg_device_id", bytes = 4, check_reserved = true, fields = {
-  { name = "response", off = 0, len = 1, bit = 0, width = 1, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.dl.msg.device_id.response", "response", base.DEC, nil, 0x80, "0 = request, 1 = response")) },
-  { name = "rsvd", off = 0, len = 1, bit = 1, width = 6, reserved = true, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.dl.msg.device_id.rsvd", "rsvd", base.DEC, nil, 0x7e, "Reserved (reserved: zero)")) },
-  { name = "device_id", off = 0, len = 3, bit = 7, width = 16, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint24("ualink.dl.msg.device_id.device_id", "device_id", base.DEC, nil, 0x1fffe, "Device identifier (0 in a request)")) },
-  { name = "mtype", off = 2, len = 2, bit = 7, width = 3, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint16("ualink.dl.msg.mtype", "mtype", base.DEC, nil, 0x1c0, "Message type within its class")) },
-  { name = "mclass", off = 3, len = 1, bit = 2, width = 4, reserved = false, strict = false, enum = {[0] = "basic", [1] = "uart", [8] = "control", [15] = "vendor"}, wide = false,
-    pf = pf(ProtoField.uint8("ualink.dl.msg.mclass", "mclass", base.DEC, {[0] = "basic", [1] = "uart", [8] = "control", [15] = "vendor"}, 0x3c, "Message class")) },
-  { name = "rsvd_c", off = 3, len = 1, bit = 6, width = 1, reserved = true, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.dl.msg.rsvd_c", "rsvd_c", base.DEC, nil, 0x2, "Reserved (reserved: zero)")) },
-  { name = "compressed", off = 3, len = 1, bit = 7, width = 1, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.dl.msg.compressed", "compressed", base.DEC, nil, 0x1, "Compressed form (not modelled: 0)")) },
+  { name = "response", off = 0, len = 1, bit = 0, width = 1, reserved = false, strict = false, enum = nil, wide = false, pf = PF[37] },
+  { name = "rsvd", off = 0, len = 1, bit = 1, width = 6, reserved = true, strict = false, enum = nil, wide = false, pf = PF[38] },
+  { name = "device_id", off = 0, len = 3, bit = 7, width = 16, reserved = false, strict = false, enum = nil, wide = false, pf = PF[39] },
+  { name = "mtype", off = 2, len = 2, bit = 7, width = 3, reserved = false, strict = false, enum = nil, wide = false, pf = PF[30] },
+  { name = "mclass", off = 3, len = 1, bit = 2, width = 4, reserved = false, strict = false, enum = {[0] = "basic", [1] = "uart", [8] = "control", [15] = "vendor"}, wide = false, pf = PF[31] },
+  { name = "rsvd_c", off = 3, len = 1, bit = 6, width = 1, reserved = true, strict = false, enum = nil, wide = false, pf = PF[32] },
+  { name = "compressed", off = 3, len = 1, bit = 7, width = 1, reserved = false, strict = false, enum = nil, wide = false, pf = PF[33] },
 } }
+PF[40] = pf(ProtoField.uint8("ualink.dl.msg.port_number.response", "response", base.DEC, nil, 0x80, "0 = request, 1 = response"))
+PF[41] = pf(ProtoField.uint16("ualink.dl.msg.port_number.rsvd", "rsvd", base.DEC, nil, 0x7ffe, "Reserved (reserved: zero)"))
+PF[42] = pf(ProtoField.uint16("ualink.dl.msg.port_number.port", "port", base.DEC, nil, 0x1fe, "Port number (0 in a request)"))
 FMT["dl_msg_port_number"] = { name = "dl_msg_port_number", bytes = 4, check_reserved = true, fields = {
-  { name = "response", off = 0, len = 1, bit = 0, width = 1, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.dl.msg.port_number.response", "response", base.DEC, nil, 0x80, "0 = request, 1 = response")) },
-  { name = "rsvd", off = 0, len = 2, bit = 1, width = 14, reserved = true, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint16("ualink.dl.msg.port_number.rsvd", "rsvd", base.DEC, nil, 0x7ffe, "Reserved (reserved: zero)")) },
-  { name = "port", off = 1, len = 2, bit = 7, width = 8, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint16("ualink.dl.msg.port_number.port", "port", base.DEC, nil, 0x1fe, "Port number (0 in a request)")) },
-  { name = "mtype", off = 2, len = 2, bit = 7, width = 3, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint16("ualink.dl.msg.mtype", "mtype", base.DEC, nil, 0x1c0, "Message type within its class")) },
-  { name = "mclass", off = 3, len = 1, bit = 2, width = 4, reserved = false, strict = false, enum = {[0] = "basic", [1] = "uart", [8] = "control", [15] = "vendor"}, wide = false,
-    pf = pf(ProtoField.uint8("ualink.dl.msg.mclass", "mclass", base.DEC, {[0] = "basic", [1] = "uart", [8] = "control", [15] = "vendor"}, 0x3c, "Message class")) },
-  { name = "rsvd_c", off = 3, len = 1, bit = 6, width = 1, reserved = true, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.dl.msg.rsvd_c", "rsvd_c", base.DEC, nil, 0x2, "Reserved (reserved: zero)")) },
-  { name = "compressed", off = 3, len = 1, bit = 7, width = 1, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.dl.msg.compressed", "compressed", base.DEC, nil, 0x1, "Compressed form (not modelled: 0)")) },
+  { name = "response", off = 0, len = 1, bit = 0, width = 1, reserved = false, strict = false, enum = nil, wide = false, pf = PF[40] },
+  { name = "rsvd", off = 0, len = 2, bit = 1, width = 14, reserved = true, strict = false, enum = nil, wide = false, pf = PF[41] },
+  { name = "port", off = 1, len = 2, bit = 7, width = 8, reserved = false, strict = false, enum = nil, wide = false, pf = PF[42] },
+  { name = "mtype", off = 2, len = 2, bit = 7, width = 3, reserved = false, strict = false, enum = nil, wide = false, pf = PF[30] },
+  { name = "mclass", off = 3, len = 1, bit = 2, width = 4, reserved = false, strict = false, enum = {[0] = "basic", [1] = "uart", [8] = "control", [15] = "vendor"}, wide = false, pf = PF[31] },
+  { name = "rsvd_c", off = 3, len = 1, bit = 6, width = 1, reserved = true, strict = false, enum = nil, wide = false, pf = PF[32] },
+  { name = "compressed", off = 3, len = 1, bit = 7, width = 1, reserved = false, strict = false, enum = nil, wide = false, pf = PF[33] },
 } }
+PF[43] = pf(ProtoField.uint8("ualink.dl.msg.channel.command", "command", base.DEC, {[0] = "request_offline", [1] = "request_online", [2] = "ack", [3] = "nak"}, 0xc0, "What the sender asks or answers"))
+PF[44] = pf(ProtoField.uint24("ualink.dl.msg.channel.rsvd", "rsvd", base.DEC, nil, 0x3ffffe, "Reserved (reserved: zero)"))
 FMT["dl_msg_channel_negotiation"] = { name = "dl_msg_channel_negotiation", bytes = 4, check_reserved = true, fields = {
-  { name = "command", off = 0, len = 1, bit = 0, width = 2, reserved = false, strict = false, enum = {[0] = "request_offline", [1] = "request_online", [2] = "ack", [3] = "nak"}, wide = false,
-    pf = pf(ProtoField.uint8("ualink.dl.msg.channel.command", "command", base.DEC, {[0] = "request_offline", [1] = "request_online", [2] = "ack", [3] = "nak"}, 0xc0, "What the sender asks or answers")) },
-  { name = "rsvd", off = 0, len = 3, bit = 2, width = 21, reserved = true, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint24("ualink.dl.msg.channel.rsvd", "rsvd", base.DEC, nil, 0x3ffffe, "Reserved (reserved: zero)")) },
-  { name = "mtype", off = 2, len = 2, bit = 7, width = 3, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint16("ualink.dl.msg.mtype", "mtype", base.DEC, nil, 0x1c0, "Message type within its class")) },
-  { name = "mclass", off = 3, len = 1, bit = 2, width = 4, reserved = false, strict = false, enum = {[0] = "basic", [1] = "uart", [8] = "control", [15] = "vendor"}, wide = false,
-    pf = pf(ProtoField.uint8("ualink.dl.msg.mclass", "mclass", base.DEC, {[0] = "basic", [1] = "uart", [8] = "control", [15] = "vendor"}, 0x3c, "Message class")) },
-  { name = "rsvd_c", off = 3, len = 1, bit = 6, width = 1, reserved = true, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.dl.msg.rsvd_c", "rsvd_c", base.DEC, nil, 0x2, "Reserved (reserved: zero)")) },
-  { name = "compressed", off = 3, len = 1, bit = 7, width = 1, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.dl.msg.compressed", "compressed", base.DEC, nil, 0x1, "Compressed form (not modelled: 0)")) },
+  { name = "command", off = 0, len = 1, bit = 0, width = 2, reserved = false, strict = false, enum = {[0] = "request_offline", [1] = "request_online", [2] = "ack", [3] = "nak"}, wide = false, pf = PF[43] },
+  { name = "rsvd", off = 0, len = 3, bit = 2, width = 21, reserved = true, strict = false, enum = nil, wide = false, pf = PF[44] },
+  { name = "mtype", off = 2, len = 2, bit = 7, width = 3, reserved = false, strict = false, enum = nil, wide = false, pf = PF[30] },
+  { name = "mclass", off = 3, len = 1, bit = 2, width = 4, reserved = false, strict = false, enum = {[0] = "basic", [1] = "uart", [8] = "control", [15] = "vendor"}, wide = false, pf = PF[31] },
+  { name = "rsvd_c", off = 3, len = 1, bit = 6, width = 1, reserved = true, strict = false, enum = nil, wide = false, pf = PF[32] },
+  { name = "compressed", off = 3, len = 1, bit = 7, width = 1, reserved = false, strict = false, enum = nil, wide = false, pf = PF[33] },
 } }
+PF[45] = pf(ProtoField.uint8("ualink.dl.msg.uart.count", "count", base.DEC, nil, 0xc0, "Number of valid data bytes (1-2; 0 = none)"))
+PF[46] = pf(ProtoField.uint8("ualink.dl.msg.uart.rsvd", "rsvd", base.DEC, nil, 0x3e, "Reserved (reserved: zero)"))
+PF[47] = pf(ProtoField.uint24("ualink.dl.msg.uart.data", "data", base.HEX, nil, 0x1fffe, "Up to two stream bytes, first byte in bits [24:17]"))
 FMT["dl_msg_uart_data"] = { name = "dl_msg_uart_data", bytes = 4, check_reserved = true, fields = {
-  { name = "count", off = 0, len = 1, bit = 0, width = 2, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.dl.msg.uart.count", "count", base.DEC, nil, 0xc0, "Number of valid data bytes (1-2; 0 = none)")) },
-  { name = "rsvd", off = 0, len = 1, bit = 2, width = 5, reserved = true, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.dl.msg.uart.rsvd", "rsvd", base.DEC, nil, 0x3e, "Reserved (reserved: zero)")) },
-  { name = "data", off = 0, len = 3, bit = 7, width = 16, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint24("ualink.dl.msg.uart.data", "data", base.HEX, nil, 0x1fffe, "Up to two stream bytes, first byte in bits [24:17]")) },
-  { name = "mtype", off = 2, len = 2, bit = 7, width = 3, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint16("ualink.dl.msg.mtype", "mtype", base.DEC, nil, 0x1c0, "Message type within its class")) },
-  { name = "mclass", off = 3, len = 1, bit = 2, width = 4, reserved = false, strict = false, enum = {[0] = "basic", [1] = "uart", [8] = "control", [15] = "vendor"}, wide = false,
-    pf = pf(ProtoField.uint8("ualink.dl.msg.mclass", "mclass", base.DEC, {[0] = "basic", [1] = "uart", [8] = "control", [15] = "vendor"}, 0x3c, "Message class")) },
-  { name = "rsvd_c", off = 3, len = 1, bit = 6, width = 1, reserved = true, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.dl.msg.rsvd_c", "rsvd_c", base.DEC, nil, 0x2, "Reserved (reserved: zero)")) },
-  { name = "compressed", off = 3, len = 1, bit = 7, width = 1, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.dl.msg.compressed", "compressed", base.DEC, nil, 0x1, "Compressed form (not modelled: 0)")) },
+  { name = "count", off = 0, len = 1, bit = 0, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[45] },
+  { name = "rsvd", off = 0, len = 1, bit = 2, width = 5, reserved = true, strict = false, enum = nil, wide = false, pf = PF[46] },
+  { name = "data", off = 0, len = 3, bit = 7, width = 16, reserved = false, strict = false, enum = nil, wide = false, pf = PF[47] },
+  { name = "mtype", off = 2, len = 2, bit = 7, width = 3, reserved = false, strict = false, enum = nil, wide = false, pf = PF[30] },
+  { name = "mclass", off = 3, len = 1, bit = 2, width = 4, reserved = false, strict = false, enum = {[0] = "basic", [1] = "uart", [8] = "control", [15] = "vendor"}, wide = false, pf = PF[31] },
+  { name = "rsvd_c", off = 3, len = 1, bit = 6, width = 1, reserved = true, strict = false, enum = nil, wide = false, pf = PF[32] },
+  { name = "compressed", off = 3, len = 1, bit = 7, width = 1, reserved = false, strict = false, enum = nil, wide = false, pf = PF[33] },
 } }
+PF[48] = pf(ProtoField.uint24("ualink.dl.msg.vendor.vendor_data", "vendor_data", base.DEC, nil, 0xfffffe, "Vendor-defined content, passed up unchanged"))
+PF[49] = pf(ProtoField.uint16("ualink.dl.msg.mtype", "mtype", base.DEC, nil, 0x1c0, "Vendor-defined type (any of 0-7)"))
 FMT["dl_msg_vendor"] = { name = "dl_msg_vendor", bytes = 4, check_reserved = true, fields = {
-  { name = "vendor_data", off = 0, len = 3, bit = 0, width = 23, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint24("ualink.dl.msg.vendor.vendor_data", "vendor_data", base.DEC, nil, 0xfffffe, "Vendor-defined content, passed up unchanged")) },
-  { name = "mtype", off = 2, len = 2, bit = 7, width = 3, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint16("ualink.dl.msg.mtype", "mtype", base.DEC, nil, 0x1c0, "Vendor-defined type (any of 0-7)")) },
-  { name = "mclass", off = 3, len = 1, bit = 2, width = 4, reserved = false, strict = false, enum = {[0] = "basic", [1] = "uart", [8] = "control", [15] = "vendor"}, wide = false,
-    pf = pf(ProtoField.uint8("ualink.dl.msg.mclass", "mclass", base.DEC, {[0] = "basic", [1] = "uart", [8] = "control", [15] = "vendor"}, 0x3c, "Message class")) },
-  { name = "rsvd_c", off = 3, len = 1, bit = 6, width = 1, reserved = true, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.dl.msg.rsvd_c", "rsvd_c", base.DEC, nil, 0x2, "Reserved (reserved: zero)")) },
-  { name = "compressed", off = 3, len = 1, bit = 7, width = 1, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.dl.msg.compressed", "compressed", base.DEC, nil, 0x1, "Compressed form (not modelled: 0)")) },
+  { name = "vendor_data", off = 0, len = 3, bit = 0, width = 23, reserved = false, strict = false, enum = nil, wide = false, pf = PF[48] },
+  { name = "mtype", off = 2, len = 2, bit = 7, width = 3, reserved = false, strict = false, enum = nil, wide = false, pf = PF[49] },
+  { name = "mclass", off = 3, len = 1, bit = 2, width = 4, reserved = false, strict = false, enum = {[0] = "basic", [1] = "uart", [8] = "control", [15] = "vendor"}, wide = false, pf = PF[31] },
+  { name = "rsvd_c", off = 3, len = 1, bit = 6, width = 1, reserved = true, strict = false, enum = nil, wide = false, pf = PF[32] },
+  { name = "compressed", off = 3, len = 1, bit = 7, width = 1, reserved = false, strict = false, enum = nil, wide = false, pf = PF[33] },
 } }
+PF[50] = pf(ProtoField.uint8("ualink.tl.ftype", "ftype", base.DEC, {[0] = "FLOW_CONTROL", [1] = "REQUEST", [2] = "RESPONSE", [3] = "COMPRESSED_REQUEST", [4] = "COMPRESSED_RESPONSE_DATA", [5] = "COMPRESSED_RESPONSE_NODATA", [6] = "VC_FLOW_CONTROL"}, 0xf0, "field type: selects the layout and the number of sectors"))
+PF[51] = pf(ProtoField.uint16("ualink.tl.fc.req_cmd", "req_cmd", base.DEC, nil, 0xfc0, "request-command credits returned (shared pool)"))
+PF[52] = pf(ProtoField.uint8("ualink.tl.fc.rsp_cmd", "rsp_cmd", base.DEC, nil, 0x3f, "response-command credits returned (shared pool)"))
+PF[53] = pf(ProtoField.uint8("ualink.tl.fc.req_data", "req_data", base.DEC, nil, 0xff, "request-data credits returned, 64-byte buffers (shared pool)"))
+PF[54] = pf(ProtoField.uint8("ualink.tl.fc.rsp_data", "rsp_data", base.DEC, nil, 0xff, "response-data credits returned, 64-byte buffers (shared pool)"))
 FMT["tl_flow_control"] = { name = "tl_flow_control", bytes = 4, check_reserved = true, fields = {
-  { name = "ftype", off = 0, len = 1, bit = 0, width = 4, reserved = false, strict = false, enum = {[0] = "FLOW_CONTROL", [1] = "REQUEST", [2] = "RESPONSE", [3] = "COMPRESSED_REQUEST", [4] = "COMPRESSED_RESPONSE_DATA", [5] = "COMPRESSED_RESPONSE_NODATA", [6] = "VC_FLOW_CONTROL"}, wide = false,
-    pf = pf(ProtoField.uint8("ualink.tl.ftype", "ftype", base.DEC, {[0] = "FLOW_CONTROL", [1] = "REQUEST", [2] = "RESPONSE", [3] = "COMPRESSED_REQUEST", [4] = "COMPRESSED_RESPONSE_DATA", [5] = "COMPRESSED_RESPONSE_NODATA", [6] = "VC_FLOW_CONTROL"}, 0xf0, "field type: selects the layout and the number of sectors")) },
-  { name = "req_cmd", off = 0, len = 2, bit = 4, width = 6, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint16("ualink.tl.fc.req_cmd", "req_cmd", base.DEC, nil, 0xfc0, "request-command credits returned (shared pool)")) },
-  { name = "rsp_cmd", off = 1, len = 1, bit = 2, width = 6, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.tl.fc.rsp_cmd", "rsp_cmd", base.DEC, nil, 0x3f, "response-command credits returned (shared pool)")) },
-  { name = "req_data", off = 2, len = 1, bit = 0, width = 8, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.tl.fc.req_data", "req_data", base.DEC, nil, 0xff, "request-data credits returned, 64-byte buffers (shared pool)")) },
-  { name = "rsp_data", off = 3, len = 1, bit = 0, width = 8, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.tl.fc.rsp_data", "rsp_data", base.DEC, nil, 0xff, "response-data credits returned, 64-byte buffers (shared pool)")) },
+  { name = "ftype", off = 0, len = 1, bit = 0, width = 4, reserved = false, strict = false, enum = {[0] = "FLOW_CONTROL", [1] = "REQUEST", [2] = "RESPONSE", [3] = "COMPRESSED_REQUEST", [4] = "COMPRESSED_RESPONSE_DATA", [5] = "COMPRESSED_RESPONSE_NODATA", [6] = "VC_FLOW_CONTROL"}, wide = false, pf = PF[50] },
+  { name = "req_cmd", off = 0, len = 2, bit = 4, width = 6, reserved = false, strict = false, enum = nil, wide = false, pf = PF[51] },
+  { name = "rsp_cmd", off = 1, len = 1, bit = 2, width = 6, reserved = false, strict = false, enum = nil, wide = false, pf = PF[52] },
+  { name = "req_data", off = 2, len = 1, bit = 0, width = 8, reserved = false, strict = false, enum = nil, wide = false, pf = PF[53] },
+  { name = "rsp_data", off = 3, len = 1, bit = 0, width = 8, reserved = false, strict = false, enum = nil, wide = false, pf = PF[54] },
 } }
+PF[55] = pf(ProtoField.uint16("ualink.tl.req.cmd", "cmd", base.DEC, {[3] = "Read", [40] = "Write", [41] = "WriteFull", [42] = "WriteMessage", [48] = "AtomicR", [50] = "AtomicNR"}, 0xfc0, "UPLI command; cmd[5:4] 00 read, 10 write, 11 atomic"))
+PF[56] = pf(ProtoField.uint8("ualink.tl.req.vchan", "vchan", base.DEC, nil, 0x30, "virtual channel 0..3"))
+PF[57] = pf(ProtoField.uint8("ualink.tl.req.asi", "asi", base.DEC, nil, 0xc, "address space identifier; 0 = memory"))
+PF[58] = pf(ProtoField.uint24("ualink.tl.req.tag", "tag", base.DEC, nil, 0x3ff80, "originator tag, matched by the response"))
+PF[59] = pf(ProtoField.uint8("ualink.tl.req.pool", "pool", base.DEC, nil, 0x40, "1: credits taken from the shared pool, 0: from vchan's"))
+PF[60] = pf(ProtoField.uint16("ualink.tl.req.attr", "attr", base.HEX, nil, 0x3fc0, "attributes; atomics: [7:4] op, [3:0] zero (project choice)"))
+PF[61] = pf(ProtoField.uint8("ualink.tl.req.len", "len", base.DEC, nil, 0x3f, "number of 4-byte words minus one (operand words for atomics)"))
+PF[62] = pf(ProtoField.uint8("ualink.tl.req.metadata", "metadata", base.HEX, nil, 0xff, "opaque, carried to the target unchanged"))
+PF[63] = pf(ProtoField.uint64("ualink.tl.req.addr", "addr", base.HEX, nil, nil, "address bits 56..2 (4-byte granularity)"))
+PF[64] = pf(ProtoField.uint24("ualink.tl.req.src_acc", "src_acc", base.DEC, nil, 0x1ff80, "source accelerator ID"))
+PF[65] = pf(ProtoField.uint16("ualink.tl.req.dst_acc", "dst_acc", base.DEC, nil, 0x7fe0, "destination accelerator ID"))
+PF[66] = pf(ProtoField.uint8("ualink.tl.req.cload", "cload", base.DEC, nil, 0x10, "1: also load this request into address-cache way cway"))
+PF[67] = pf(ProtoField.uint8("ualink.tl.req.cway", "cway", base.DEC, nil, 0xc, "address-cache way to load (with cload)"))
+PF[68] = pf(ProtoField.uint8("ualink.tl.req.numbeats", "numbeats", base.DEC, nil, 0x3, "64-byte data beats carried minus one (0 without data)"))
 FMT["tl_request"] = { name = "tl_request", bytes = 16, check_reserved = true, fields = {
-  { name = "ftype", off = 0, len = 1, bit = 0, width = 4, reserved = false, strict = false, enum = {[0] = "FLOW_CONTROL", [1] = "REQUEST", [2] = "RESPONSE", [3] = "COMPRESSED_REQUEST", [4] = "COMPRESSED_RESPONSE_DATA", [5] = "COMPRESSED_RESPONSE_NODATA", [6] = "VC_FLOW_CONTROL"}, wide = false,
-    pf = pf(ProtoField.uint8("ualink.tl.ftype", "ftype", base.DEC, {[0] = "FLOW_CONTROL", [1] = "REQUEST", [2] = "RESPONSE", [3] = "COMPRESSED_REQUEST", [4] = "COMPRESSED_RESPONSE_DATA", [5] = "COMPRESSED_RESPONSE_NODATA", [6] = "VC_FLOW_CONTROL"}, 0xf0, "field type: selects the layout and the number of sectors")) },
-  { name = "cmd", off = 0, len = 2, bit = 4, width = 6, reserved = false, strict = false, enum = {[3] = "Read", [40] = "Write", [41] = "WriteFull", [42] = "WriteMessage", [48] = "AtomicR", [50] = "AtomicNR"}, wide = false,
-    pf = pf(ProtoField.uint16("ualink.tl.req.cmd", "cmd", base.DEC, {[3] = "Read", [40] = "Write", [41] = "WriteFull", [42] = "WriteMessage", [48] = "AtomicR", [50] = "AtomicNR"}, 0xfc0, "UPLI command; cmd[5:4] 00 read, 10 write, 11 atomic")) },
-  { name = "vchan", off = 1, len = 1, bit = 2, width = 2, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.tl.req.vchan", "vchan", base.DEC, nil, 0x30, "virtual channel 0..3")) },
-  { name = "asi", off = 1, len = 1, bit = 4, width = 2, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.tl.req.asi", "asi", base.DEC, nil, 0xc, "address space identifier; 0 = memory")) },
-  { name = "tag", off = 1, len = 3, bit = 6, width = 11, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint24("ualink.tl.req.tag", "tag", base.DEC, nil, 0x3ff80, "originator tag, matched by the response")) },
-  { name = "pool", off = 3, len = 1, bit = 1, width = 1, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.tl.req.pool", "pool", base.DEC, nil, 0x40, "1: credits taken from the shared pool, 0: from vchan's")) },
-  { name = "attr", off = 3, len = 2, bit = 2, width = 8, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint16("ualink.tl.req.attr", "attr", base.HEX, nil, 0x3fc0, "attributes; atomics: [7:4] op, [3:0] zero (project choice)")) },
-  { name = "len", off = 4, len = 1, bit = 2, width = 6, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.tl.req.len", "len", base.DEC, nil, 0x3f, "number of 4-byte words minus one (operand words for atomics)")) },
-  { name = "metadata", off = 5, len = 1, bit = 0, width = 8, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.tl.req.metadata", "metadata", base.HEX, nil, 0xff, "opaque, carried to the target unchanged")) },
-  { name = "addr", off = 6, len = 7, bit = 0, width = 55, reserved = false, strict = false, enum = nil, wide = true,
-    pf = pf(ProtoField.uint64("ualink.tl.req.addr", "addr", base.HEX, nil, nil, "address bits 56..2 (4-byte granularity)")) },
-  { name = "src_acc", off = 12, len = 3, bit = 7, width = 10, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint24("ualink.tl.req.src_acc", "src_acc", base.DEC, nil, 0x1ff80, "source accelerator ID")) },
-  { name = "dst_acc", off = 14, len = 2, bit = 1, width = 10, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint16("ualink.tl.req.dst_acc", "dst_acc", base.DEC, nil, 0x7fe0, "destination accelerator ID")) },
-  { name = "cload", off = 15, len = 1, bit = 3, width = 1, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.tl.req.cload", "cload", base.DEC, nil, 0x10, "1: also load this request into address-cache way cway")) },
-  { name = "cway", off = 15, len = 1, bit = 4, width = 2, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.tl.req.cway", "cway", base.DEC, nil, 0xc, "address-cache way to load (with cload)")) },
-  { name = "numbeats", off = 15, len = 1, bit = 6, width = 2, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.tl.req.numbeats", "numbeats", base.DEC, nil, 0x3, "64-byte data beats carried minus one (0 without data)")) },
+  { name = "ftype", off = 0, len = 1, bit = 0, width = 4, reserved = false, strict = false, enum = {[0] = "FLOW_CONTROL", [1] = "REQUEST", [2] = "RESPONSE", [3] = "COMPRESSED_REQUEST", [4] = "COMPRESSED_RESPONSE_DATA", [5] = "COMPRESSED_RESPONSE_NODATA", [6] = "VC_FLOW_CONTROL"}, wide = false, pf = PF[50] },
+  { name = "cmd", off = 0, len = 2, bit = 4, width = 6, reserved = false, strict = false, enum = {[3] = "Read", [40] = "Write", [41] = "WriteFull", [42] = "WriteMessage", [48] = "AtomicR", [50] = "AtomicNR"}, wide = false, pf = PF[55] },
+  { name = "vchan", off = 1, len = 1, bit = 2, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[56] },
+  { name = "asi", off = 1, len = 1, bit = 4, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[57] },
+  { name = "tag", off = 1, len = 3, bit = 6, width = 11, reserved = false, strict = false, enum = nil, wide = false, pf = PF[58] },
+  { name = "pool", off = 3, len = 1, bit = 1, width = 1, reserved = false, strict = false, enum = nil, wide = false, pf = PF[59] },
+  { name = "attr", off = 3, len = 2, bit = 2, width = 8, reserved = false, strict = false, enum = nil, wide = false, pf = PF[60] },
+  { name = "len", off = 4, len = 1, bit = 2, width = 6, reserved = false, strict = false, enum = nil, wide = false, pf = PF[61] },
+  { name = "metadata", off = 5, len = 1, bit = 0, width = 8, reserved = false, strict = false, enum = nil, wide = false, pf = PF[62] },
+  { name = "addr", off = 6, len = 7, bit = 0, width = 55, reserved = false, strict = false, enum = nil, wide = true, pf = PF[63] },
+  { name = "src_acc", off = 12, len = 3, bit = 7, width = 10, reserved = false, strict = false, enum = nil, wide = false, pf = PF[64] },
+  { name = "dst_acc", off = 14, len = 2, bit = 1, width = 10, reserved = false, strict = false, enum = nil, wide = false, pf = PF[65] },
+  { name = "cload", off = 15, len = 1, bit = 3, width = 1, reserved = false, strict = false, enum = nil, wide = false, pf = PF[66] },
+  { name = "cway", off = 15, len = 1, bit = 4, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[67] },
+  { name = "numbeats", off = 15, len = 1, bit = 6, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[68] },
 } }
+PF[69] = pf(ProtoField.uint8("ualink.tl.rsp.vchan", "vchan", base.DEC, nil, 0xc, "virtual channel of the request"))
+PF[70] = pf(ProtoField.uint24("ualink.tl.rsp.tag", "tag", base.DEC, nil, 0x3ff80, "tag of the request being answered"))
+PF[71] = pf(ProtoField.uint8("ualink.tl.rsp.pool", "pool", base.DEC, nil, 0x40, "1: credits taken from the shared pool, 0: from vchan's"))
+PF[72] = pf(ProtoField.uint8("ualink.tl.rsp.len", "len", base.DEC, nil, 0x30, "64-byte data beats carried minus one (0 without data)"))
+PF[73] = pf(ProtoField.uint8("ualink.tl.rsp.offset", "offset", base.DEC, nil, 0xc, "index of the first beat within the request's data"))
+PF[74] = pf(ProtoField.uint16("ualink.tl.rsp.status", "status", base.DEC, {[0] = "OKAY", [1] = "UNSUPPORTED_REQUEST", [2] = "DECODE_ERROR", [3] = "DATA_ERROR"}, 0x3c0, "completion status"))
+PF[75] = pf(ProtoField.uint8("ualink.tl.rsp.rd_wr", "rd_wr", base.DEC, nil, 0x20, "0: read-type (data returned when OKAY), 1: write-type"))
+PF[76] = pf(ProtoField.uint8("ualink.tl.rsp.last", "last", base.DEC, nil, 0x10, "1: final response for this tag"))
+PF[77] = pf(ProtoField.uint16("ualink.tl.rsp.src_acc", "src_acc", base.DEC, nil, 0xffc, "responder (the request's dst_acc)"))
+PF[78] = pf(ProtoField.uint16("ualink.tl.rsp.dst_acc", "dst_acc", base.DEC, nil, 0x3ff, "originator (the request's src_acc)"))
+PF[79] = pf(ProtoField.uint16("ualink.tl.rsp.spare", "spare", base.DEC, nil, 0xffff, "spare (reserved: zero)"))
 FMT["tl_response"] = { name = "tl_response", bytes = 8, check_reserved = true, fields = {
-  { name = "ftype", off = 0, len = 1, bit = 0, width = 4, reserved = false, strict = false, enum = {[0] = "FLOW_CONTROL", [1] = "REQUEST", [2] = "RESPONSE", [3] = "COMPRESSED_REQUEST", [4] = "COMPRESSED_RESPONSE_DATA", [5] = "COMPRESSED_RESPONSE_NODATA", [6] = "VC_FLOW_CONTROL"}, wide = false,
-    pf = pf(ProtoField.uint8("ualink.tl.ftype", "ftype", base.DEC, {[0] = "FLOW_CONTROL", [1] = "REQUEST", [2] = "RESPONSE", [3] = "COMPRESSED_REQUEST", [4] = "COMPRESSED_RESPONSE_DATA", [5] = "COMPRESSED_RESPONSE_NODATA", [6] = "VC_FLOW_CONTROL"}, 0xf0, "field type: selects the layout and the number of sectors")) },
-  { name = "vchan", off = 0, len = 1, bit = 4, width = 2, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.tl.rsp.vchan", "vchan", base.DEC, nil, 0xc, "virtual channel of the request")) },
-  { name = "tag", off = 0, len = 3, bit = 6, width = 11, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint24("ualink.tl.rsp.tag", "tag", base.DEC, nil, 0x3ff80, "tag of the request being answered")) },
-  { name = "pool", off = 2, len = 1, bit = 1, width = 1, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.tl.rsp.pool", "pool", base.DEC, nil, 0x40, "1: credits taken from the shared pool, 0: from vchan's")) },
-  { name = "len", off = 2, len = 1, bit = 2, width = 2, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.tl.rsp.len", "len", base.DEC, nil, 0x30, "64-byte data beats carried minus one (0 without data)")) },
-  { name = "offset", off = 2, len = 1, bit = 4, width = 2, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.tl.rsp.offset", "offset", base.DEC, nil, 0xc, "index of the first beat within the request's data")) },
-  { name = "status", off = 2, len = 2, bit = 6, width = 4, reserved = false, strict = false, enum = {[0] = "OKAY", [1] = "UNSUPPORTED_REQUEST", [2] = "DECODE_ERROR", [3] = "DATA_ERROR"}, wide = false,
-    pf = pf(ProtoField.uint16("ualink.tl.rsp.status", "status", base.DEC, {[0] = "OKAY", [1] = "UNSUPPORTED_REQUEST", [2] = "DECODE_ERROR", [3] = "DATA_ERROR"}, 0x3c0, "completion status")) },
-  { name = "rd_wr", off = 3, len = 1, bit = 2, width = 1, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.tl.rsp.rd_wr", "rd_wr", base.DEC, nil, 0x20, "0: read-type (data returned when OKAY), 1: write-type")) },
-  { name = "last", off = 3, len = 1, bit = 3, width = 1, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.tl.rsp.last", "last", base.DEC, nil, 0x10, "1: final response for this tag")) },
-  { name = "src_acc", off = 3, len = 2, bit = 4, width = 10, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint16("ualink.tl.rsp.src_acc", "src_acc", base.DEC, nil, 0xffc, "responder (the request's dst_acc)")) },
-  { name = "dst_acc", off = 4, len = 2, bit = 6, width = 10, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint16("ualink.tl.rsp.dst_acc", "dst_acc", base.DEC, nil, 0x3ff, "originator (the request's src_acc)")) },
-  { name = "spare", off = 6, len = 2, bit = 0, width = 16, reserved = true, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint16("ualink.tl.rsp.spare", "spare", base.DEC, nil, 0xffff, "spare (reserved: zero)")) },
+  { name = "ftype", off = 0, len = 1, bit = 0, width = 4, reserved = false, strict = false, enum = {[0] = "FLOW_CONTROL", [1] = "REQUEST", [2] = "RESPONSE", [3] = "COMPRESSED_REQUEST", [4] = "COMPRESSED_RESPONSE_DATA", [5] = "COMPRESSED_RESPONSE_NODATA", [6] = "VC_FLOW_CONTROL"}, wide = false, pf = PF[50] },
+  { name = "vchan", off = 0, len = 1, bit = 4, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[69] },
+  { name = "tag", off = 0, len = 3, bit = 6, width = 11, reserved = false, strict = false, enum = nil, wide = false, pf = PF[70] },
+  { name = "pool", off = 2, len = 1, bit = 1, width = 1, reserved = false, strict = false, enum = nil, wide = false, pf = PF[71] },
+  { name = "len", off = 2, len = 1, bit = 2, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[72] },
+  { name = "offset", off = 2, len = 1, bit = 4, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[73] },
+  { name = "status", off = 2, len = 2, bit = 6, width = 4, reserved = false, strict = false, enum = {[0] = "OKAY", [1] = "UNSUPPORTED_REQUEST", [2] = "DECODE_ERROR", [3] = "DATA_ERROR"}, wide = false, pf = PF[74] },
+  { name = "rd_wr", off = 3, len = 1, bit = 2, width = 1, reserved = false, strict = false, enum = nil, wide = false, pf = PF[75] },
+  { name = "last", off = 3, len = 1, bit = 3, width = 1, reserved = false, strict = false, enum = nil, wide = false, pf = PF[76] },
+  { name = "src_acc", off = 3, len = 2, bit = 4, width = 10, reserved = false, strict = false, enum = nil, wide = false, pf = PF[77] },
+  { name = "dst_acc", off = 4, len = 2, bit = 6, width = 10, reserved = false, strict = false, enum = nil, wide = false, pf = PF[78] },
+  { name = "spare", off = 6, len = 2, bit = 0, width = 16, reserved = true, strict = false, enum = nil, wide = false, pf = PF[79] },
 } }
+PF[80] = pf(ProtoField.uint16("ualink.tl.creq.cmd", "cmd", base.DEC, {[3] = "Read", [40] = "Write", [41] = "WriteFull", [42] = "WriteMessage", [48] = "AtomicR", [50] = "AtomicNR"}, 0xfc0, "UPLI command"))
+PF[81] = pf(ProtoField.uint8("ualink.tl.creq.vchan", "vchan", base.DEC, nil, 0x30, "virtual channel 0..3"))
+PF[82] = pf(ProtoField.uint16("ualink.tl.creq.tag", "tag", base.DEC, nil, 0xffe, "originator tag"))
+PF[83] = pf(ProtoField.uint8("ualink.tl.creq.pool", "pool", base.DEC, nil, 0x1, "shared-pool credit flag"))
+PF[84] = pf(ProtoField.uint8("ualink.tl.creq.attr", "attr", base.HEX, nil, 0xff, "attributes (as uncompressed)"))
+PF[85] = pf(ProtoField.uint8("ualink.tl.creq.len", "len", base.DEC, nil, 0xfc, "words minus one (as uncompressed)"))
+PF[86] = pf(ProtoField.uint8("ualink.tl.creq.cway", "cway", base.DEC, nil, 0x3, "address-cache way supplying asi, src/dst, metadata, addr[56:24]"))
+PF[87] = pf(ProtoField.uint8("ualink.tl.creq.numbeats", "numbeats", base.DEC, nil, 0xc0, "data beats minus one (as uncompressed)"))
+PF[88] = pf(ProtoField.uint24("ualink.tl.creq.addr_lo", "addr_lo", base.HEX, nil, 0x3fffff, "address bits 23..2 (the way holds bits 56..24)"))
 FMT["tl_compressed_request"] = { name = "tl_compressed_request", bytes = 8, check_reserved = true, fields = {
-  { name = "ftype", off = 0, len = 1, bit = 0, width = 4, reserved = false, strict = false, enum = {[0] = "FLOW_CONTROL", [1] = "REQUEST", [2] = "RESPONSE", [3] = "COMPRESSED_REQUEST", [4] = "COMPRESSED_RESPONSE_DATA", [5] = "COMPRESSED_RESPONSE_NODATA", [6] = "VC_FLOW_CONTROL"}, wide = false,
-    pf = pf(ProtoField.uint8("ualink.tl.ftype", "ftype", base.DEC, {[0] = "FLOW_CONTROL", [1] = "REQUEST", [2] = "RESPONSE", [3] = "COMPRESSED_REQUEST", [4] = "COMPRESSED_RESPONSE_DATA", [5] = "COMPRESSED_RESPONSE_NODATA", [6] = "VC_FLOW_CONTROL"}, 0xf0, "field type: selects the layout and the number of sectors")) },
-  { name = "cmd", off = 0, len = 2, bit = 4, width = 6, reserved = false, strict = false, enum = {[3] = "Read", [40] = "Write", [41] = "WriteFull", [42] = "WriteMessage", [48] = "AtomicR", [50] = "AtomicNR"}, wide = false,
-    pf = pf(ProtoField.uint16("ualink.tl.creq.cmd", "cmd", base.DEC, {[3] = "Read", [40] = "Write", [41] = "WriteFull", [42] = "WriteMessage", [48] = "AtomicR", [50] = "AtomicNR"}, 0xfc0, "UPLI command")) },
-  { name = "vchan", off = 1, len = 1, bit = 2, width = 2, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.tl.creq.vchan", "vchan", base.DEC, nil, 0x30, "virtual channel 0..3")) },
-  { name = "tag", off = 1, len = 2, bit = 4, width = 11, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint16("ualink.tl.creq.tag", "tag", base.DEC, nil, 0xffe, "originator tag")) },
-  { name = "pool", off = 2, len = 1, bit = 7, width = 1, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.tl.creq.pool", "pool", base.DEC, nil, 0x1, "shared-pool credit flag")) },
-  { name = "attr", off = 3, len = 1, bit = 0, width = 8, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.tl.creq.attr", "attr", base.HEX, nil, 0xff, "attributes (as uncompressed)")) },
-  { name = "len", off = 4, len = 1, bit = 0, width = 6, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.tl.creq.len", "len", base.DEC, nil, 0xfc, "words minus one (as uncompressed)")) },
-  { name = "cway", off = 4, len = 1, bit = 6, width = 2, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.tl.creq.cway", "cway", base.DEC, nil, 0x3, "address-cache way supplying asi, src/dst, metadata, addr[56:24]")) },
-  { name = "numbeats", off = 5, len = 1, bit = 0, width = 2, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.tl.creq.numbeats", "numbeats", base.DEC, nil, 0xc0, "data beats minus one (as uncompressed)")) },
-  { name = "addr_lo", off = 5, len = 3, bit = 2, width = 22, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint24("ualink.tl.creq.addr_lo", "addr_lo", base.HEX, nil, 0x3fffff, "address bits 23..2 (the way holds bits 56..24)")) },
+  { name = "ftype", off = 0, len = 1, bit = 0, width = 4, reserved = false, strict = false, enum = {[0] = "FLOW_CONTROL", [1] = "REQUEST", [2] = "RESPONSE", [3] = "COMPRESSED_REQUEST", [4] = "COMPRESSED_RESPONSE_DATA", [5] = "COMPRESSED_RESPONSE_NODATA", [6] = "VC_FLOW_CONTROL"}, wide = false, pf = PF[50] },
+  { name = "cmd", off = 0, len = 2, bit = 4, width = 6, reserved = false, strict = false, enum = {[3] = "Read", [40] = "Write", [41] = "WriteFull", [42] = "WriteMessage", [48] = "AtomicR", [50] = "AtomicNR"}, wide = false, pf = PF[80] },
+  { name = "vchan", off = 1, len = 1, bit = 2, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[81] },
+  { name = "tag", off = 1, len = 2, bit = 4, width = 11, reserved = false, strict = false, enum = nil, wide = false, pf = PF[82] },
+  { name = "pool", off = 2, len = 1, bit = 7, width = 1, reserved = false, strict = false, enum = nil, wide = false, pf = PF[83] },
+  { name = "attr", off = 3, len = 1, bit = 0, width = 8, reserved = false, strict = false, enum = nil, wide = false, pf = PF[84] },
+  { name = "len", off = 4, len = 1, bit = 0, width = 6, reserved = false, strict = false, enum = nil, wide = false, pf = PF[85] },
+  { name = "cway", off = 4, len = 1, bit = 6, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[86] },
+  { name = "numbeats", off = 5, len = 1, bit = 0, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[87] },
+  { name = "addr_lo", off = 5, len = 3, bit = 2, width = 22, reserved = false, strict = false, enum = nil, wide = false, pf = PF[88] },
 } }
+PF[89] = pf(ProtoField.uint8("ualink.tl.crsp.vchan", "vchan", base.DEC, nil, 0xc, "virtual channel of the request"))
+PF[90] = pf(ProtoField.uint24("ualink.tl.crsp.tag", "tag", base.DEC, nil, 0x3ff80, "tag of the request being answered"))
+PF[91] = pf(ProtoField.uint8("ualink.tl.crsp.pool", "pool", base.DEC, nil, 0x40, "shared-pool credit flag"))
+PF[92] = pf(ProtoField.uint8("ualink.tl.crsp.len", "len", base.DEC, nil, 0x30, "data beats minus one (0 without data)"))
+PF[93] = pf(ProtoField.uint8("ualink.tl.crsp.offset", "offset", base.DEC, nil, 0xc, "first beat index"))
+PF[94] = pf(ProtoField.uint8("ualink.tl.crsp.last", "last", base.DEC, nil, 0x2, "final response for this tag"))
+PF[95] = pf(ProtoField.uint16("ualink.tl.crsp.spare", "spare", base.DEC, nil, 0x1ff, "spare (reserved: zero)"))
 FMT["tl_compressed_response_with_data"] = { name = "tl_compressed_response_with_data", bytes = 4, check_reserved = true, fields = {
-  { name = "ftype", off = 0, len = 1, bit = 0, width = 4, reserved = false, strict = false, enum = {[0] = "FLOW_CONTROL", [1] = "REQUEST", [2] = "RESPONSE", [3] = "COMPRESSED_REQUEST", [4] = "COMPRESSED_RESPONSE_DATA", [5] = "COMPRESSED_RESPONSE_NODATA", [6] = "VC_FLOW_CONTROL"}, wide = false,
-    pf = pf(ProtoField.uint8("ualink.tl.ftype", "ftype", base.DEC, {[0] = "FLOW_CONTROL", [1] = "REQUEST", [2] = "RESPONSE", [3] = "COMPRESSED_REQUEST", [4] = "COMPRESSED_RESPONSE_DATA", [5] = "COMPRESSED_RESPONSE_NODATA", [6] = "VC_FLOW_CONTROL"}, 0xf0, "field type: selects the layout and the number of sectors")) },
-  { name = "vchan", off = 0, len = 1, bit = 4, width = 2, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.tl.crsp.vchan", "vchan", base.DEC, nil, 0xc, "virtual channel of the request")) },
-  { name = "tag", off = 0, len = 3, bit = 6, width = 11, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint24("ualink.tl.crsp.tag", "tag", base.DEC, nil, 0x3ff80, "tag of the request being answered")) },
-  { name = "pool", off = 2, len = 1, bit = 1, width = 1, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.tl.crsp.pool", "pool", base.DEC, nil, 0x40, "shared-pool credit flag")) },
-  { name = "len", off = 2, len = 1, bit = 2, width = 2, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.tl.crsp.len", "len", base.DEC, nil, 0x30, "data beats minus one (0 without data)")) },
-  { name = "offset", off = 2, len = 1, bit = 4, width = 2, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.tl.crsp.offset", "offset", base.DEC, nil, 0xc, "first beat index")) },
-  { name = "last", off = 2, len = 1, bit = 6, width = 1, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.tl.crsp.last", "last", base.DEC, nil, 0x2, "final response for this tag")) },
-  { name = "spare", off = 2, len = 2, bit = 7, width = 9, reserved = true, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint16("ualink.tl.crsp.spare", "spare", base.DEC, nil, 0x1ff, "spare (reserved: zero)")) },
+  { name = "ftype", off = 0, len = 1, bit = 0, width = 4, reserved = false, strict = false, enum = {[0] = "FLOW_CONTROL", [1] = "REQUEST", [2] = "RESPONSE", [3] = "COMPRESSED_REQUEST", [4] = "COMPRESSED_RESPONSE_DATA", [5] = "COMPRESSED_RESPONSE_NODATA", [6] = "VC_FLOW_CONTROL"}, wide = false, pf = PF[50] },
+  { name = "vchan", off = 0, len = 1, bit = 4, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[89] },
+  { name = "tag", off = 0, len = 3, bit = 6, width = 11, reserved = false, strict = false, enum = nil, wide = false, pf = PF[90] },
+  { name = "pool", off = 2, len = 1, bit = 1, width = 1, reserved = false, strict = false, enum = nil, wide = false, pf = PF[91] },
+  { name = "len", off = 2, len = 1, bit = 2, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[92] },
+  { name = "offset", off = 2, len = 1, bit = 4, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[93] },
+  { name = "last", off = 2, len = 1, bit = 6, width = 1, reserved = false, strict = false, enum = nil, wide = false, pf = PF[94] },
+  { name = "spare", off = 2, len = 2, bit = 7, width = 9, reserved = true, strict = false, enum = nil, wide = false, pf = PF[95] },
 } }
 FMT["tl_compressed_response_no_data"] = { name = "tl_compressed_response_no_data", bytes = 4, check_reserved = true, fields = {
-  { name = "ftype", off = 0, len = 1, bit = 0, width = 4, reserved = false, strict = false, enum = {[0] = "FLOW_CONTROL", [1] = "REQUEST", [2] = "RESPONSE", [3] = "COMPRESSED_REQUEST", [4] = "COMPRESSED_RESPONSE_DATA", [5] = "COMPRESSED_RESPONSE_NODATA", [6] = "VC_FLOW_CONTROL"}, wide = false,
-    pf = pf(ProtoField.uint8("ualink.tl.ftype", "ftype", base.DEC, {[0] = "FLOW_CONTROL", [1] = "REQUEST", [2] = "RESPONSE", [3] = "COMPRESSED_REQUEST", [4] = "COMPRESSED_RESPONSE_DATA", [5] = "COMPRESSED_RESPONSE_NODATA", [6] = "VC_FLOW_CONTROL"}, 0xf0, "field type: selects the layout and the number of sectors")) },
-  { name = "vchan", off = 0, len = 1, bit = 4, width = 2, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.tl.crsp.vchan", "vchan", base.DEC, nil, 0xc, "virtual channel of the request")) },
-  { name = "tag", off = 0, len = 3, bit = 6, width = 11, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint24("ualink.tl.crsp.tag", "tag", base.DEC, nil, 0x3ff80, "tag of the request being answered")) },
-  { name = "pool", off = 2, len = 1, bit = 1, width = 1, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.tl.crsp.pool", "pool", base.DEC, nil, 0x40, "shared-pool credit flag")) },
-  { name = "len", off = 2, len = 1, bit = 2, width = 2, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.tl.crsp.len", "len", base.DEC, nil, 0x30, "data beats minus one (0 without data)")) },
-  { name = "offset", off = 2, len = 1, bit = 4, width = 2, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.tl.crsp.offset", "offset", base.DEC, nil, 0xc, "first beat index")) },
-  { name = "last", off = 2, len = 1, bit = 6, width = 1, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.tl.crsp.last", "last", base.DEC, nil, 0x2, "final response for this tag")) },
-  { name = "spare", off = 2, len = 2, bit = 7, width = 9, reserved = true, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint16("ualink.tl.crsp.spare", "spare", base.DEC, nil, 0x1ff, "spare (reserved: zero)")) },
+  { name = "ftype", off = 0, len = 1, bit = 0, width = 4, reserved = false, strict = false, enum = {[0] = "FLOW_CONTROL", [1] = "REQUEST", [2] = "RESPONSE", [3] = "COMPRESSED_REQUEST", [4] = "COMPRESSED_RESPONSE_DATA", [5] = "COMPRESSED_RESPONSE_NODATA", [6] = "VC_FLOW_CONTROL"}, wide = false, pf = PF[50] },
+  { name = "vchan", off = 0, len = 1, bit = 4, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[89] },
+  { name = "tag", off = 0, len = 3, bit = 6, width = 11, reserved = false, strict = false, enum = nil, wide = false, pf = PF[90] },
+  { name = "pool", off = 2, len = 1, bit = 1, width = 1, reserved = false, strict = false, enum = nil, wide = false, pf = PF[91] },
+  { name = "len", off = 2, len = 1, bit = 2, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[92] },
+  { name = "offset", off = 2, len = 1, bit = 4, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[93] },
+  { name = "last", off = 2, len = 1, bit = 6, width = 1, reserved = false, strict = false, enum = nil, wide = false, pf = PF[94] },
+  { name = "spare", off = 2, len = 2, bit = 7, width = 9, reserved = true, strict = false, enum = nil, wide = false, pf = PF[95] },
 } }
+PF[96] = pf(ProtoField.uint8("ualink.tl.vcfc.vchan", "vchan", base.DEC, nil, 0xc, "virtual channel whose credits are returned"))
+PF[97] = pf(ProtoField.uint16("ualink.tl.vcfc.req_cmd", "req_cmd", base.DEC, nil, 0x3e0, "request-command credits returned to vchan"))
+PF[98] = pf(ProtoField.uint8("ualink.tl.vcfc.rsp_cmd", "rsp_cmd", base.DEC, nil, 0x1f, "response-command credits returned to vchan"))
+PF[99] = pf(ProtoField.uint8("ualink.tl.vcfc.req_data", "req_data", base.DEC, nil, 0xff, "request-data credits returned to vchan"))
+PF[100] = pf(ProtoField.uint8("ualink.tl.vcfc.rsp_data", "rsp_data", base.DEC, nil, 0xff, "response-data credits returned to vchan"))
 FMT["tl_vc_flow_control"] = { name = "tl_vc_flow_control", bytes = 4, check_reserved = true, fields = {
-  { name = "ftype", off = 0, len = 1, bit = 0, width = 4, reserved = false, strict = false, enum = {[0] = "FLOW_CONTROL", [1] = "REQUEST", [2] = "RESPONSE", [3] = "COMPRESSED_REQUEST", [4] = "COMPRESSED_RESPONSE_DATA", [5] = "COMPRESSED_RESPONSE_NODATA", [6] = "VC_FLOW_CONTROL"}, wide = false,
-    pf = pf(ProtoField.uint8("ualink.tl.ftype", "ftype", base.DEC, {[0] = "FLOW_CONTROL", [1] = "REQUEST", [2] = "RESPONSE", [3] = "COMPRESSED_REQUEST", [4] = "COMPRESSED_RESPONSE_DATA", [5] = "COMPRESSED_RESPONSE_NODATA", [6] = "VC_FLOW_CONTROL"}, 0xf0, "field type: selects the layout and the number of sectors")) },
-  { name = "vchan", off = 0, len = 1, bit = 4, width = 2, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.tl.vcfc.vchan", "vchan", base.DEC, nil, 0xc, "virtual channel whose credits are returned")) },
-  { name = "req_cmd", off = 0, len = 2, bit = 6, width = 5, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint16("ualink.tl.vcfc.req_cmd", "req_cmd", base.DEC, nil, 0x3e0, "request-command credits returned to vchan")) },
-  { name = "rsp_cmd", off = 1, len = 1, bit = 3, width = 5, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.tl.vcfc.rsp_cmd", "rsp_cmd", base.DEC, nil, 0x1f, "response-command credits returned to vchan")) },
-  { name = "req_data", off = 2, len = 1, bit = 0, width = 8, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.tl.vcfc.req_data", "req_data", base.DEC, nil, 0xff, "request-data credits returned to vchan")) },
-  { name = "rsp_data", off = 3, len = 1, bit = 0, width = 8, reserved = false, strict = false, enum = nil, wide = false,
-    pf = pf(ProtoField.uint8("ualink.tl.vcfc.rsp_data", "rsp_data", base.DEC, nil, 0xff, "response-data credits returned to vchan")) },
+  { name = "ftype", off = 0, len = 1, bit = 0, width = 4, reserved = false, strict = false, enum = {[0] = "FLOW_CONTROL", [1] = "REQUEST", [2] = "RESPONSE", [3] = "COMPRESSED_REQUEST", [4] = "COMPRESSED_RESPONSE_DATA", [5] = "COMPRESSED_RESPONSE_NODATA", [6] = "VC_FLOW_CONTROL"}, wide = false, pf = PF[50] },
+  { name = "vchan", off = 0, len = 1, bit = 4, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[96] },
+  { name = "req_cmd", off = 0, len = 2, bit = 6, width = 5, reserved = false, strict = false, enum = nil, wide = false, pf = PF[97] },
+  { name = "rsp_cmd", off = 1, len = 1, bit = 3, width = 5, reserved = false, strict = false, enum = nil, wide = false, pf = PF[98] },
+  { name = "req_data", off = 2, len = 1, bit = 0, width = 8, reserved = false, strict = false, enum = nil, wide = false, pf = PF[99] },
+  { name = "rsp_data", off = 3, len = 1, bit = 0, width = 8, reserved = false, strict = false, enum = nil, wide = false, pf = PF[100] },
 } }
 
 -- Dispatch tables.
