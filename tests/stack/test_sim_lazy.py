@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import hashlib
 
+import pytest
+
 from ualink_ref.stack.sim import Simulation, random_workload, simulate
+from ualink_ref.stack.workloads import WORKLOAD_KINDS, Op, _reference_ops
 
 
 def test_random_workload_is_the_same_ops_as_before_it_was_lazy() -> None:
@@ -33,3 +36,17 @@ def test_lazy_and_materialised_workloads_give_the_same_report() -> None:
     assert lazy == eager
     assert (lazy.slots, lazy.crc_errors, lazy.replays, lazy.replayed_flits) == (624, 16, 11, 34)
     assert lazy.latency_mean == 60.8 and lazy.data_mismatches == 0
+
+
+@pytest.mark.parametrize("span", [256, 300, 4096 + 4, 1 << 16])
+@pytest.mark.parametrize("kinds", [WORKLOAD_KINDS, ("atomic",), ("write", "read")])
+@pytest.mark.parametrize("sides", [("a", "b"), ("b",)])
+def test_random_workload_draws_as_the_public_random_methods_do(
+    span: int, kinds: tuple[str, ...], sides: tuple[str, ...]
+) -> None:
+    # The generator inlines random's choice/randint/randrange; _reference_ops calls them.
+    for seed in range(4):
+        fast = list(random_workload(150, seed, span=span, kinds=kinds, sides=sides))
+        reference = list(_reference_ops(150, seed, span, 0x10_0000, sides, kinds))
+        assert fast == reference
+        assert {type(op) for op in fast} == {Op}

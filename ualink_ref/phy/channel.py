@@ -85,10 +85,22 @@ class BitErrorChannel:
 
     def apply(self, wire: bytes) -> bytes:
         """``wire`` with this channel's errors applied."""
-        data = _wire_array(wire)
-        pos = self.positions(data.size * 8)
+        if not isinstance(wire, bytes | bytearray | memoryview):
+            raise EncodeError(f"wire must be bytes, got {type(wire).__name__}")
+        pos = self.positions(len(wire) * 8)
         self.errors += int(pos.size)
-        return _flip(data, pos)
+        if pos.size > _FEW_ERRORS:
+            return _flip(_wire_array(wire), pos)
+        # A handful of errors (the usual case): flipped one by one in a bytearray, not
+        # through numpy arrays built for them (a third of the call's cost).
+        out = bytearray(wire)
+        for p in pos.tolist():
+            out[p >> 3] ^= 1 << (p & 7)
+        return bytes(out)
+
+
+#: Up to this many errors a call flips them in Python; more go through numpy at once.
+_FEW_ERRORS = 32
 
 
 class BurstChannel:

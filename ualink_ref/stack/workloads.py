@@ -27,7 +27,7 @@ W4. Offered load ``load`` (fraction of one link's data rate, per source):
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
@@ -41,6 +41,8 @@ OP_KINDS = ("read", "write", "atomic")
 #: The kinds :func:`random_workload` can draw from.
 WORKLOAD_KINDS = ("read", "write", "writefull", "atomic")
 _ATOMIC_OPS = tuple(AtomicOp)  # drawn from per atomic op: listed once
+_N_ATOMIC_OPS = len(_ATOMIC_OPS)
+_CAS = AtomicOp.CAS
 
 
 class _OpFields(NamedTuple):
@@ -126,26 +128,70 @@ class RandomWorkload:
         return self.n
 
     def __iter__(self) -> Iterator[Op]:
+        # The draws are those of ``rng.choice`` / ``randint`` / ``randrange`` (see
+        # :func:`_reference_ops`, which a test holds this to) with the method layers
+        # inlined: they were most of the cost of generating an op.
         rng = random.Random(self.seed)
+        bits, random_bytes, uniform = rng.getrandbits, rng.randbytes, rng.random
         sides, kinds, span, base = self.sides, self.kinds, self.span, self.base
+        n_sides, n_kinds, regions = len(sides), len(kinds), (span + 255) // 256
+        new = tuple.__new__
         for _ in range(self.n):
-            side = rng.choice(sides)
-            kind = rng.choice(kinds)
+            side = sides[_below(bits, n_sides)]
+            kind = kinds[_below(bits, n_kinds)]
             if kind == "atomic":
-                size = rng.choice((4, 8))
-                op = rng.choice(_ATOMIC_OPS)
-                yield Op(side, "atomic", base + rng.randrange(0, span, size),
-                         atomic_op=int(op), operand=rng.getrandbits(8 * size),
-                         compare=rng.getrandbits(8 * size) if op == AtomicOp.CAS else None,
-                         size=size, fetch=rng.random() < 0.75)
+                size = (4, 8)[_below(bits, 2)]
+                op = _ATOMIC_OPS[_below(bits, _N_ATOMIC_OPS)]
+                addr = base + size * _below(bits, (span + size - 1) // size)
+                operand = bits(8 * size)
+                compare = bits(8 * size) if op is _CAS else None
+                yield new(Op, (side, "atomic", addr, 0, b"", None, int(op), operand,
+                               compare, size, uniform() < 0.75))
                 continue
-            length = 4 * rng.randint(1, 64)
-            addr = base + rng.randrange(0, span, 256) + 4 * rng.randrange((256 - length) // 4 + 1)
+            length = 4 * (1 + _below(bits, 64))
+            addr = base + 256 * _below(bits, regions) + 4 * _below(bits, (256 - length) // 4 + 1)
             if kind == "read":
-                yield Op(side, "read", addr, length=length)
+                yield new(Op, (side, "read", addr, length, b"", None, 0, 0, None, 8, True))
             else:
-                mask = rng.getrandbits(length) if kind == "write" else None
-                yield Op(side, "write", addr, data=rng.randbytes(length), byte_enable=mask)
+                mask = bits(length) if kind == "write" else None
+                yield new(Op, (side, "write", addr, 0, random_bytes(length), mask, 0, 0, None,
+                               8, True))
+
+
+def _below(bits: Callable[[int], int], n: int) -> int:
+    """A uniform integer in ``[0, n)`` drawn as ``random.Random._randbelow`` draws it
+    (``bits`` is that generator's ``getrandbits``): the same stream as ``choice`` and
+    ``randrange`` on Python 3.11 and later."""
+    k = n.bit_length()
+    r = bits(k)
+    while r >= n:
+        r = bits(k)
+    return r
+
+
+def _reference_ops(n: int, seed: int, span: int, base: int, sides: Sequence[str],
+                   kinds: Sequence[str]) -> Iterator[Op]:
+    """The ops :class:`RandomWorkload` yields, drawn through ``random``'s public methods:
+    the definition its faster loop is tested against."""
+    rng = random.Random(seed)
+    for _ in range(n):
+        side = rng.choice(sides)
+        kind = rng.choice(kinds)
+        if kind == "atomic":
+            size = rng.choice((4, 8))
+            op = rng.choice(_ATOMIC_OPS)
+            yield Op(side, "atomic", base + rng.randrange(0, span, size),
+                     atomic_op=int(op), operand=rng.getrandbits(8 * size),
+                     compare=rng.getrandbits(8 * size) if op == AtomicOp.CAS else None,
+                     size=size, fetch=rng.random() < 0.75)
+            continue
+        length = 4 * rng.randint(1, 64)
+        addr = base + rng.randrange(0, span, 256) + 4 * rng.randrange((256 - length) // 4 + 1)
+        if kind == "read":
+            yield Op(side, "read", addr, length=length)
+        else:
+            mask = rng.getrandbits(length) if kind == "write" else None
+            yield Op(side, "write", addr, data=rng.randbytes(length), byte_enable=mask)
 
 
 def random_workload(
