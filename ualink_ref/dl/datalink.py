@@ -469,8 +469,8 @@ class DataLink(Transmitter):
         """Append received TL stream bytes; report every TL flit they complete."""
         buf = bytes(self._rx_partial) + data if self._rx_partial else data
         whole = len(buf) - len(buf) % TL_FLIT_BYTES
-        events.extend(ev.TLFlitDelivered(buf[i:i + TL_FLIT_BYTES])
-                      for i in range(0, whole, TL_FLIT_BYTES))
+        events.extend(map(ev.TLFlitDelivered, [buf[i:i + TL_FLIT_BYTES]
+                                               for i in range(0, whole, TL_FLIT_BYTES)]))
         self._counters.tl_flits_delivered += whole // TL_FLIT_BYTES
         self._rx_partial = bytearray(buf[whole:])
 

@@ -353,7 +353,8 @@ class Simulation:
             op = next(self._source, None)
             if op is None:
                 return False
-            if op.side not in SIDES or op.kind not in OP_KINDS:
+            # An Op was checked when it was made; anything else standing in for one is here.
+            if type(op) is not Op and (op.side not in SIDES or op.kind not in OP_KINDS):
                 raise ValueError(f"bad op side or kind: {op!r}")
             self._sides[op.side].queue.append(len(self.workload))
             self.workload.append(op)
@@ -456,18 +457,20 @@ class Simulation:
         target's mapped ranges is expected to end in DECODE_ERROR and change nothing."""
         bad = 0
         poison = self.fault_plan.poisoned if self.fault_plan is not None else ()
+        results, late, timeout = self.results, self._late_executed, Status.TIMEOUT
         for side, target in (("a", self.b), ("b", self.a)):
             mem: dict[int, bytearray] = {}
             poisoned = set(poison)
+            is_mapped = target.memory.is_mapped
             for index, op in enumerate(self.workload):
                 if op.side != side:
                     continue
-                got = self.results[index]
-                if got is not None and got.status == Status.TIMEOUT:  # see sim_model
-                    if index in self._late_executed:
+                got = results[index]
+                if got is not None and got.status == timeout:  # see sim_model
+                    if index in late:
                         expected(mem, poisoned, op)
                     continue
-                if target.memory.is_mapped(op.addr, op.nbytes):
+                if is_mapped(op.addr, op.nbytes):
                     want: tuple[Status, bytes | None, int] = expected(mem, poisoned, op)
                 else:  # the target answers DECODE_ERROR and changes nothing
                     want = (Status.DECODE_ERROR, None, 0)
