@@ -88,3 +88,19 @@ def test_burst_channel_rejects_non_integer_length_or_offset(kwargs: dict[str, ob
     # Found in review: BurstChannel(1.5, seed) raised TypeError on its first apply().
     with pytest.raises(EncodeError):
         BurstChannel(seed=1, **kwargs).apply(bytes(8))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("wire_bytes,ber", [(3704, 1e-4), (680, 3e-3), (10_000, 1e-3)])
+def test_bit_error_channel_flips_exactly_the_positions_it_draws(wire_bytes: int,
+                                                                ber: float) -> None:
+    # apply() flips a few errors in Python and many (the last case) through numpy: both
+    # must flip the positions() stream, call after call (same seed, same sizes).
+    rng = np.random.default_rng(7)
+    applied, drawn = BitErrorChannel(ber, seed=5), BitErrorChannel(ber, seed=5)
+    total = 0
+    for _ in range(40):
+        wire = rng.integers(0, 256, wire_bytes, dtype=np.uint8).tobytes()
+        positions = drawn.positions(8 * wire_bytes).tolist()
+        total += len(positions)
+        assert _diff_bits(wire, applied.apply(wire)) == positions
+    assert applied.errors == total > 0

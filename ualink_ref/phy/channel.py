@@ -79,18 +79,21 @@ class BitErrorChannel:
 
     def positions(self, nbits: int) -> NDArray[np.int64]:
         """Draw the sorted error positions for a wire of ``nbits`` bits."""
+        return np.sort(self._draw(nbits).astype(np.int64))
+
+    def _draw(self, nbits: int) -> NDArray[np.integer]:
+        # The stream: a Binomial(nbits, ber) count, then that many distinct positions.
         count = int(self._rng.binomial(nbits, self.ber)) if nbits else 0
-        pos = self._rng.choice(nbits, size=count, replace=False) if count else np.zeros(0)
-        return np.sort(pos.astype(np.int64))
+        return self._rng.choice(nbits, size=count, replace=False) if count else np.zeros(0, int)
 
     def apply(self, wire: bytes) -> bytes:
         """``wire`` with this channel's errors applied."""
         if not isinstance(wire, bytes | bytearray | memoryview):
             raise EncodeError(f"wire must be bytes, got {type(wire).__name__}")
-        pos = self.positions(len(wire) * 8)
+        pos = self._draw(len(wire) * 8)  # distinct positions: flipped in any order
         self.errors += int(pos.size)
         if pos.size > _FEW_ERRORS:
-            return _flip(_wire_array(wire), pos)
+            return _flip(_wire_array(wire), pos.astype(np.int64))
         # A handful of errors (the usual case): flipped one by one in a bytearray, not
         # through numpy arrays built for them (a third of the call's cost).
         out = bytearray(wire)
