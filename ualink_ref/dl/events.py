@@ -6,8 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ualink_ref.dl.messages import DLMessage
+from ualink_ref.slotted import direct_init
 
 
+@direct_init  # one is made per TL flit delivered: see ualink_ref.slotted
 @dataclass(frozen=True, slots=True)
 class TLFlitDelivered:
     """A 64-byte TL flit received in order, exactly once."""

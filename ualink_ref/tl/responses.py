@@ -48,6 +48,7 @@ from ualink_ref.tl.upli import WIRE_STATUSES, Status
 
 _STATUS = WIRE_STATUSES
 _NUM_STATUS = len(WIRE_STATUSES)
+_tuple_new = tuple.__new__
 # Enum members read once: on Python 3.11 ``Enum.MEMBER`` costs several times a global.
 _OKAY, _DATA_ERROR = Status.OKAY, Status.DATA_ERROR
 
@@ -154,8 +155,9 @@ class ResponseHandling:
         if problem is None and (value.spare or dst != self.acc_id or status >= _NUM_STATUS):
             problem = self._response_problem(value, status, dst)
         self._counters.responses_received += 1
-        return RxResponse(value.tag, status, source, beats, src, value, problem, value.offset,
-                          value.last, span)
+        # Every field given, so the NamedTuple's keyword-handling constructor is skipped.
+        return _tuple_new(RxResponse, (value.tag, status, source, beats, src, value, problem,
+                                       value.offset, value.last, span))
 
     def _response_problem(
         self, value: Response | CompressedResponseData | CompressedResponseNoData,

@@ -493,7 +493,7 @@ class TransactionLayer(OriginatorAPI, ResponseHandling):
             if request.cload:
                 self._rx_ways[request.cway] = request
         self._counters.requests_received += 1
-        return _RxRequest(request, source, data_credits)
+        return _tuple_new(_RxRequest, (request, source, data_credits))
 
     def _serve(self, rx: _RxRequest, halves: list[bytes]) -> None:
         # Rule B1: execute only while the response can be held; otherwise wait in order.

@@ -1,0 +1,99 @@
+"""direct_init: the same construction as a frozen dataclass's own __init__, only faster."""
+
+from __future__ import annotations
+
+import dataclasses
+import pickle
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from ualink_ref.dl.events import TLFlitDelivered
+from ualink_ref.slotted import direct_init
+from ualink_ref.tl.events import Completion
+from ualink_ref.tl.upli import Status
+
+
+@dataclass(frozen=True, slots=True)
+class _Plain:
+    a: int
+    b: str
+    c: bytes | None = None
+    d: int = 7
+
+
+@direct_init
+@dataclass(frozen=True, slots=True)
+class _Direct:
+    a: int
+    b: str
+    c: bytes | None = None
+    d: int = 7
+
+
+CALLS = [((1, "x"), {}), ((1, "x", b"y"), {}), ((1, "x", None, 9), {}),
+         ((1,), {"b": "x", "d": 2}), ((), {"a": 3, "b": "z", "c": b""})]
+
+
+@pytest.mark.parametrize("args,kwargs", CALLS)
+def test_direct_init_builds_what_the_generated_init_builds(args: tuple[Any, ...],
+                                                          kwargs: dict[str, Any]) -> None:
+    plain, direct = _Plain(*args, **kwargs), _Direct(*args, **kwargs)
+    assert dataclasses.astuple(plain) == dataclasses.astuple(direct)
+    assert repr(plain).replace("_Plain", "_Direct") == repr(direct)
+    assert direct == _Direct(*args, **kwargs) and hash(direct) == hash(_Direct(*args, **kwargs))
+    assert pickle.loads(pickle.dumps(direct)) == direct
+
+
+@pytest.mark.parametrize("args,kwargs", [((), {}), ((1,), {}), ((1, "x", None, 9, 0), {}),
+                                         ((1, "x"), {"e": 1}), ((1, "x"), {"a": 2})])
+def test_direct_init_refuses_the_calls_the_generated_init_refuses(args: tuple[Any, ...],
+                                                                  kwargs: dict[str, Any]) -> None:
+    with pytest.raises(TypeError):
+        _Plain(*args, **kwargs)
+    with pytest.raises(TypeError):
+        _Direct(*args, **kwargs)
+
+
+def test_direct_init_keeps_the_class_frozen_and_slotted() -> None:
+    value = _Direct(1, "x")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        value.a = 2  # type: ignore[misc]
+    assert not hasattr(value, "__dict__")
+    assert dataclasses.replace(value, d=1) == _Direct(1, "x", None, 1)
+
+
+def test_the_stack_events_that_use_it_build_as_before() -> None:
+    done = Completion(4, Status.DATA_ERROR, None, "why", poisoned=2)
+    assert (done.handle, done.status, done.data, done.error, done.poisoned) == (
+        4, Status.DATA_ERROR, None, "why", 2)
+    assert Completion(1, Status.OKAY, b"ab") == Completion(handle=1, status=Status.OKAY,
+                                                           data=b"ab", error=None, poisoned=0)
+    assert TLFlitDelivered(b"\x01" * 64).data == b"\x01" * 64
+    assert "direct_init" in Completion.__init__.__code__.co_filename
+
+
+def test_direct_init_refuses_classes_it_would_change() -> None:
+    @dataclass(frozen=True)
+    class NoSlots:
+        a: int
+
+    @dataclass(slots=True)
+    class NotFrozen:
+        a: int
+
+    @dataclass(frozen=True, slots=True)
+    class Factory:
+        a: list[int] = field(default_factory=list)
+
+    @dataclass(frozen=True, slots=True)
+    class PostInit:
+        a: int
+
+        def __post_init__(self) -> None:
+            pass
+
+    for cls in (NoSlots, NotFrozen, Factory, PostInit, int):
+        with pytest.raises(TypeError):
+            direct_init(cls)
