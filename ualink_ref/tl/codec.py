@@ -231,8 +231,18 @@ def _raise_misfit(value: TLField) -> NoReturn:
 
 
 _CODE = {cls: _compile(cls, layout) for cls, layout in _LAYOUTS.items()}
-_UNPACK_BY_FTYPE: tuple[Callable[[int], TLField] | None, ...] = tuple(
-    _CODE[entry[0]][1] if entry else None for entry in _BY_FTYPE
+
+
+def _unknown_ftype(ftype: int) -> Callable[[int], TLField]:
+    def refuse(word: int) -> TLField:
+        raise FieldRangeError("ftype", ftype, "unknown TL field type")
+    return refuse
+
+
+#: FTYPE -> the unpack of its bits; an unknown FTYPE's entry raises FieldRangeError.
+_UNPACK_BY_FTYPE: tuple[Callable[[int], TLField], ...] = tuple(
+    _CODE[entry[0]][1] if entry else _unknown_ftype(ftype)
+    for ftype, entry in enumerate(_BY_FTYPE)
 )
 
 
@@ -263,10 +273,7 @@ def packer(cls: type[TLField]) -> Callable[..., bytes]:
 
 def unpack_word(ftype: int, word: int) -> TLField:
     """The typed value of a field of type ``ftype`` whose bits are ``word`` (no checks)."""
-    unpack = _UNPACK_BY_FTYPE[ftype]
-    if unpack is None:
-        raise FieldRangeError("ftype", ftype, "unknown TL field type")
-    return unpack(word)
+    return _UNPACK_BY_FTYPE[ftype](word)
 
 
 def unpack_field(data: bytes | bytearray | memoryview) -> TLField:
@@ -300,8 +307,9 @@ def decode_control_half(half: bytes | bytearray | memoryview) -> list[tuple[int,
     """
     out: list[tuple[int, TLField]] = []
     sector = 0
+    unpack_by_ftype = _UNPACK_BY_FTYPE
     for ftype, bits in control_words(half):
-        out.append((sector, unpack_word(ftype, bits)))
+        out.append((sector, unpack_by_ftype[ftype](bits)))
         sector += SECTORS_OF[ftype]
     return out
 
