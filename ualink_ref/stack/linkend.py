@@ -27,6 +27,8 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+import numpy as np
+
 from ualink_ref.dl import (
     CrcErrorDetected,
     DataLink,
@@ -67,10 +69,12 @@ def decode_wire(data: bytes, fec: FecMode, interleave: int = 1) -> FecDecoded:
         count = len(data) // DL_FLIT_BYTES
         return FecDecoded(bytes(data), (0,) * count, (False,) * count)
     result = decode_flits(data, fec, interleave)
+    # count_nonzero, not (x > 0).sum(): the counts are never negative, and a reduction
+    # through ndarray.sum costs more than the rest of this wrapper.
     return FecDecoded(result.flits, tuple(result.corrected.tolist()),
                       tuple(result.uncorrectable.tolist()),
-                      int((result.codeword_corrected > 0).sum()),
-                      int(result.codeword_uncorrectable.sum()))
+                      int(np.count_nonzero(result.codeword_corrected)),
+                      int(np.count_nonzero(result.codeword_uncorrectable)))
 
 
 #: A TL flit of NOP padding only: carries reliable DL messages when the TL is idle.
