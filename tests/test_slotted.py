@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import pickle
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from typing import Any
 
 import pytest
@@ -71,7 +72,35 @@ def test_the_stack_events_that_use_it_build_as_before() -> None:
     assert Completion(1, Status.OKAY, b"ab") == Completion(handle=1, status=Status.OKAY,
                                                            data=b"ab", error=None, poisoned=0)
     assert TLFlitDelivered(b"\x01" * 64).data == b"\x01" * 64
-    assert "direct_init" in Completion.__init__.__code__.co_filename
+    for cls in (Completion, TLFlitDelivered):
+        assert "direct_init" in cls.__init__.__code__.co_filename
+    # introspection reads as the generated __init__ did
+    assert str(inspect.signature(Completion)) == (
+        "(handle: 'int', status: 'Status', data: 'bytes | None', error: 'str | None' = None, "
+        "poisoned: 'int' = 0) -> None")
+
+
+def test_direct_init_takes_any_field_names_and_inherited_slots() -> None:
+    @direct_init
+    @dataclass(frozen=True, slots=True)
+    class Odd:
+        self: int  # type: ignore[misc]
+        set1: int = 2
+        default0: int = 3
+
+    @dataclass(frozen=True, slots=True)
+    class Base:
+        a: int
+
+    @direct_init
+    @dataclass(frozen=True, slots=True)
+    class Derived(Base):
+        b: int = 5
+
+    odd = Odd(1)
+    assert (odd.self, odd.set1, odd.default0) == (1, 2, 3)
+    assert Odd(self=4, set1=5, default0=6) == Odd(4, 5, 6)
+    assert (Derived(1).a, Derived(1).b, Derived(2, 3)) == (1, 5, Derived(a=2, b=3))
 
 
 def test_direct_init_refuses_classes_it_would_change() -> None:
@@ -94,6 +123,29 @@ def test_direct_init_refuses_classes_it_would_change() -> None:
         def __post_init__(self) -> None:
             pass
 
-    for cls in (NoSlots, NotFrozen, Factory, PostInit, int):
+    @dataclass(frozen=True, slots=True, init=False)
+    class OwnInit:
+        a: int
+
+        def __init__(self, a: int) -> None:
+            object.__setattr__(self, "a", 2 * a)
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class KeywordOnly:
+        a: int
+
+    @dataclass(frozen=True, slots=True)
+    class WithInitVar:
+        a: int
+        scale: InitVar[int] = 1
+
+    @dataclass(frozen=True, slots=True)
+    class NotInInit:
+        a: int
+        b: int = field(default=0, init=False)
+
+    for cls in (NoSlots, NotFrozen, Factory, PostInit, OwnInit, KeywordOnly, WithInitVar,
+                NotInInit, int):
         with pytest.raises(TypeError):
             direct_init(cls)
+    assert OwnInit(2).a == 4  # refused, so left as it was

@@ -104,3 +104,12 @@ def test_bit_error_channel_flips_exactly_the_positions_it_draws(wire_bytes: int,
         total += len(positions)
         assert _diff_bits(wire, applied.apply(wire)) == positions
     assert applied.errors == total > 0
+
+
+def test_bit_error_channel_takes_any_bytes_like_wire_as_its_bytes() -> None:
+    # A memoryview of wider items (or a bytearray) is its bytes: the same stream, flipped.
+    raw = bytes(range(256)) * 4
+    wide = memoryview(np.frombuffer(raw, dtype=np.uint32).copy())
+    for wire in (bytearray(raw), wide, memoryview(raw)):
+        assert BitErrorChannel(2e-3, seed=3).apply(wire) == BitErrorChannel(2e-3, seed=3).apply(raw)
+    assert BitErrorChannel(1.0, seed=3).apply(wide) == bytes(b ^ 0xFF for b in raw)

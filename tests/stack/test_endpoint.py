@@ -13,7 +13,9 @@ from tl_model import Model, expect, issue, random_ops
 
 from ualink_ref import Completion, Endpoint
 from ualink_ref.errors import DecodeError, UALinkError
-from ualink_ref.phy import BitErrorChannel
+from ualink_ref.phy import BitErrorChannel, encode_flits
+from ualink_ref.phy.accel import use_compiled
+from ualink_ref.stack.linkend import decode_wire
 from ualink_ref.tl import Status, TransactionLayer
 from ualink_ref.tl.upli import Command
 
@@ -189,3 +191,21 @@ def test_upli_calls_run_what_the_endpoints_tl_runs() -> None:
     ep.tl.read = read
     tag = ep.read(2, 0x40, 64, vc=1)
     assert seen == [((2, 0x40, 64), {"vc": 1})] and ep.tl.queued == 1 and tag == 0
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_decode_wire_counts_corrected_and_uncorrectable_codewords(compiled: bool) -> None:
+    # Four KP4 flits (one codeword each): clean; 3 and 5 bytes hit (<= t = 15 symbols:
+    # fixed); 64 bytes hit (far past t: flagged). Counts by construction: 2 and 1.
+    flits = bytes(range(256)) * 10  # 2,560 bytes: four flits
+    wire = bytearray(encode_flits(flits, "kp4"))
+    per = len(wire) // 4
+    for flit, hits in ((1, (5, 200, 400)), (2, (1, 90, 180, 270, 600)), (3, range(0, 640, 10))):
+        for i in hits:
+            wire[flit * per + i] ^= 0x5A
+    with use_compiled(compiled):
+        got = decode_wire(bytes(wire), "kp4")
+    assert (got.codewords_corrected, got.codewords_uncorrectable) == (2, 1)
+    assert got.corrected[0] == 0 and got.corrected[1] > 0 and got.corrected[2] > 0
+    assert got.uncorrectable == (False, False, False, True)
+    assert got.flits[:1920] == flits[:1920]

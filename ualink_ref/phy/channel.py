@@ -90,6 +90,8 @@ class BitErrorChannel:
         """``wire`` with this channel's errors applied."""
         if not isinstance(wire, bytes | bytearray | memoryview):
             raise EncodeError(f"wire must be bytes, got {type(wire).__name__}")
+        if type(wire) is not bytes:
+            wire = bytes(wire)  # a memoryview's len() counts items, not bytes
         pos = self._draw(len(wire) * 8)  # distinct positions: flipped in any order
         self.errors += int(pos.size)
         if pos.size > _FEW_ERRORS:

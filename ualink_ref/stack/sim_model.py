@@ -42,7 +42,7 @@ ModelMemory = dict[int, bytearray]
 def model_read(mem: ModelMemory, addr: int, length: int) -> bytes:
     """``length`` bytes of the model from ``addr``."""
     off = addr % PAGE
-    if off + length <= PAGE:  # one page: every op of a workload (each lies in a region)
+    if length >= 0 and off + length <= PAGE:  # one page: every op (each lies in a region)
         page = mem.get(addr - off)
         return bytes(page[off : off + length]) if page is not None else bytes(length)
     out = bytearray()
@@ -65,7 +65,7 @@ def _page(mem: ModelMemory, base: int) -> bytearray:
 def model_write(mem: ModelMemory, addr: int, data: bytes, byte_enable: int | None = None) -> None:
     """Store ``data`` at ``addr`` (only the bytes whose ``byte_enable`` bit is set)."""
     off = addr % PAGE
-    if byte_enable is None and off + len(data) <= PAGE:  # one page, every byte: a slice
+    if byte_enable is None and 0 < len(data) <= PAGE - off:  # one page, every byte: a slice
         _page(mem, addr - off)[off : off + len(data)] = data
         return
     pos = 0

@@ -26,6 +26,7 @@ W4. Offered load ``load`` (fraction of one link's data rate, per source):
 
 from __future__ import annotations
 
+import operator
 import random
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -121,6 +122,25 @@ class RandomWorkload:
 
     def __init__(self, n: int, seed: int, span: int, base: int, sides: Sequence[str],
                  kinds: Sequence[str]) -> None:
+        # Checked here, not only in random_workload: the ops are built unchecked (see
+        # __iter__), so a workload that exists is one whose every op is valid.
+        try:
+            n, span, base = operator.index(n), operator.index(span), operator.index(base)
+        except TypeError:
+            raise ValueError(f"n, span and base must be integers, got {n!r}, {span!r}, "
+                             f"{base!r}") from None
+        if n < 0:
+            raise ValueError(f"number of ops must be >= 0, got {n}")
+        unknown = [k for k in kinds if k not in WORKLOAD_KINDS]
+        if unknown or not kinds:
+            raise ValueError(f"kinds must be drawn from {WORKLOAD_KINDS}, got {tuple(kinds)}")
+        if span < 256 or base % 256:
+            raise ValueError(
+                f"span must be >= 256 and base 256-byte aligned (got span {span}, base "
+                f"{base:#x}): every op lies inside one 256-byte region of [base, base + span)"
+            )
+        if not sides or any(side not in SIDES for side in sides):
+            raise ValueError(f"sides must be drawn from {SIDES}, got {tuple(sides)}")
         self.n, self.seed, self.span, self.base = n, seed, span, base
         self.sides, self.kinds = tuple(sides), tuple(kinds)
 
@@ -128,9 +148,9 @@ class RandomWorkload:
         return self.n
 
     def __iter__(self) -> Iterator[Op]:
-        # The draws are those of ``rng.choice`` / ``randint`` / ``randrange`` (see
-        # :func:`_reference_ops`, which a test holds this to) with the method layers
-        # inlined: they were most of the cost of generating an op.
+        # The draws are those of ``rng.choice`` / ``randint`` / ``randrange`` with the
+        # method layers inlined (they were most of the cost of generating an op); a test
+        # (tests/stack/test_sim_lazy.py) holds this loop to one written with those calls.
         rng = random.Random(self.seed)
         bits, random_bytes, uniform = rng.getrandbits, rng.randbytes, rng.random
         sides, kinds, span, base = self.sides, self.kinds, self.span, self.base
@@ -169,31 +189,6 @@ def _below(bits: Callable[[int], int], n: int) -> int:
     return r
 
 
-def _reference_ops(n: int, seed: int, span: int, base: int, sides: Sequence[str],
-                   kinds: Sequence[str]) -> Iterator[Op]:
-    """The ops :class:`RandomWorkload` yields, drawn through ``random``'s public methods:
-    the definition its faster loop is tested against."""
-    rng = random.Random(seed)
-    for _ in range(n):
-        side = rng.choice(sides)
-        kind = rng.choice(kinds)
-        if kind == "atomic":
-            size = rng.choice((4, 8))
-            op = rng.choice(_ATOMIC_OPS)
-            yield Op(side, "atomic", base + rng.randrange(0, span, size),
-                     atomic_op=int(op), operand=rng.getrandbits(8 * size),
-                     compare=rng.getrandbits(8 * size) if op == AtomicOp.CAS else None,
-                     size=size, fetch=rng.random() < 0.75)
-            continue
-        length = 4 * rng.randint(1, 64)
-        addr = base + rng.randrange(0, span, 256) + 4 * rng.randrange((256 - length) // 4 + 1)
-        if kind == "read":
-            yield Op(side, "read", addr, length=length)
-        else:
-            mask = rng.getrandbits(length) if kind == "write" else None
-            yield Op(side, "write", addr, data=rng.randbytes(length), byte_enable=mask)
-
-
 def random_workload(
     n: int,
     seed: int = 0,
@@ -208,20 +203,9 @@ def random_workload(
     ``[base, base + span)``, issued from random ``sides``.
 
     The ops are generated lazily (a sized, re-iterable :class:`RandomWorkload`);
-    ``tuple(random_workload(...))`` gives them all. The arguments are checked here.
+    ``tuple(random_workload(...))`` gives them all. The arguments are checked at once
+    (``ValueError``), when the workload is made.
     """
-    if n < 0:
-        raise ValueError(f"number of ops must be >= 0, got {n}")
-    unknown = [k for k in kinds if k not in WORKLOAD_KINDS]
-    if unknown or not kinds:
-        raise ValueError(f"kinds must be drawn from {WORKLOAD_KINDS}, got {tuple(kinds)}")
-    if span < 256 or base % 256:
-        raise ValueError(
-            f"span must be >= 256 and base 256-byte aligned (got span {span}, base {base:#x}): "
-            "every op lies inside one 256-byte region of [base, base + span)"
-        )
-    if not sides or any(side not in SIDES for side in sides):
-        raise ValueError(f"sides must be drawn from {SIDES}, got {tuple(sides)}")
     return RandomWorkload(n, seed, span, base, sides, kinds)
 
 
