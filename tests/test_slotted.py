@@ -16,21 +16,23 @@ from ualink_ref.tl.events import Completion
 from ualink_ref.tl.upli import Status
 
 
-@dataclass(frozen=True, slots=True)
-class _Plain:
-    a: int
-    b: str
-    c: bytes | None = None
-    d: int = 7
+def _value_class(name: str) -> Any:
+    """A fresh frozen, slotted dataclass named ``name`` (a module global, so it pickles):
+    one is left as made, one given direct_init."""
+
+    @dataclass(frozen=True, slots=True)
+    class Value:
+        a: int
+        b: str
+        c: bytes | None = None
+        d: int = 7
+
+    Value.__name__ = Value.__qualname__ = name
+    return Value
 
 
-@direct_init
-@dataclass(frozen=True, slots=True)
-class _Direct:
-    a: int
-    b: str
-    c: bytes | None = None
-    d: int = 7
+_Plain = _value_class("_Plain")
+_Direct = direct_init(_value_class("_Direct"))
 
 
 CALLS = [((1, "x"), {}), ((1, "x", b"y"), {}), ((1, "x", None, 9), {}),
