@@ -353,7 +353,8 @@ class Simulation:
             op = next(self._source, None)
             if op is None:
                 return False
-            # An Op was checked when it was made; anything else standing in for one is here.
+            # An Op is checked when made (a RandomWorkload's through its arguments, which
+            # it checks); anything else standing in for one is checked here.
             if type(op) is not Op and (op.side not in SIDES or op.kind not in OP_KINDS):
                 raise ValueError(f"bad op side or kind: {op!r}")
             self._sides[op.side].queue.append(len(self.workload))
