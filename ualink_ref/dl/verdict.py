@@ -68,7 +68,7 @@ def implicit_seq(expected: int, low_bits: int) -> int:
     """The number an implicit flit with ``low_bits`` names: the first from ``expected`` on
     with those low 3 bits (a sender goes implicit only within 7 of the acked point)."""
     _check(expected)
-    if not 0 <= low_bits <= 7:
+    if not isinstance(low_bits, int) or not 0 <= low_bits <= 7:  # 1.5 would never match
         raise SequenceError(f"implicit sequence bits must be 0..7, got {low_bits}")
     seq = expected
     while seq & 7 != low_bits:

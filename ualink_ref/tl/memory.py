@@ -112,6 +112,8 @@ class Memory:
     def poison_bytes(self, addr: int, byte_mask: int) -> None:
         """Poison byte ``addr + i`` for every bit i set in ``byte_mask`` (poisoned data
         written, specs/tl.md rule P4)."""
+        if byte_mask < 0:  # all bits set, without end: would never finish
+            raise ValueError(f"byte_mask must be a non-negative bit mask, got {byte_mask}")
         i = 0
         while byte_mask:
             if byte_mask & 1:
@@ -141,8 +143,9 @@ class Memory:
             length -= n
         return bytes(out)
 
-    def poke(self, addr: int, data: bytes) -> None:
+    def poke(self, addr: int, data: bytes | bytearray | memoryview) -> None:
         """Raw write, ignoring mapping (for setup)."""
+        data = bytes(data)
         pos = 0
         while pos < len(data):
             page = self._page(addr)
