@@ -336,6 +336,13 @@ def main() -> None:
     load = os.getloadavg()
     print(f"load average at start: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on "
           f"{os.cpu_count()} CPUs; statistic: {args.stat} of {args.rounds} interleaved rounds")
+    from ualink_ref import _native  # which engines run here: compiled (mypyc) or not
+    from ualink_ref.phy import accel
+
+    native = _native.status()
+    print(f"native TL/DL engines: {'active' if native.active else 'inactive'} "
+          f"({native.reason}); compiled FEC (numba): "
+          f"{'active' if accel.kernels() is not None else 'inactive'}")
     figures: dict[str, float | None] = {}
     if args.only in (None, "dissect"):
         figures["dissect"] = dissect_ratio(max(args.rounds, 15), args.stat)

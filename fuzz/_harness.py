@@ -27,6 +27,11 @@ from typing import Any
 
 from ualink_ref.errors import DecodeError
 
+# Coverage guidance needs Python code to instrument: the harnesses run the interpreted
+# engines (atheris cannot see inside the native build's compiled modules, specs/native.md).
+# Set before any harness imports the TL or DL, which is when the build is chosen.
+os.environ.setdefault("UALINK_REF_NO_NATIVE", "1")
+
 FLIT = 640
 HEADER = 16  # capture pseudo-header
 RAW_ONLY = os.environ.get("UALINK_FUZZ_RAW") == "1"

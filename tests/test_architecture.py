@@ -1,7 +1,7 @@
 """The package's shape: imports point down the layers, no cycles, lazy CLI.
 
 Layers, bottom to top (specs/README.md, "Architecture"):
-foundation (errors, bitfields, sizes, slotted) < phy < dl < tl < stack < tooling
+foundation (errors, bitfields, sizes, slotted, _native) < phy < dl < tl < stack < tooling
 (capture, scapy, testing, compare, wireshark) < cli. The package facade
 ``ualink_ref/__init__.py`` is exempt: it re-exports names lazily (PEP 562).
 """
@@ -18,7 +18,7 @@ import pytest
 PKG = Path(__file__).resolve().parents[1] / "ualink_ref"
 
 RANKS: dict[str, int] = {
-    "errors": 0, "bitfields": 0, "sizes": 0, "slotted": 0,
+    "errors": 0, "bitfields": 0, "sizes": 0, "slotted": 0, "_native": 0,
     "phy": 1, "dl": 2, "tl": 3, "stack": 4,
     "capture": 5, "scapy": 5, "scapy_layers": 5, "testing": 5, "strategies": 5,
     "compare": 5, "wireshark": 5,
@@ -26,7 +26,7 @@ RANKS: dict[str, int] = {
 }
 #: Third-party packages that are optional extras: the only function-level imports allowed.
 OPTIONAL = ("scapy", "matplotlib", "tqdm", "numba", "dask", "distributed", "cocotb", "atheris",
-            "hypothesis")
+            "hypothesis", "mypyc", "setuptools")
 #: Our modules that import an optional extra themselves (Scapy; Hypothesis; numba).
 NEEDS_EXTRAS = ("ualink_ref.scapy", "ualink_ref.strategies", "ualink_ref.testing.strategies",
                 "ualink_ref.phy._numba_kernels")

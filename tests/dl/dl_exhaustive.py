@@ -62,7 +62,16 @@ class SafetyViolation(AssertionError):
 #: immutable and shared). The test fails loudly if DataLink grows another one.
 _MUTABLE = ("_txq", "_msgq", "_buffer", "_rx_partial", "_ctlq", "_rmsgq")
 _TIMES = ("_deadline", "_unacked_since")
-_FIELDS = tuple(sorted(set(vars(DataLink())) - {"_counters"}))
+
+
+def _state(link: DataLink) -> dict[str, Any]:
+    """The link's attributes by name: its ``__dict__``, or what a native (mypyc)
+    instance, which has none, gives as its state."""
+    own = getattr(link, "__dict__", None)
+    return dict(own) if own is not None else link.__getstate__()  # type: ignore[no-any-return]
+
+
+_FIELDS = tuple(sorted(set(_state(DataLink())) - {"_counters"}))
 
 
 def clone_link(link: DataLink) -> DataLink:
@@ -70,10 +79,13 @@ def clone_link(link: DataLink) -> DataLink:
     than ``deepcopy``). Replay-buffer entries are shared (DataLink never changes one
     after making it); so are the counters, which only count and are not explored."""
     new = DataLink.__new__(DataLink)
-    state = dict(vars(link))
+    state = _state(link)
     for name in _MUTABLE:
         state[name] = copy.copy(state[name])
-    new.__dict__.update(state)
+    if hasattr(new, "__dict__"):
+        new.__dict__.update(state)
+    else:
+        new.__setstate__(state)  # type: ignore[attr-defined]
     return new
 
 
@@ -84,7 +96,7 @@ def clone(w: World) -> World:
 
 
 def _link_key(link: DataLink, now: int) -> tuple[Any, ...]:
-    d = vars(link)
+    d = _state(link)
     out = [d[name] for name in _FIELDS]
     for i, name in enumerate(_FIELDS):
         value = out[i]
@@ -100,7 +112,7 @@ def _link_key(link: DataLink, now: int) -> tuple[Any, ...]:
 def check_fields() -> None:
     """Every mutable DataLink field is known to :func:`clone_link` (a new container
     field would otherwise be shared between explored states)."""
-    for name, value in vars(DataLink()).items():
+    for name, value in _state(DataLink()).items():
         mutable = isinstance(value, bytearray | deque | list | dict | set)
         assert not mutable or name in _MUTABLE, f"DataLink.{name} is mutable: add it to _MUTABLE"
 

@@ -178,19 +178,24 @@ def test_upli_calls_are_the_transaction_layers_own() -> None:
 
 
 def test_upli_calls_run_what_the_endpoints_tl_runs() -> None:
-    # Looked up on ep.tl at call time: whatever that TL's read is, is what runs.
+    # Looked up on ep.tl at call time: whatever that TL's read is, is what runs. The
+    # TL is swapped for a recording stand-in (a native TL's methods cannot be replaced).
     ep = Endpoint(1)
     seen: list[tuple[tuple[object, ...], dict[str, object]]] = []
-    own_read = ep.tl.read
+    own_tl = ep.tl
 
-    def read(*args: Any, **kwargs: Any) -> int:
-        seen.append((args, kwargs))
-        tag: int = own_read(*args, **kwargs)
-        return tag
+    class Recording:
+        def __getattr__(self, name: str) -> Any:
+            return getattr(own_tl, name)
 
-    ep.tl.read = read
+        def read(self, *args: Any, **kwargs: Any) -> int:
+            seen.append((args, kwargs))
+            tag: int = own_tl.read(*args, **kwargs)
+            return tag
+
+    ep.tl = Recording()  # type: ignore[assignment]
     tag = ep.read(2, 0x40, 64, vc=1)
-    assert seen == [((2, 0x40, 64), {"vc": 1})] and ep.tl.queued == 1 and tag == 0
+    assert seen == [((2, 0x40, 64), {"vc": 1})] and own_tl.queued == 1 and tag == 0
 
 
 @pytest.mark.parametrize("compiled", [True, False])

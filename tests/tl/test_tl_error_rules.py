@@ -101,13 +101,45 @@ def test_s2_split_modes_answer_the_same_bytes() -> None:
 def test_bad_options_and_arguments_are_refused() -> None:
     with pytest.raises(ValueError, match="split"):
         TransactionLayer(1, split="sometimes")  # type: ignore[arg-type]
-    for bad in (0, -1, True, "5"):
+    for bad in (0, -1, True, float("nan")):
         with pytest.raises(ValueError, match="timeout_slots"):
-            TransactionLayer(1, timeout_slots=bad)  # type: ignore[arg-type]
+            TransactionLayer(1, timeout_slots=bad)
+    # Not a number at all: TypeError, from either build (the native one checks first).
+    for wrong in ("5", b"5", [5]):
+        with pytest.raises(TypeError):
+            TransactionLayer(1, timeout_slots=wrong)  # type: ignore[arg-type]
     tl = TransactionLayer(1)
-    for poison in (4, -1, True):  # a 64-byte write has one beat: mask 0 or 1
-        with pytest.raises(EncodeError):
-            tl.write(2, 0x1000, bytes(64), poison=poison)
+    for poison in (4, -1, 2, "1", None):  # a 64-byte write has one beat: mask 0 or 1
+        with pytest.raises((EncodeError, TypeError)):
+            tl.write(2, 0x1000, bytes(64), poison=poison)  # type: ignore[arg-type]
+    # A bool is the int it is, in both builds (the native one takes it as that int).
+    flits = []
+    for poison in (True, 1):
+        sender = TransactionLayer(1)
+        sender.write(2, 0x1000, bytes(64), poison=poison)
+        flits.append(sender.poll())
+    assert flits[0] == flits[1] and flits[0] is not None
+
+
+def test_buffers_other_than_bytes_are_taken_as_their_bytes() -> None:
+    # write's data, Memory.poke's data: any byte buffer, in both builds.
+    sent = []
+    for data in (bytes(range(64)), bytearray(range(64)), memoryview(bytes(range(64)))):
+        tl = TransactionLayer(1)
+        tl.write(2, 0x1000, data)
+        sent.append(tl.poll())
+        memory = Memory()
+        memory.poke(0x40, data)
+        assert memory.peek(0x40, 64) == bytes(range(64))
+    assert sent[0] == sent[1] == sent[2] and sent[0] is not None
+    # stop_tags: any iterable of tags.
+    assert TransactionLayer(1, stop_tags=[3, 5]).stop_tags == frozenset({3, 5})
+
+
+def test_memory_poison_bytes_refuses_a_negative_mask() -> None:
+    # Found by the native build's probe: -1 (all bits, without end) never finished.
+    with pytest.raises(ValueError, match="byte_mask"):
+        Memory().poison_bytes(0x1000, -1)
 
 
 def test_p1_memory_poison_helpers() -> None:

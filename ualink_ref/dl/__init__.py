@@ -17,6 +17,8 @@ The rules are in ``ualink_ref/dl/datalink.py`` and ``specs/dl.md``.
 
 from __future__ import annotations
 
+# First, before any engine module: importing it serves the compiled (native) modules when built.
+from ualink_ref import _native  # noqa: F401
 from ualink_ref.dl.crc import crc32
 from ualink_ref.dl.datalink import DataLink, DLCounters, seq_of
 from ualink_ref.dl.events import (

@@ -127,6 +127,12 @@ def check_time(now: object) -> float:
     return now  # type: ignore[return-value]
 
 
+#: The time argument of a public entry point: a real number of flit slots. Wider
+#: than ``float`` so that the native build hands any value to :func:`check_time`,
+#: which refuses a non-number (or a bool, or NaN) with EncodeError in both builds.
+Time = float | numbers.Real
+
+
 class DataLink(Transmitter):
     """One end of a DL link. Feed it TL flits and received DL flits; poll it every slot.
 
@@ -270,13 +276,15 @@ class DataLink(Transmitter):
         if isinstance(tl_flits, (*_BYTES_LIKE, str)):
             raise EncodeError("send takes an iterable of 64-byte TL flits, not one bytes object")
         try:
-            batch = list(tl_flits)
+            # Items as objects: the native build would check a list[bytes]'s items as
+            # they are read (TypeError); each is checked here instead (EncodeError).
+            batch: list[object] = list(tl_flits)
         except TypeError:
             raise EncodeError(f"send takes an iterable of TL flits, got {tl_flits!r:.40}") from None
         for tl in batch:
             if not isinstance(tl, _BYTES_LIKE) or len(tl) != TL_FLIT_BYTES:
                 raise EncodeError(f"TL flits are {TL_FLIT_BYTES} bytes, got {tl!r:.40}")
-        self._txq += b"".join(batch)
+        self._txq += b"".join(batch)  # type: ignore[arg-type]  # all checked above
 
     def send_message(self, message: DLMessage, *, reliable: bool = False,
                      control: bool = False) -> None:
@@ -298,24 +306,26 @@ class DataLink(Transmitter):
 
     def set_tx_rate(self, rate: int, now: float | None = None) -> None:
         """Pace new data flits to (rate + 1)/256 of full rate (rule 10); 255 lifts it."""
-        if isinstance(rate, bool) or not isinstance(rate, int) or not 0 <= rate <= 255:
+        if not isinstance(rate, int) or not 0 <= rate <= 255:  # a bool is its int
             raise EncodeError(f"TL rate is 0..255, got {rate!r}", field="rate")
         self._pace_gap = 0.0 if rate == 255 else 256 / (rate + 1)
         if not self._pace_gap:
             self._pace_next = None
 
-    def poll_control(self, now: float) -> bytes | None:
+    def poll_control(self, now: Time) -> bytes | None:
         """Only a command flit with queued control messages, or ``None`` (rule 11:
         what a training link sends)."""
+        now = check_time(now)
         if not self._ctlq:
             return None
         return self._command(_ACK, self._ack_value(), now)
 
-    def retrained(self, now: float) -> list[ev.DLEvent]:
+    def retrained(self, now: Time) -> list[ev.DLEvent]:
         """The link has retrained (rule 11): replay everything unacknowledged from the
         acknowledged point, and ask the peer to replay from the expected one. The
         replay buffer, sequence numbers and receive position are kept, so no TL flit
         is lost or duplicated across a retrain."""
+        now = check_time(now)
         events: list[ev.DLEvent] = []
         self._futile_replays = 0
         self._dup_run_answered = False
@@ -346,9 +356,9 @@ class DataLink(Transmitter):
         """When ``handle_timer`` must next be called, or ``None``."""
         return self._deadline
 
-    def handle_timer(self, now: float) -> list[ev.DLEvent]:
+    def handle_timer(self, now: Time) -> list[ev.DLEvent]:
         """Run the replay timer: if it has expired, replay everything unacknowledged."""
-        check_time(now)
+        now = check_time(now)
         if self._deadline is None or now < self._deadline:
             return []
         events: list[ev.DLEvent] = []
@@ -359,9 +369,9 @@ class DataLink(Transmitter):
             self._deadline = None
         return events
 
-    def poll(self, now: float) -> bytes | None:
+    def poll(self, now: Time) -> bytes | None:
         """The DL flit to transmit in this slot (640 bytes), or ``None`` (rule 7)."""
-        check_time(now)
+        now = check_time(now)
         if self._rr_owed:
             return self._command(_REPLAY_REQUEST, seq_of(self._expected), now)
         if self._ctlq:
@@ -380,9 +390,9 @@ class DataLink(Transmitter):
             return self._command(_ACK, self._ack_value(), now)
         return None
 
-    def receive(self, flit: bytes, now: float) -> list[ev.DLEvent]:
+    def receive(self, flit: bytes | bytearray | memoryview, now: Time) -> list[ev.DLEvent]:
         """Process one received flit; return what happened (rules 3-5)."""
-        check_time(now)
+        now = check_time(now)
         self._counters.flits_received += 1
         events: list[ev.DLEvent] = []
         try:

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import NamedTuple
 
+from mypy_extensions import mypyc_attr
+
 from ualink_ref.bitfields import BitFormat
 from ualink_ref.dl.crc import CRC_COVERAGE, crc32
 from ualink_ref.dl.formats import (
@@ -94,9 +96,13 @@ def capacity(messages: tuple[int | None, ...]) -> int:
 
 
 def layout_problem(
-    tl_len: int, first_tl_start: int, messages: tuple[int | None, ...]
+    tl_len: int, first_tl_start: object, messages: tuple[int | None, ...]
 ) -> str | None:
-    """Why ``(len(tl), first_tl_start, messages)`` cannot form a flit, or ``None``."""
+    """Why ``(len(tl), first_tl_start, messages)`` cannot form a flit, or ``None``.
+
+    ``first_tl_start`` may be anything (a caller's value): the native build then
+    passes it here unconverted, so both builds judge it alike.
+    """
     if len(messages) != SEGMENTS:
         return f"messages must have {SEGMENTS} entries, got {len(messages)}"
     for m in messages:
@@ -144,9 +150,13 @@ def _segment_layout(
     return tuple(out)
 
 
-def header_problem(op: FlitOp, flit_seq: int, ack_req_seq: int, flit_seq_lo: int,
+def header_problem(op: FlitOp, flit_seq: object, ack_req_seq: object, flit_seq_lo: object,
                    payload: bool) -> str | None:
-    """Why these header values cannot form a flit header, or ``None``."""
+    """Why these header values cannot form a flit header, or ``None``.
+
+    The values may be anything (a caller's): declared ``object`` so that the native
+    build passes them here unconverted, and both builds judge them alike.
+    """
     for name, value, top in (("flit_seq", flit_seq, SEQ_MAX), ("ack_req_seq", ack_req_seq,
                              SEQ_MAX), ("flit_seq_lo", flit_seq_lo, 7)):
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= top:
@@ -168,6 +178,7 @@ def header_problem(op: FlitOp, flit_seq: int, ack_req_seq: int, flit_seq_lo: int
     return None
 
 
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True)
 class DLFlit:
     """One DL flit, as values. ``encode()`` gives its 640 bytes; ``decode`` the inverse.
@@ -204,9 +215,12 @@ class DLFlit:
             object.__setattr__(self, "messages", tuple(self.messages))
         except TypeError:
             raise EncodeError("DLFlit: messages must be a sequence", field="messages") from None
-        problem = header_problem(op, self.flit_seq, self.ack_req_seq, self.flit_seq_lo,
-                                 bool(self.tl)) or layout_problem(
-            len(self.tl), self.first_tl_start, self.messages)
+        # The integer fields as the caller gave them: the native build would convert (a
+        # bool) or refuse (TypeError) one read through its declared type. Judged here.
+        given = self.__dict__
+        problem = header_problem(op, given["flit_seq"], given["ack_req_seq"],
+                                 given["flit_seq_lo"], bool(self.tl)) or layout_problem(
+            len(self.tl), given["first_tl_start"], self.messages)
         if problem:
             raise EncodeError(f"DLFlit: {problem}")
 

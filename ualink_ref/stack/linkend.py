@@ -211,6 +211,7 @@ class LinkEnd:
 
     def poll(self, now: float) -> bytes | None:
         """Wire bytes of the DL flit to send in slot ``now``, or ``None``."""
+        check_time(now)  # before the TL sees it: the native TL would raise TypeError
         flit = self._next_dl_flit(now)
         if flit is None:
             return None

@@ -50,10 +50,12 @@ class CreditConfig:
     DL flits of round trip does not stall on credits.
     """
 
-    per_vc: tuple[int, int, int, int] = (16, 16, 32, 32)
-    pool: tuple[int, int, int, int] = (256, 256, 512, 512)
+    # Four counts each, checked by __post_init__. Typed as any tuple so that a wrong
+    # length is its ValueError in the native build too, not that build's TypeError.
+    per_vc: tuple[int, ...] = (16, 16, 32, 32)
+    pool: tuple[int, ...] = (256, 256, 512, 512)
 
-    def capacity(self, source: int) -> tuple[int, int, int, int]:
+    def capacity(self, source: int) -> tuple[int, ...]:
         """Capacity of ``source`` (a VC number, or :data:`POOL`)."""
         return self.pool if source == POOL else self.per_vc
 

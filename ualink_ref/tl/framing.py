@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ualink_ref.errors import FieldRangeError
+from ualink_ref.errors import FieldRangeError, TruncatedError
 from ualink_ref.sizes import TL_FLIT_BYTES, TL_HALF_BYTES
 from ualink_ref.tl.codec import (
     CompressedRequest,
@@ -146,7 +146,9 @@ class TLDeframer:
         """True when the next half-flit is a data half-flit."""
         return self._owed > 0
 
-    def feed_half(self, half: bytes) -> tuple[Sequence[PendingField], Sequence[PendingField]]:
+    def feed_half(
+        self, half: bytes | bytearray | memoryview
+    ) -> tuple[Sequence[PendingField], Sequence[PendingField]]:
         """Take the next half-flit; return ``(fields read from it, fields now complete)``.
 
         A data half-flit goes to the first field still owed data. Raises
@@ -154,6 +156,8 @@ class TLDeframer:
         cannot be decoded; the walk's state is then unchanged. The sequences
         returned are the caller's to read, not to change.
         """
+        if type(half) is not bytes:
+            half = _half_bytes(half)
         owing = self._owing
         if owing:
             filling = owing[0]
@@ -223,6 +227,20 @@ class TLDeframer:
         while waiting and waiting[0] is not head:
             done.append(waiting.popleft())
         return done
+
+
+def _half_bytes(half: object) -> bytes:
+    """A byte buffer as ``bytes``; anything else is a :class:`TruncatedError` (as a
+    control half-flit's decode raises for it), never a ``TypeError``."""
+    if isinstance(half, bytes | bytearray):
+        return bytes(half)
+    try:
+        view = memoryview(half)  # type: ignore[arg-type]
+    except TypeError:
+        raise TruncatedError("TL half-flit", TL_HALF_BYTES, -1) from None
+    if view.itemsize != 1:  # an array of wider items is not a byte string
+        raise TruncatedError("TL half-flit", TL_HALF_BYTES, -1)
+    return view.tobytes()
 
 
 def pad_control_half(parts: list[bytes], room: int) -> bytes | None:

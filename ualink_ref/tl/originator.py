@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Sequence
 
+from mypy_extensions import trait
+
 from ualink_ref.errors import EncodeError, LinkFailedError
 from ualink_ref.sizes import TL_HALF_BYTES
 from ualink_ref.tl.credits import NUM_VCS
@@ -62,6 +64,8 @@ class Op:
         self.stalled = False
 
 
+# A trait, so the native build (mypyc) can mix it into the engine's one native base.
+@trait
 class OriginatorAPI:
     """``read`` / ``write`` / ``atomic`` of the transaction layer (mixed into it)."""
 
@@ -80,7 +84,7 @@ class OriginatorAPI:
         self,
         dst: int,
         addr: int,
-        data: bytes,
+        data: bytes | bytearray | memoryview,
         byte_enable: int | Sequence[int] | None = None,
         *,
         vc: int = 0,
@@ -101,9 +105,9 @@ class OriginatorAPI:
         length = len(data)
         check_access(addr, length)
         beats = (length + 63) // 64  # beats_for(length), without a call on the hot path
-        # A plain int (the common case) skips the isinstance tests; a bool is no mask.
-        if (type(poison) is not int and (isinstance(poison, bool) or not isinstance(
-                poison, int))) or not 0 <= poison < (1 << beats):
+        # A bool is the int it is (True: beat 0), as the native build, which takes
+        # ``int`` arguments as ints, makes it.
+        if not isinstance(poison, int) or not 0 <= poison < (1 << beats):
             raise EncodeError(f"poison must be a mask of the {beats} data beat(s), "
                               f"got {poison!r:.40}", field="attr")
         if length == 64:  # the common single beat: two halves, no padding, no loop

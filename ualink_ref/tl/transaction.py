@@ -72,7 +72,7 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any, NamedTuple
 
@@ -176,7 +176,7 @@ class TransactionLayer(OriginatorAPI, ResponseHandling):
         split: SplitMode = "never",
         split_seed: int = 0,
         timeout_slots: float | None = None,
-        stop_tags: frozenset[int] | set[int] | tuple[int, ...] = (),
+        stop_tags: Iterable[int] = (),
     ) -> None:
         if not 0 <= acc_id < (1 << ACC_BITS):
             raise EncodeError(f"accelerator ID {acc_id} does not fit in {ACC_BITS} bits")
@@ -217,11 +217,7 @@ class TransactionLayer(OriginatorAPI, ResponseHandling):
         self._partial: dict[int, Partial] = {}  # tag -> pieces so far (originator side)
         # Rule 10: (deadline, handle, tag) per request sent, earliest first; tags of
         # ended operations whose last piece has not come: tag -> (handle, why).
-        if timeout_slots is not None and (isinstance(timeout_slots, bool) or not isinstance(
-                timeout_slots, int | float) or not timeout_slots > 0):
-            raise ValueError(f"timeout_slots must be a positive number or None, "
-                             f"got {timeout_slots!r}")
-        self.timeout_slots = timeout_slots
+        self.timeout_slots = _check_timeout(timeout_slots)
         self._timers: list[tuple[float, int, int]] = []
         self._ended: dict[int, tuple[int, str]] = {}
         self._now: float = 0.0
@@ -560,6 +556,21 @@ class TransactionLayer(OriginatorAPI, ResponseHandling):
         self._rx_waiting.clear()
         self._tx_data.clear()
         return [Completion(op.handle, status, None, error) for op in ops]
+
+
+def _check_timeout(timeout_slots: object) -> float | None:
+    """``timeout_slots`` if it is None or a positive number (not a bool).
+
+    Not a number: ``TypeError``, as the native build's argument check raises
+    before this runs; a bool, zero, negative or NaN: ``ValueError``.
+    """
+    if timeout_slots is None:
+        return None
+    if not isinstance(timeout_slots, int | float):
+        raise TypeError(f"timeout_slots must be a positive number or None, got {timeout_slots!r}")
+    if isinstance(timeout_slots, bool) or not timeout_slots > 0:
+        raise ValueError(f"timeout_slots must be a positive number or None, got {timeout_slots!r}")
+    return timeout_slots
 
 
 def _as_flit(flit: object) -> bytes:

@@ -173,7 +173,7 @@ def compute(kind: str, inputs: dict[str, Any]) -> dict[str, Any]:
         return _upli_op(inputs)
     if kind == "credit_grant":
         per_vc, pool = (tuple(int(x) for x in inputs[k]) for k in ("per_vc", "pool"))
-        cfg = CreditConfig(per_vc=per_vc, pool=pool)  # type: ignore[arg-type]
+        cfg = CreditConfig(per_vc=per_vc, pool=pool)
         flit = TransactionLayer(1, credits=cfg).poll()
         assert flit is not None
         view = dissect(flit)
