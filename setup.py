@@ -42,13 +42,19 @@ class BuildPyThenNative(build_py):
     def run(self) -> None:
         """Copy the sources as usual, then try the mypyc build."""
         super().run()
+        builder = _native_builder()
+        out_root = HERE if self.editable_mode else Path(self.build_lib)
+        if not self.editable_mode:
+            # pip may reuse an earlier build/lib: no build of another run goes in a wheel.
+            builder.clean(out_root / "ualink_ref" / "_native")
         if os.environ.get(SKIP_VAR, "") not in ("", "0"):
             print(f"ualink_ref: native build skipped ({SKIP_VAR} is set)", file=sys.stderr)
             return
-        out_root = HERE if self.editable_mode else Path(self.build_lib)
         try:
-            native = _native_builder().build(HERE, out_root)
-        except Exception as exc:  # any failure leaves the complete interpreted engine
+            native = builder.build(HERE, out_root)
+        # Any failure leaves the complete interpreted engines; mypyc reports a type
+        # error with sys.exit, so SystemExit is one too.
+        except (Exception, SystemExit) as exc:
             print(
                 f"ualink_ref: warning: the native build failed ({exc!r}); "
                 "the interpreted engines will run (same results, slower)",

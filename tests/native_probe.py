@@ -11,9 +11,12 @@ build checks declared argument types on entry (and turns a bool given for an
 from __future__ import annotations
 
 import math
+import resource
 import sys
 from collections.abc import Callable
 from typing import Any
+
+import numpy as np
 
 from ualink_ref import _native
 from ualink_ref.dl import datalink, flit, segments, transmit, verdict
@@ -29,8 +32,9 @@ from ualink_ref.tl.upli import Status
 
 HUGE = 1 << 70
 HOSTILE: tuple[object, ...] = (
-    None, True, False, 0, -1, HUGE, 1.5, math.nan, "x", b"", b"\x01" * 64,
-    bytearray(64), memoryview(bytes(32)), [], (1, 2, 3, 4), object(),
+    None, True, False, 0, -1, HUGE, 1 << 1100, 1.5, math.nan, math.inf, "x", b"",
+    b"\x01" * 64, bytearray(64), memoryview(bytes(32)), [], (1, 2, 3, 4), object(),
+    np.float64(3.0), np.float64("nan"), np.int64(5), np.zeros(64, np.uint8),
 )
 READY_FLIT = bytes(64)
 DL_FLIT = DLFlit(FlitOp.EXPLICIT, flit_seq=1, tl=bytes(64)).encode()
@@ -123,12 +127,15 @@ def _outcome(call: Callable[..., Any], args: list[object]) -> str:
 
 def main() -> int:
     """Print one line per (entry point, argument position, hostile value): its outcome."""
+    # Work that grows without end becomes a MemoryError here, not a machine out of memory.
+    resource.setrlimit(resource.RLIMIT_AS, (4 << 30, resource.RLIM_INFINITY))
     print(f"# native: {_native.status().active}")
+    print(f"# values: {len(HOSTILE)}")
     for name, (call, baseline) in ENTRY_POINTS.items():
         print(f"{name} baseline: {_outcome(call, list(baseline))}")
         for position in range(len(baseline)):
             for index, value in enumerate(HOSTILE):
-                if value is HUGE and name in GROWS_WITH_INTEGERS:
+                if name in GROWS_WITH_INTEGERS and isinstance(value, int) and value >= HUGE:
                     continue
                 args = list(baseline)
                 args[position] = value

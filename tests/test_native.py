@@ -45,6 +45,15 @@ def _env(root: Path, *, native: bool = True) -> dict[str, str]:
     return env
 
 
+#: Runs ``ualink-ref`` after printing, on stderr, which build this process runs.
+_CLI = ("import sys; from ualink_ref import _native; "
+        "print('native:', _native.status().active, file=sys.stderr); "
+        "from ualink_ref.cli import main; sys.exit(main(sys.argv[1:]))")
+#: Runs pytest the same way (it prints to stdout, after the build line).
+_PYTEST = ("import sys, pytest; from ualink_ref import _native; "
+           "print('native:', _native.status().active); sys.exit(pytest.main(sys.argv[1:]))")
+
+
 def _process(root: Path, args: list[str], *, native: bool = True,
              ) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, *args], env=_env(root, native=native), cwd=root,
@@ -97,13 +106,17 @@ def test_the_environment_variable_runs_the_interpreted_engine(built_copy: Path) 
     assert all(f.endswith(".py") and "_native" not in f for f in files.values())
 
 
-def test_an_edited_source_runs_interpreted_until_rebuilt(built_copy: Path) -> None:
-    source = built_copy / "ualink_ref" / "tl" / "credits.py"
+# A compiled module; a module the build only imports (tl/codec.py is not compiled, but
+# the compiled modules are built on what it declares, its NamedTuples' field positions).
+@pytest.mark.parametrize("module", ["credits", "codec"])
+def test_an_edited_source_runs_interpreted_until_rebuilt(built_copy: Path, module: str) -> None:
+    source = built_copy / "ualink_ref" / "tl" / f"{module}.py"
     original = source.read_bytes()
     try:
         source.write_bytes(original + b"\n# edited\n")
         report = _report(built_copy)
-        assert report["active"] is False and "stale" in str(report["reason"])
+        assert report["active"] is False
+        assert f"stale: ualink_ref.tl.{module} " in str(report["reason"])
         files = report["files"]
         assert isinstance(files, dict) and all(f.endswith(".py") for f in files.values())
     finally:
@@ -111,16 +124,18 @@ def test_an_edited_source_runs_interpreted_until_rebuilt(built_copy: Path) -> No
     assert _report(built_copy)["active"] is True
 
 
-def test_a_build_missing_a_module_is_not_loaded(built_copy: Path) -> None:
-    shims = built_copy / "ualink_ref" / "_native" / "shims"
-    (shim,) = shims.glob("ualink_ref.tl.memory.*")
-    aside = shim.with_name("aside")
-    shim.rename(aside)
+@pytest.mark.parametrize("part", ["shims/ualink_ref.tl.memory.*", "tl__mypyc*"])
+def test_a_build_missing_a_part_is_not_loaded(built_copy: Path, part: str) -> None:
+    # A module's shim, or the shared library itself.
+    (path,) = (built_copy / "ualink_ref" / "_native").glob(part)
+    aside = path.with_name("aside")
+    path.rename(aside)
     try:
         report = _report(built_copy)
         assert report["active"] is False and "incomplete" in str(report["reason"])
     finally:
-        aside.rename(shim)
+        aside.rename(path)
+    assert _report(built_copy)["active"] is True
 
 
 def test_both_engines_give_identical_simulations(built_copy: Path) -> None:
@@ -133,9 +148,12 @@ def test_both_engines_give_identical_simulations(built_copy: Path) -> None:
          "--timeout", "400", "--faults", "corrupt ab 12; drop-ack ba 300; stop-tag 5"],
     ]
     for args in runs:
-        cli = ["-m", "ualink_ref.cli", "simulate", "--no-progress", "--json", *args]
+        cli = ["-c", _CLI, "simulate", "--no-progress", "--json", *args]
         native = _process(built_copy, cli)
         interpreted = _process(built_copy, cli, native=False)
+        # Each ran the build it was meant to (else the comparison would prove nothing).
+        assert native.stderr.startswith("native: True"), native.stderr
+        assert interpreted.stderr.startswith("native: False"), interpreted.stderr
         assert (native.returncode, native.stdout) == (interpreted.returncode,
                                                       interpreted.stdout), native.stderr
         report = json.loads(native.stdout)
@@ -165,10 +183,11 @@ def test_both_engines_agree_on_hostile_arguments(built_copy: Path) -> None:
     native = _run(built_copy, [str(PROBE)]).splitlines()
     interpreted = _run(built_copy, [str(PROBE)], native=False).splitlines()
     assert native[0] == "# native: True" and interpreted[0] == "# native: False"
+    assert native[1] == interpreted[1]
     assert len(native) == len(interpreted) > 1500
     ualink_errors = _ualink_error_names()
     differ, decoder_lines = [], 0
-    for ours, theirs in zip(native[1:], interpreted[1:], strict=True):
+    for ours, theirs in zip(native[2:], interpreted[2:], strict=True):
         name, _, outcome = ours.rpartition(": ")
         other_name, _, other = theirs.rpartition(": ")
         assert name == other_name
@@ -179,7 +198,8 @@ def test_both_engines_agree_on_hostile_arguments(built_copy: Path) -> None:
             assert {outcome, other} <= ualink_errors | {"ok"}, (name, outcome, other)
         if outcome != other:
             differ.append(f"{name}: native {outcome}, interpreted {other}")
-    assert decoder_lines == len(DECODER_ARGUMENTS) * 16
+    values = int(native[1].removeprefix("# values: "))
+    assert decoder_lines == len(DECODER_ARGUMENTS) * values
     assert all(": native TypeError," in line for line in differ), differ
     assert differ  # the native entry check does refuse wrong types (else this test is moot)
 
@@ -188,11 +208,12 @@ def test_the_tl_dl_and_stack_suites_pass_in_the_other_mode(built_copy: Path) -> 
     # This process runs one build (native when the install is built and current);
     # the TL, DL and stack tests also run under the other, on the built copy.
     native_here = _native.status().active
-    args = ["-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "--rootdir", str(ROOT),
+    args = ["-c", _PYTEST, "-q", "-x", "-p", "no:cacheprovider", "--rootdir", str(ROOT),
             "-c", str(ROOT / "pyproject.toml"), str(ROOT / "tests" / "tl"),
             str(ROOT / "tests" / "dl"), str(ROOT / "tests" / "stack"),
             str(ROOT / "tests" / "testing" / "test_any_input.py")]
     out = _run(built_copy, args, native=not native_here)
+    assert out.startswith(f"native: {not native_here}"), out[:200]
     assert " passed" in out and " failed" not in out
 
 
@@ -212,8 +233,9 @@ def test_status_reasons_for_broken_manifests(tmp_path: Path, monkeypatch: pytest
     monkeypatch.delenv(_native.ENV_VAR, raising=False)
     manifest = here / "manifest.json"
     suffix = build.abi_tag()
-    good = {"format": build.FORMAT, "abi": suffix, "modules": {"ualink_ref.tl.credits": {
-        "shim": f"ualink_ref.tl.credits{suffix}", "sha256": build.digest(source)}}}
+    good = {"format": build.FORMAT, "abi": suffix, "library": f"tl__mypyc{suffix}",
+            "modules": {"ualink_ref.tl.credits": {"shim": f"ualink_ref.tl.credits{suffix}"}},
+            "sources": {"ualink_ref.tl.credits": build.digest(source)}}
 
     def reason(content: object) -> str:
         manifest.write_text(content if isinstance(content, str) else json.dumps(content))
@@ -227,6 +249,8 @@ def test_status_reasons_for_broken_manifests(tmp_path: Path, monkeypatch: pytest
     assert "malformed" in reason([1, 2])
     assert "another version" in reason({**good, "format": build.FORMAT + 1})
     assert "another interpreter" in reason({**good, "abi": ".cpython-27-mips.so"})
+    assert "incomplete" in reason(good)  # no library file yet
+    (here / f"tl__mypyc{suffix}").write_bytes(b"")
     assert "incomplete" in reason(good)  # no shim file yet
     (here / "shims" / f"ualink_ref.tl.credits{suffix}").write_bytes(b"")
     manifest.write_text(json.dumps(good))

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import copy
+import pickle
+
 import pytest
 from tl_peer import books_balance, drain, flits, grant_all, halves, ok_response, requests_in
 
 from ualink_ref.errors import EncodeError
 from ualink_ref.stack.tl_pair import TLPair
-from ualink_ref.tl import Memory, Status, TransactionLayer
+from ualink_ref.tl import CreditConfig, Memory, Status, TransactionLayer
 from ualink_ref.tl.codec import Response, pack_field
 from ualink_ref.tl.events import Completion, LateResponse
 from ualink_ref.tl.upli import WIRE_STATUSES
@@ -109,9 +112,12 @@ def test_bad_options_and_arguments_are_refused() -> None:
         with pytest.raises(TypeError):
             TransactionLayer(1, timeout_slots=wrong)  # type: ignore[arg-type]
     tl = TransactionLayer(1)
-    for poison in (4, -1, 2, "1", None):  # a 64-byte write has one beat: mask 0 or 1
+    for poison in (4, -1, 2):  # a 64-byte write has one beat: mask 0 or 1
+        with pytest.raises(EncodeError):
+            tl.write(2, 0x1000, bytes(64), poison=poison)
+    for wrong in ("1", None):  # not an int: the native build's TypeError, or EncodeError
         with pytest.raises((EncodeError, TypeError)):
-            tl.write(2, 0x1000, bytes(64), poison=poison)  # type: ignore[arg-type]
+            tl.write(2, 0x1000, bytes(64), poison=wrong)  # type: ignore[arg-type]
     # A bool is the int it is, in both builds (the native one takes it as that int).
     flits = []
     for poison in (True, 1):
@@ -134,6 +140,27 @@ def test_buffers_other_than_bytes_are_taken_as_their_bytes() -> None:
     assert sent[0] == sent[1] == sent[2] and sent[0] is not None
     # stop_tags: any iterable of tags.
     assert TransactionLayer(1, stop_tags=[3, 5]).stop_tags == frozenset({3, 5})
+
+
+def test_extension_points_work_in_either_build() -> None:
+    # A Memory subclass serves the target; a CreditConfig copies and pickles; an int is no
+    # buffer. (The native build had refused the first two, and taken 5 as five zero bytes.)
+    class Registers(Memory):
+        def read(self, addr: int, length: int) -> tuple[Status, bytes | None]:
+            return Status.OKAY, bytes([0xA5]) * length
+
+    a, b = TransactionLayer(1), TransactionLayer(2, memory=Registers())
+    pair = TLPair(a, b)
+    handle = a.read(2, 0x40, 64)
+    while not pair.completions["a"] and pair.slot < 1000:
+        pair.step()
+    (done,) = pair.completions["a"]
+    assert (done.handle, done.status, done.data) == (handle, Status.OKAY, b"\xa5" * 64)
+    config = CreditConfig(per_vc=(1, 2, 3, 4))
+    assert copy.deepcopy(config) == pickle.loads(pickle.dumps(config)) == config
+    for call in (lambda: Memory().poke(0, 5), lambda: a.write(2, 0, 64)):  # type: ignore
+        with pytest.raises(TypeError):
+            call()
 
 
 def test_memory_poison_bytes_refuses_a_negative_mask() -> None:

@@ -20,6 +20,7 @@ so every result is identical. :func:`status` says which runs and why.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import importlib.abc
 import importlib.machinery
 import json
@@ -34,7 +35,8 @@ from types import ModuleType
 ENV_VAR = "UALINK_REF_NO_NATIVE"
 _HERE = Path(__file__).resolve().parent
 _PACKAGE_ROOT = _HERE.parents[1]  # the folder that holds ``ualink_ref``
-_MANIFEST_FORMAT = 1  # the layout written by ualink_ref._native.build (FORMAT there)
+_MANIFEST_FORMAT = 2  # the layout written by ualink_ref._native.build (FORMAT there)
+_LIBRARY = "tl__mypyc"  # the shared library's module, beside this file (build.GROUP)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +73,13 @@ def activate() -> NativeStatus:
     if not _state:
         status, shims = _check()
         if status.active:
+            try:
+                # Loaded now, while the files are the ones just checked; a shim
+                # imported later finds it loaded.
+                importlib.import_module(f"{__name__}.{_LIBRARY}")
+            except ImportError as exc:
+                status, shims = NativeStatus(False, f"the build does not load: {exc}"), {}
+        if status.active:
             sys.meta_path.insert(0, _CompiledFinder(shims))
         _state.append(status)
     return _state[0]
@@ -96,15 +105,21 @@ def _check() -> tuple[NativeStatus, dict[str, Path]]:
             return NativeStatus(False, "built by another version of this package"), {}
         if manifest["abi"] not in importlib.machinery.EXTENSION_SUFFIXES:
             return NativeStatus(False, f"built for another interpreter ({manifest['abi']})"), {}
-        shims: dict[str, Path] = {}
-        for name, entry in manifest["modules"].items():
-            source = _PACKAGE_ROOT.joinpath(*name.split(".")).with_suffix(".py")
+        for name, recorded in manifest["sources"].items():
+            parts = name.split(".")
+            source = _PACKAGE_ROOT.joinpath(*parts, "__init__.py")
+            if not source.is_file():
+                source = _PACKAGE_ROOT.joinpath(*parts).with_suffix(".py")
             try:
                 current = hashlib.sha256(source.read_bytes()).hexdigest()
             except OSError:
                 return NativeStatus(False, f"source of {name} is missing"), {}
-            if current != entry["sha256"]:
+            if current != recorded:
                 return NativeStatus(False, f"stale: {name} changed since the build"), {}
+        if not (_HERE / manifest["library"]).is_file():
+            return NativeStatus(False, f"incomplete build: no {manifest['library']}"), {}
+        shims: dict[str, Path] = {}
+        for name, entry in manifest["modules"].items():
             shim = _HERE / "shims" / entry["shim"]
             if not shim.is_file():
                 return NativeStatus(False, f"incomplete build: no {shim.name}"), {}

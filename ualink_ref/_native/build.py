@@ -18,6 +18,7 @@ leaves the previous one (or none) in place.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import os
@@ -55,7 +56,7 @@ GROUP = "ualink_ref._native.tl"
 MANIFEST = "manifest.json"
 SHIMS = "shims"
 #: Bumped when the layout of the build folder changes.
-FORMAT = 1
+FORMAT = 2
 
 # The type check mypyc runs needs no third-party stubs (numpy is absent from an
 # isolated build environment) and none of the project's strictness settings.
@@ -72,6 +73,44 @@ def source_path(package_root: Path, module: str) -> Path:
 def digest(path: Path) -> str:
     """SHA-256 of a file's bytes, in hex."""
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def dependencies(package_root: Path) -> list[str]:
+    """The compiled modules and every first-party module they import, transitively.
+
+    All of them are hashed into the manifest: mypyc compiles in what it learns of
+    an imported module (a NamedTuple's field positions, say), so an edit to any of
+    them, compiled or not, must retire the build.
+    """
+    seen: set[str] = set()
+    todo = list(MODULES)
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        path = source_path(package_root, name)
+        package = package_root.joinpath(*name.split("."), "__init__.py")
+        if package.is_file():
+            path = package
+        elif not path.is_file():
+            continue  # not a module of ours (a name imported from a module, say)
+        seen.add(name)
+        parts = name.split(".")
+        for parent in range(1, len(parts)):  # a module's packages run first
+            todo.append(".".join(parts[:parent]))
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                todo += [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                todo.append(node.module)
+                todo += [f"{node.module}.{alias.name}" for alias in node.names]
+    return sorted(n for n in seen if n == "ualink_ref" or n.startswith("ualink_ref."))
+
+
+def module_file(package_root: Path, module: str) -> Path:
+    """The file of ``module``: its ``.py``, or its package's ``__init__.py``."""
+    package = package_root.joinpath(*module.split("."), "__init__.py")
+    return package if package.is_file() else source_path(package_root, module)
 
 
 def abi_tag() -> str:
@@ -152,14 +191,17 @@ def _install(built: Path, package_root: Path, out_root: Path) -> Path:
         "abi": suffix,
         "python": sys.version.split()[0],
         "library": library.name,
-        "modules": {
-            name: {"shim": shims[name], "sha256": digest(source_path(package_root, name))}
-            for name in MODULES
+        "modules": {name: {"shim": shims[name]} for name in MODULES},
+        # Every source the build depends on: compiled modules and what they import.
+        "sources": {
+            name: digest(module_file(package_root, name))
+            for name in dependencies(package_root)
         },
     }
     (staged / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
     clean(native)
-    for entry in staged.iterdir():
+    # The manifest last: until it is there, no process takes the new build.
+    for entry in sorted(staged.iterdir(), key=lambda entry: entry.name == MANIFEST):
         entry.replace(native / entry.name)
     staged.rmdir()
     return native

@@ -34,7 +34,8 @@ def _cmd_build(args: argparse.Namespace) -> int:
     root = Path(build.__file__).resolve().parents[2]
     try:
         native = build.build(root, verbose=args.verbose)
-    except Exception as exc:  # mypyc, setuptools and the C compiler raise their own kinds
+    # mypyc, setuptools and the C compiler raise their own kinds; mypyc exits on a type error.
+    except (Exception, SystemExit) as exc:
         print(f"error: the native build failed: {exc!r}", file=sys.stderr)
         if isinstance(exc, ImportError):
             print("  (it needs mypy, which brings mypyc: pip install mypy)", file=sys.stderr)

@@ -118,13 +118,21 @@ _NO_MESSAGES = NO_MESSAGES  # the flit codec's own tuple: its fast paths test id
 
 
 def check_time(now: object) -> float:
-    """``now`` if it is a real number (time is passed in, rule 6); else :class:`EncodeError`."""
-    kind = type(now)
-    if (kind is int or kind is float) and now == now:
-        return now  # type: ignore[return-value]  # the common case, without the ABC check
-    if isinstance(now, bool) or not isinstance(now, numbers.Real) or now != now:
+    """``now`` as a float if it is a real number that a float holds (time is passed in,
+    rule 6): a bool, NaN, a number past the float range or a non-number is an
+    :class:`EncodeError`. The float, in both builds: the native one returns floats
+    from a function declared so, whatever it is given."""
+    if type(now) is float and now == now:
+        return now  # the common case, without the ABC check
+    if isinstance(now, bool) or not isinstance(now, numbers.Real):
         raise EncodeError(f"now must be a number (flit slots), got {now!r:.40}")
-    return now  # type: ignore[return-value]
+    try:
+        value = float(now)
+    except (OverflowError, ValueError, TypeError):
+        raise EncodeError(f"now must be a number a float holds, got {now!r:.40}") from None
+    if value != value:  # NaN compares false with everything: every deadline would freeze
+        raise EncodeError(f"now must be a number (flit slots), got {now!r:.40}")
+    return value
 
 
 #: The time argument of a public entry point: a real number of flit slots. Wider

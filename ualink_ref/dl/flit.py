@@ -315,7 +315,10 @@ class DLFlit:
         """Parse 640 bytes. Raises ``CrcError`` on a bad CRC, other ``DecodeError`` s else."""
         if not isinstance(data, _BYTES_LIKE):
             raise TruncatedError("DL flit", FLIT_BYTES, -1)
-        data = bytes(data)
+        try:
+            data = bytes(data)
+        except ValueError:  # a released memoryview
+            raise TruncatedError("DL flit", FLIT_BYTES, -1) from None
         if len(data) != FLIT_BYTES:
             raise TruncatedError("DL flit", FLIT_BYTES, len(data))
         stored = int.from_bytes(data[CRC_COVERAGE:], "big")

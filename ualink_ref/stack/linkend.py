@@ -356,7 +356,7 @@ def _byte_string(data: object, per: int) -> bytes:
     (every public entry point raises only ``UALinkError``, whatever it is given)."""
     try:
         view = memoryview(data)  # type: ignore[arg-type]
-    except TypeError:
+    except (TypeError, ValueError):  # not a buffer; a released memoryview
         raise TruncatedError("wire data", f"a whole number of {per}-byte flits", -1) from None
     if view.itemsize != 1:
         raise TruncatedError("wire data (bytes)", f"a whole number of {per}-byte flits", -1)

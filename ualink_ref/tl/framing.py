@@ -157,7 +157,7 @@ class TLDeframer:
         returned are the caller's to read, not to change.
         """
         if type(half) is not bytes:
-            half = _half_bytes(half)
+            half = byte_string(half, "TL half-flit", TL_HALF_BYTES)
         owing = self._owing
         if owing:
             filling = owing[0]
@@ -229,17 +229,18 @@ class TLDeframer:
         return done
 
 
-def _half_bytes(half: object) -> bytes:
-    """A byte buffer as ``bytes``; anything else is a :class:`TruncatedError` (as a
-    control half-flit's decode raises for it), never a ``TypeError``."""
-    if isinstance(half, bytes | bytearray):
-        return bytes(half)
+def byte_string(data: object, what: str, size: int) -> bytes:
+    """A byte buffer (``bytes``, ``bytearray``, a ``memoryview`` or array of single
+    bytes) as ``bytes``; anything else is a :class:`TruncatedError` naming ``what``
+    and its ``size`` (only ``UALinkError`` escapes a decoder), never a ``TypeError``."""
+    if isinstance(data, bytes | bytearray):
+        return bytes(data)
     try:
-        view = memoryview(half)  # type: ignore[arg-type]
-    except TypeError:
-        raise TruncatedError("TL half-flit", TL_HALF_BYTES, -1) from None
+        view = memoryview(data)  # type: ignore[arg-type]
+    except (TypeError, ValueError):  # not a buffer; a released memoryview
+        raise TruncatedError(what, size, -1) from None
     if view.itemsize != 1:  # an array of wider items is not a byte string
-        raise TruncatedError("TL half-flit", TL_HALF_BYTES, -1)
+        raise TruncatedError(f"{what} (bytes)", size, -1)
     return view.tobytes()
 
 
@@ -259,4 +260,5 @@ def split_flit(flit: bytes) -> tuple[bytes, bytes]:
     return flit[:TL_HALF_BYTES], flit[TL_HALF_BYTES:TL_FLIT_BYTES]
 
 
-__all__ = ["PendingField", "TLDeframer", "data_halves", "pad_control_half", "split_flit"]
+__all__ = ["PendingField", "TLDeframer", "byte_string", "data_halves", "pad_control_half",
+           "split_flit"]

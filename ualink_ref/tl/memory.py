@@ -21,8 +21,11 @@ alignment, 256-byte boundary) is the transaction layer's job.
 
 from __future__ import annotations
 
+import operator
 from bisect import bisect_right
 from collections.abc import Iterable
+
+from mypy_extensions import mypyc_attr
 
 from ualink_ref.tl.upli import ATOMIC_SIZES, Status, apply_atomic
 
@@ -51,6 +54,9 @@ def byte_mask(byte_enable: int, length: int) -> int:
     return int.from_bytes(b"".join([_EXPAND[b] for b in enabled]), "little")
 
 
+# A model target users extend (a device's registers, say): subclassable in Python
+# in the native build too.
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Memory:
     """Sparse memory of one accelerator; ``mapped`` is a list of ``(start, end)``;
     ``max_pages`` caps the 256-byte pages writes may allocate."""
@@ -127,12 +133,16 @@ class Memory:
         sends the poisoned beats as such (rule P3) instead of failing the whole read."""
         if not self.is_mapped(addr, length):
             return Status.DECODE_ERROR, None, 0
-        return Status.OKAY, self.peek(addr, length), self.poison_map(addr, length)
+        return Status.OKAY, self._peek(addr, length), self.poison_map(addr, length)
 
     # -- raw access (never-written bytes are zero; no mapping check) -------------
 
     def peek(self, addr: int, length: int) -> bytes:
         """Raw bytes, ignoring mapping and poison (for tests and inspection)."""
+        # An integer: a float (infinity) would never end.
+        return self._peek(operator.index(addr), operator.index(length))
+
+    def _peek(self, addr: int, length: int) -> bytes:
         out = bytearray()
         while length > 0:
             page = self._pages.get(addr >> PAGE_BITS)
@@ -145,7 +155,8 @@ class Memory:
 
     def poke(self, addr: int, data: bytes | bytearray | memoryview) -> None:
         """Raw write, ignoring mapping (for setup)."""
-        data = bytes(data)
+        if type(data) is not bytes:
+            data = memoryview(data).tobytes()  # a buffer's bytes; an int is no buffer
         pos = 0
         while pos < len(data):
             page = self._page(addr)
@@ -180,7 +191,7 @@ class Memory:
         if off + length <= PAGE_SIZE:  # the common case: one page
             page = self._pages.get(addr >> PAGE_BITS)
             return _OKAY, bytes(page[off : off + length]) if page else bytes(length)
-        return _OKAY, self.peek(addr, length)
+        return _OKAY, self._peek(addr, length)
 
     def write(self, addr: int, data: bytes, byte_enable: int | None = None) -> Status:
         """Execute a Write / WriteFull; ``byte_enable`` bit i enables ``data[i]``."""

@@ -101,7 +101,8 @@ class OriginatorAPI:
         i = beat i, 64 bytes each): the target stores them and poisons the bytes
         it writes from them (rules P2, P4).
         """
-        data = bytes(data)
+        if type(data) is not bytes:
+            data = memoryview(data).tobytes()  # a buffer's bytes; an int is no buffer
         length = len(data)
         check_access(addr, length)
         beats = (length + 63) // 64  # beats_for(length), without a call on the hot path

@@ -117,7 +117,7 @@ from ualink_ref.tl.events import (
     TLCounters,
     TLEvent,
 )
-from ualink_ref.tl.framing import TLDeframer, pad_control_half
+from ualink_ref.tl.framing import TLDeframer, byte_string, pad_control_half
 from ualink_ref.tl.limits import TLLimits
 from ualink_ref.tl.memory import Memory
 from ualink_ref.tl.originator import Op as _Op
@@ -413,7 +413,7 @@ class TransactionLayer(OriginatorAPI, ResponseHandling):
         not 64 bytes raises :class:`~ualink_ref.errors.TruncatedError`.
         """
         if type(flit) is not bytes:
-            flit = _as_flit(flit)
+            flit = byte_string(flit, "TL flit", TL_FLIT_BYTES)
         if len(flit) != TL_FLIT_BYTES:
             raise TruncatedError("TL flit", TL_FLIT_BYTES, len(flit))
         self._counters.flits_received += 1
@@ -571,21 +571,6 @@ def _check_timeout(timeout_slots: object) -> float | None:
     if isinstance(timeout_slots, bool) or not timeout_slots > 0:
         raise ValueError(f"timeout_slots must be a positive number or None, got {timeout_slots!r}")
     return timeout_slots
-
-
-def _as_flit(flit: object) -> bytes:
-    """A byte buffer (``bytes``, ``bytearray``, a ``memoryview`` or array of single
-    bytes) as ``bytes``; anything else is a :class:`TruncatedError` (only
-    ``UALinkError`` escapes a public entry point)."""
-    if isinstance(flit, bytes | bytearray):
-        return bytes(flit)
-    try:
-        view = memoryview(flit)  # type: ignore[arg-type]
-    except TypeError:
-        raise TruncatedError("TL flit", TL_FLIT_BYTES, -1) from None
-    if view.itemsize != 1:  # an array of wider items is not a byte string
-        raise TruncatedError("TL flit (bytes)", TL_FLIT_BYTES, -1)
-    return view.tobytes()
 
 
 __all__ = ["Completion", "FieldRejected", "LateResponse", "LinkFailed", "TLCounters", "TLEvent",
