@@ -95,6 +95,7 @@ Rules (the same text, with provenance, is in ``specs/dl.md``):
 from __future__ import annotations
 
 import numbers
+import sys
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import replace
@@ -117,13 +118,20 @@ _DUPLICATE, _GAP = Verdict.DUPLICATE, Verdict.GAP
 _NO_MESSAGES = NO_MESSAGES  # the flit codec's own tuple: its fast paths test identity
 
 
+# The largest float as an int: compared with an int as ints (the native build would
+# compare an int with a float by converting the int, which overflows past this).
+_FLOAT_MAX_INT = int(sys.float_info.max)
+
+
 def check_time(now: object) -> float:
     """``now`` as a float if it is a real number that a float holds (time is passed in,
     rule 6): a bool, NaN, a number past the float range or a non-number is an
     :class:`EncodeError`. The float, in both builds: the native one returns floats
     from a function declared so, whatever it is given."""
     if type(now) is float and now == now:
-        return now  # the common case, without the ABC check
+        return now  # the common cases, without the ABC check
+    if type(now) is int and -_FLOAT_MAX_INT <= now <= _FLOAT_MAX_INT:
+        return float(now)
     if isinstance(now, bool) or not isinstance(now, numbers.Real):
         raise EncodeError(f"now must be a number (flit slots), got {now!r:.40}")
     try:
