@@ -16,7 +16,7 @@ from conftest import median_time
 from test_dl_bench import BATCH, FLITS, WIRE
 
 from ualink_ref.dl import DataLink, DLFlit
-from ualink_ref.stack.link_pair import LinkPair
+from ualink_ref.net.link_pair import LinkPair
 
 
 def main() -> None:

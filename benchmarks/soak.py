@@ -22,10 +22,11 @@ import time
 from dataclasses import dataclass, field
 
 from ualink_ref.errors import LinkStalledError
+from ualink_ref.net.channels import ErrorBursts, Outage, RandomBitErrors
+from ualink_ref.net.harness import Channel
+from ualink_ref.sim.link_run import Simulation
+from ualink_ref.sim.workloads import random_workload
 from ualink_ref.sizes import SEQ_MAX
-from ualink_ref.stack.channels import ErrorBursts, Outage, RandomBitErrors
-from ualink_ref.stack.harness import Channel
-from ualink_ref.stack.sim import Simulation, random_workload
 
 PHASE_SLOTS = 1000
 

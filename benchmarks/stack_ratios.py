@@ -86,7 +86,7 @@ def serve() -> None:
 def worker(what: str, ops: int, warm_up: bool = True) -> None:
     """Time one run in this process and print ``{"seconds": s, "module": path}`` as JSON.
 
-    Works with both the current layout (``ualink_ref.stack.sim``) and the old one
+    Works with both the current layout (``ualink_ref.sim.link_run``) and the old one
     (``ualink_ref.sim``), so ``--old`` runs the same code on both sides.
     """
     try:
@@ -246,7 +246,7 @@ def bench_records() -> list[Any]:
     """The records of ``benchmarks/test_capture_bench.py``: 400 random ops, KP4, no errors."""
     if not _RECORDS:
         from ualink_ref.capture.run import capture_simulation
-        from ualink_ref.stack.sim import random_workload
+        from ualink_ref.sim.workloads import random_workload
 
         _RECORDS.extend(capture_simulation(random_workload(400, 1), fec="kp4", ber=0.0,
                                            seed=1)[0])

@@ -21,7 +21,7 @@ import pytest
 from conftest import RATIOS
 
 from ualink_ref.dl import DataLink, DLFlit, FlitOp
-from ualink_ref.stack.link_pair import LinkPair
+from ualink_ref.net.link_pair import LinkPair
 
 BATCH = 200
 

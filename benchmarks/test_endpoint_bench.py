@@ -1,7 +1,7 @@
 """Full-stack throughput: two Endpoints (TL + DL + KP4 FEC), no errors, ops per second.
 
 Run: ``python -m pytest benchmarks/test_endpoint_bench.py --benchmark-enable``.
-Each benchmark round runs a fresh :class:`~ualink_ref.stack.sim.Simulation` of
+Each benchmark round runs a fresh :class:`~ualink_ref.sim.link_run.Simulation` of
 ``N_OPS`` 64-byte WriteFulls or 64-byte Reads issued by endpoint a against
 endpoint b's memory, in KP4 mode with no channel errors, and counts completed
 ops per second of wall time on one core (both endpoints, the FEC encode and
@@ -23,7 +23,8 @@ from typing import Any
 import pytest
 
 from ualink_ref.phy.accel import compiled_available, use_compiled
-from ualink_ref.stack.sim import Simulation, uniform_workload
+from ualink_ref.sim.link_run import Simulation
+from ualink_ref.sim.workloads import uniform_workload
 from ualink_ref.tl import Status
 
 N_OPS = 10_000

@@ -15,9 +15,9 @@ import time
 
 import pytest
 
-from ualink_ref.stack.fabric import Fabric, FabricConfig
-from ualink_ref.stack.fabric_report import make_report, zero_load_load64
-from ualink_ref.stack.workloads import fabric_workload
+from ualink_ref.sim.fabric import Fabric, FabricConfig
+from ualink_ref.sim.fabric_report import make_report, zero_load_load64
+from ualink_ref.sim.workloads import fabric_workload
 
 OPS = {16: 5_000, 32: 10_000, 64: 20_000}
 FIGURES: dict[int, tuple[float, float, float, bool]] = {}

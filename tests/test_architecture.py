@@ -18,15 +18,15 @@ import pytest
 PKG = Path(__file__).resolve().parents[1] / "ualink_ref"
 
 RANKS: dict[str, int] = {
-    "errors": 0, "bitfields": 0, "sizes": 0, "slotted": 0, "_native": 0,
-    "phy": 1, "dl": 2, "tl": 3, "stack": 4,
-    "capture": 5, "scapy": 5, "scapy_layers": 5, "testing": 5, "strategies": 5,
-    "compare": 5, "wireshark": 5,
-    "cli": 6,
+    "errors": 0, "bitfields": 0, "sizes": 0, "slotted": 0,
+    "phy": 1, "dl": 2, "tl": 3, "node": 4, "net": 5, "sim": 6,
+    "capture": 7, "scapy": 7, "scapy_layers": 7, "testing": 7, "strategies": 7,
+    "compare": 7, "wireshark": 7,
+    "cli": 8,
 }
 #: Third-party packages that are optional extras: the only function-level imports allowed.
 OPTIONAL = ("scapy", "matplotlib", "tqdm", "numba", "dask", "distributed", "cocotb", "atheris",
-            "hypothesis", "mypyc", "setuptools")
+            "hypothesis")
 #: Our modules that import an optional extra themselves (Scapy; Hypothesis; numba).
 NEEDS_EXTRAS = ("ualink_ref.scapy", "ualink_ref.strategies", "ualink_ref.testing.strategies",
                 "ualink_ref.phy._numba_kernels")

@@ -35,8 +35,8 @@ __version__ = "0.1.0"
 
 # Public names that live in submodules, loaded on first use (see __getattr__).
 _LAZY: dict[str, str] = {
-    "Endpoint": "ualink_ref.stack.endpoint",
-    "Completion": "ualink_ref.stack.endpoint",
+    "Endpoint": "ualink_ref.node.endpoint",
+    "Completion": "ualink_ref.node.endpoint",
 }
 
 

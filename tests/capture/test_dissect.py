@@ -17,7 +17,7 @@ from ualink_ref.capture.format import CaptureRecord, read_capture
 from ualink_ref.capture.listing import Filter, render, summarize
 from ualink_ref.capture.run import SCENARIOS, CaptureLink, CaptureResult
 from ualink_ref.cli import main
-from ualink_ref.stack.sim import random_workload
+from ualink_ref.sim.workloads import random_workload
 from ualink_ref.testing.strategies import capture_records
 from ualink_ref.tl.fields import COMMANDS
 
@@ -172,10 +172,10 @@ def test_cli_scenario_pcapng(tmp_path: Path, capsys: pytest.CaptureFixture[str])
 
 @pytest.mark.parametrize("fec,ber,seed", [("none", 1e-4, 2), ("kp4", 3e-3, 4), ("ll", 3e-4, 1)])
 def test_simulator_captures_dissect_to_the_sent_tl_flits(fec: str, ber: float, seed: int) -> None:
-    """Captures of ualink_ref.stack.sim runs: the dissector lists exactly the TL flits the
+    """Captures of ualink_ref.sim.link_run runs: the dissector lists exactly the TL flits the
     receiving TL got — the sender's TL flits in order, as many as the receiver counted —
     even with many CRC errors and replays."""
-    import ualink_ref.stack.sim as sim_module
+    import ualink_ref.sim.link_run as sim_module
     from ualink_ref.capture.run import capture_simulation
 
     sims: list = []  # type: ignore[type-arg]

@@ -15,7 +15,7 @@ from ualink_ref.capture.dissect import dissect_records
 from ualink_ref.capture.format import read_capture
 from ualink_ref.capture.run import SCENARIOS, capture_simulation
 from ualink_ref.cli import main
-from ualink_ref.stack.sim import random_workload
+from ualink_ref.sim.workloads import random_workload
 
 ROOT = Path(__file__).resolve().parents[2]
 PCAP_HEADER, RECORD_HEADER, RECORD = 24, 16, 16 + 640  # hand-walked pcap layout

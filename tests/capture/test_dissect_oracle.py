@@ -24,7 +24,7 @@ from ualink_ref.capture.run import capture_simulation
 from ualink_ref.dl import DLFlit
 from ualink_ref.dl.formats import FlitOp
 from ualink_ref.errors import DecodeError
-from ualink_ref.stack.sim import random_workload
+from ualink_ref.sim.workloads import random_workload
 from ualink_ref.testing.strategies import dl_flits, tl_stream_halves
 from ualink_ref.tl.codec import ADDR_LO_BITS
 from ualink_ref.tl.fields import COMMANDS, FType

@@ -21,7 +21,7 @@ from ualink_ref.capture.dissect_tl import RULE3_READS, owed_after
 from ualink_ref.capture.format import read_capture
 from ualink_ref.capture.run import capture_simulation
 from ualink_ref.errors import DecodeError
-from ualink_ref.stack.sim import random_workload
+from ualink_ref.sim.workloads import random_workload
 from ualink_ref.testing.strategies import tl_fields, tl_stream_halves
 from ualink_ref.tl import codec as C
 from ualink_ref.tl.framing import data_halves

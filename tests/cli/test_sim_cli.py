@@ -51,7 +51,8 @@ def test_simulate_stuck_link_fails_every_op_in_bounded_slots(
 
 
 def test_dead_link_simulation_completes_every_op_with_the_fault_status() -> None:
-    from ualink_ref.stack.sim import Simulation, random_workload
+    from ualink_ref.sim.link_run import Simulation
+    from ualink_ref.sim.workloads import random_workload
     from ualink_ref.tl import Status
 
     sim = Simulation(random_workload(3, 0), ber=1e-2, seed=0)

@@ -17,7 +17,7 @@ import pytest
 
 from ualink_ref.compare import sue_uet as M
 from ualink_ref.compare.mapping import ATOMIC_KINDS, PMTUS, CompareOp
-from ualink_ref.stack import latency as L
+from ualink_ref.sim import latency as L
 
 ROOT = Path(__file__).resolve().parents[2]
 OPS = ([CompareOp(k, n) for k in ("load", "store") for n in (8, 16, 64, 256, 1000, 1024, 4096)]

@@ -100,7 +100,7 @@ def test_fields_and_data_match_the_public_rules(op: CompareOp, method: str) -> N
 def test_endpoint_counts_are_its_own_counters() -> None:
     # Drive two endpoints by hand, independently of the driver, and compare totals.
     from ualink_ref.compare import ualink_side as D
-    from ualink_ref.stack.endpoint import Endpoint
+    from ualink_ref.node.endpoint import Endpoint
 
     ops = [CompareOp("store", 256)] * REPEAT
     a, b = Endpoint(D.REQUESTER), Endpoint(D.TARGET)

@@ -6,8 +6,9 @@ from __future__ import annotations
 import random
 
 from ualink_ref.dl import DataLink, DLFlit, FlitOp, ReplayStarted
-from ualink_ref.stack.link_pair import FaultyChannel, LinkPair, carries_payload, flip_bits
-from ualink_ref.stack.sim import Simulation, random_workload, uniform_workload
+from ualink_ref.net.link_pair import FaultyChannel, LinkPair, carries_payload, flip_bits
+from ualink_ref.sim.link_run import Simulation
+from ualink_ref.sim.workloads import random_workload, uniform_workload
 
 
 def _flits(seed: int, n: int) -> list[bytes]:

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from ualink_ref.dl import DataLink, DeviceId, DLFlit, DLMessageReceived, FlitOp, TLRateNotification
 from ualink_ref.errors import EncodeError
-from ualink_ref.stack.link_pair import FaultyChannel, LinkPair, flip_bits
+from ualink_ref.net.link_pair import FaultyChannel, LinkPair, flip_bits
 from ualink_ref.testing.strategies import dl_flits
 
 

@@ -1,4 +1,4 @@
-"""Exhaustive check of the go-back-N retry over the real DataLink (see dl_exhaustive.py).
+"""Exhaustive check of the go-back-N retry over the real DataLink (tests/helpers).
 
 Bounds run here (CI): windows 2 and 4, three data flits, every interleaving of polls,
 deliveries, timer expiries, and one loss or corruption anywhere on either direction,
@@ -9,8 +9,9 @@ shows up (specs/dl.md, "Exhaustive check", gives them and the larger offline run
 
 from __future__ import annotations
 
-import dl_exhaustive as exhaustive
 import pytest
+
+from tests.helpers import dl_exhaustive as exhaustive
 
 
 def test_clone_knows_every_mutable_field() -> None:

@@ -4,7 +4,7 @@ sees when a link re-delivers an old flit, for implicit and explicit sequence num
 from __future__ import annotations
 
 from ualink_ref.dl import DLFlit, FlitOp, SequenceGap, TLFlitDelivered
-from ualink_ref.stack.link_pair import LinkPair
+from ualink_ref.net.link_pair import LinkPair
 
 TL = [bytes([n]) * 64 for n in range(1, 40)]
 

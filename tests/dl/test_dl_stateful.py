@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from ualink_ref.dl import DataLink, TLFlitDelivered
-from ualink_ref.stack.link_pair import carries_payload, flip_bits
+from ualink_ref.net.link_pair import carries_payload, flip_bits
 
 TIMEOUT = 40.0
 

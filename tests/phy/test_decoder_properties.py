@@ -27,7 +27,7 @@ from ualink_ref.dl.formats import ALL_FORMATS as DL_FORMATS
 from ualink_ref.dl.formats import FlitOp
 from ualink_ref.errors import DecodeError, LinkFailedError
 from ualink_ref.phy import decode_flits, encode_flits
-from ualink_ref.stack.sim import random_workload
+from ualink_ref.sim.workloads import random_workload
 from ualink_ref.testing.strategies import Mutation, mutations
 from ualink_ref.tl.events import LinkFailed
 from ualink_ref.tl.fields import ALL_FORMATS as TL_FORMATS

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from phy_oracle import encode_flits as oracle_encode
-from phy_oracle import rs_encode, symbol_of_bit
 
+from tests.helpers.phy_oracle import encode_flits as oracle_encode
+from tests.helpers.phy_oracle import rs_encode, symbol_of_bit
 from ualink_ref.errors import DecodeError, EncodeError, FecUncorrectableError, UALinkError
 from ualink_ref.phy import (
     KP4,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
-from phy_oracle import bits_of, from_symbols, pack, to_symbols
 
+from tests.helpers.phy_oracle import bits_of, from_symbols, pack, to_symbols
 from ualink_ref.phy import KP4, LL, gf
 
 

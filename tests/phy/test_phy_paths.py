@@ -20,8 +20,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from phy_oracle import rs
 
+from tests.helpers.phy_oracle import rs
 from ualink_ref.phy import KP4, LL, ReedSolomonCode, decode_flits, decoder, encode_flits
 from ualink_ref.phy.accel import ENV_VAR, compiled_available, kernels, use_compiled
 

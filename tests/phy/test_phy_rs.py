@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from phy_oracle import rs, rs_encode
 
+from tests.helpers.phy_oracle import rs, rs_encode
 from ualink_ref.errors import DecodeError, EncodeError, FecUncorrectableError, UALinkError
 from ualink_ref.phy import KP4, LL, ReedSolomonCode
 

@@ -13,9 +13,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from phy_oracle import CODES, bits_of, from_symbols, pack, rs, rs_encode, symbol_of_bit
-from phy_oracle import encode_flits as oracle_encode
 
+from tests.helpers.phy_oracle import (
+    CODES,
+    bits_of,
+    from_symbols,
+    pack,
+    rs,
+    rs_encode,
+    symbol_of_bit,
+)
+from tests.helpers.phy_oracle import encode_flits as oracle_encode
 from ualink_ref.cli import main
 from ualink_ref.testing import vectors
 

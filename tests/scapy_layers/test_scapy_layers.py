@@ -59,7 +59,7 @@ from ualink_ref.dl.formats import (  # noqa: E402
 )
 from ualink_ref.dl.messages import encode_message  # noqa: E402
 from ualink_ref.errors import DecodeError  # noqa: E402
-from ualink_ref.stack.sim import random_workload  # noqa: E402
+from ualink_ref.sim.workloads import random_workload  # noqa: E402
 from ualink_ref.testing.strategies import (  # noqa: E402
     dl_flits,
     dl_messages,

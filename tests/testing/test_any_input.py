@@ -22,8 +22,8 @@ from ualink_ref.capture import dissect
 from ualink_ref.capture import format as capture_format
 from ualink_ref.dl import DataLink, DLFlit, FlitOp, NoOp
 from ualink_ref.errors import UALinkError
+from ualink_ref.node.endpoint import Endpoint
 from ualink_ref.phy import KP4, LL, BitErrorChannel, BurstChannel
-from ualink_ref.stack.endpoint import Endpoint
 from ualink_ref.testing import vectors
 
 GOOD_FLIT = DLFlit(FlitOp.ACK, ack_req_seq=0).encode()

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 
 from ualink_ref.capture.run import CaptureLink
 from ualink_ref.dl import DLFlit, decode_message, encode_message
-from ualink_ref.stack.sim import simulate
+from ualink_ref.sim.link_run import simulate
 from ualink_ref.testing.strategies import (
     dl_flits,
     dl_messages,

@@ -2,7 +2,7 @@
 
 Only the public surface is used (``read`` / ``write`` / ``atomic``, ``poll``,
 ``receive``, ``fail_outstanding``, the state properties and counters), with the
-peer played by hand through ``tests/tl_peer.py`` — so these tests hold across a
+peer played by hand through ``tests/helpers/tl_peer.py`` — so these tests hold across a
 restructuring of the engine's internals. The mutation run, its sample and the
 survival rates are in ``fuzz/README.md``, "Mutation testing".
 """
@@ -10,8 +10,8 @@ survival rates are in ``fuzz/README.md``, "Mutation testing".
 from __future__ import annotations
 
 import pytest
-from tl_peer import drain, flits, grant_all, halves, ok_response, requests_in
 
+from tests.helpers.tl_peer import drain, flits, grant_all, halves, ok_response, requests_in
 from ualink_ref.errors import (
     AddressCacheError,
     EncodeError,

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from ualink_ref.errors import UALinkError
-from ualink_ref.stack.endpoint import Endpoint
+from ualink_ref.node.endpoint import Endpoint
 from ualink_ref.tl import TransactionLayer, codec, dissect, fields, flit
 from ualink_ref.tl.framing import TLDeframer
 

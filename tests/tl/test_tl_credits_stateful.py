@@ -8,7 +8,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
-from ualink_ref.stack.tl_pair import TLPair
+from ualink_ref.net.tl_pair import TLPair
 from ualink_ref.tl import CreditConfig, Status, TransactionLayer
 from ualink_ref.tl.credits import NUM_VCS
 

@@ -23,8 +23,16 @@ from typing import Any
 
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
-from tl_peer import books_balance, drain, flits, grant_all, halves, ok_response, requests_in
 
+from tests.helpers.tl_peer import (
+    books_balance,
+    drain,
+    flits,
+    grant_all,
+    halves,
+    ok_response,
+    requests_in,
+)
 from ualink_ref.tl import Status, TransactionLayer
 from ualink_ref.tl.codec import Request
 from ualink_ref.tl.events import Completion, LateResponse

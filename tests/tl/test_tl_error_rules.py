@@ -6,10 +6,18 @@ import copy
 import pickle
 
 import pytest
-from tl_peer import books_balance, drain, flits, grant_all, halves, ok_response, requests_in
 
+from tests.helpers.tl_peer import (
+    books_balance,
+    drain,
+    flits,
+    grant_all,
+    halves,
+    ok_response,
+    requests_in,
+)
 from ualink_ref.errors import EncodeError
-from ualink_ref.stack.tl_pair import TLPair
+from ualink_ref.net.tl_pair import TLPair
 from ualink_ref.tl import CreditConfig, Memory, Status, TransactionLayer
 from ualink_ref.tl.codec import Response, pack_field
 from ualink_ref.tl.events import Completion, LateResponse

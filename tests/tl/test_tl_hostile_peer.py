@@ -1,11 +1,11 @@
 """Issue 15, deliverable 7: a bare TransactionLayer against a hostile peer
-(rules and invariants in ``tests/hostile_peer.py``)."""
+(rules and invariants in ``tests/helpers/hostile_peer.py``)."""
 
 from __future__ import annotations
 
-from hostile_peer import CREDITS, HONEST, LIMITS, HostilePeer
 from hypothesis import settings
 
+from tests.helpers.hostile_peer import CREDITS, HONEST, LIMITS, HostilePeer
 from ualink_ref.tl import TransactionLayer
 
 

@@ -4,10 +4,10 @@ configured limit, with back-pressure or a clear error (``specs/tl.md`` rules B1-
 from __future__ import annotations
 
 import pytest
-from tl_peer import books_balance, drain, flits, halves
 
+from tests.helpers.tl_peer import books_balance, drain, flits, halves
 from ualink_ref.errors import CreditError
-from ualink_ref.stack.tl_pair import TLPair
+from ualink_ref.net.tl_pair import TLPair
 from ualink_ref.tl import Memory, Status, TransactionLayer
 from ualink_ref.tl.codec import FlowControl, Request
 from ualink_ref.tl.credits import SenderCredits

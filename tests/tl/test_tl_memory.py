@@ -2,37 +2,15 @@
 
 from __future__ import annotations
 
-import ctypes
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.helpers.atomics_oracle import ctypes_reference
 from ualink_ref.errors import EncodeError
-from ualink_ref.stack.tl_pair import TLPair
+from ualink_ref.net.tl_pair import TLPair
 from ualink_ref.tl import AtomicOp, Memory, Status, TransactionLayer
 from ualink_ref.tl.upli import apply_atomic, atomic_attr, atomic_op_of, check_access, command_class
-
-C_TYPES = {4: (ctypes.c_uint32, ctypes.c_int32), 8: (ctypes.c_uint64, ctypes.c_int64)}
-
-
-def ctypes_reference(op: AtomicOp, size: int, old: int, operand: int, compare: int) -> int:
-    """An independent reference: C fixed-width integer semantics via ctypes."""
-    u, s = C_TYPES[size]
-    if op == AtomicOp.ADD:
-        return u(old + operand).value
-    if op == AtomicOp.SWAP:
-        return operand
-    if op == AtomicOp.CAS:
-        return operand if old == compare else old
-    if op in (AtomicOp.AND, AtomicOp.OR, AtomicOp.XOR):
-        return {AtomicOp.AND: old & operand, AtomicOp.OR: old | operand,
-                AtomicOp.XOR: old ^ operand}[op]
-    if op in (AtomicOp.UMIN, AtomicOp.UMAX):
-        return (min if op == AtomicOp.UMIN else max)(old, operand)
-    a, b = s(old).value, s(operand).value
-    return u((min if op == AtomicOp.SMIN else max)(a, b)).value
-
 
 EDGE = [0, 1, 2, 0x7F, 0x80, 0xFF, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF,
         0x7FFFFFFFFFFFFFFF, 0x8000000000000000, 0xFFFFFFFFFFFFFFFF]

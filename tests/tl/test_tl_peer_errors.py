@@ -9,8 +9,16 @@ exactly one completion; tags and credits never leak.
 from __future__ import annotations
 
 import pytest
-from tl_peer import books_balance, drain, flits, grant_all, halves, ok_response, requests_in
 
+from tests.helpers.tl_peer import (
+    books_balance,
+    drain,
+    flits,
+    grant_all,
+    halves,
+    ok_response,
+    requests_in,
+)
 from ualink_ref.errors import (
     AddressCacheError,
     CreditError,

@@ -29,7 +29,8 @@ def test_readme_tl_example_output() -> None:
 
 
 def test_readme_simulate_output_is_real() -> None:
-    from ualink_ref.stack.sim import Burst, random_workload, simulate
+    from ualink_ref.sim.link_run import Burst, simulate
+    from ualink_ref.sim.workloads import random_workload
 
     shown = re.search(r"\$ ualink-ref simulate (.*?)\n(.*?)```", _section(), re.S)
     assert shown is not None

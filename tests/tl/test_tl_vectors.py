@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_tl_memory import ctypes_reference
 
+from tests.helpers.atomics_oracle import ctypes_reference
 from ualink_ref.testing import vectors
 from ualink_ref.tl import AtomicOp
 from ualink_ref.tl.flit import dissect_stream

@@ -31,7 +31,7 @@ from ualink_ref.capture.run import CaptureLink, run_scenario
 from ualink_ref.dl import formats as dlf
 from ualink_ref.dl.crc import crc32
 from ualink_ref.dl.flit import SEGMENT_OFFSETS, DLFlit
-from ualink_ref.stack.sim import random_workload
+from ualink_ref.sim.workloads import random_workload
 from ualink_ref.tl.fields import FType
 from ualink_ref.wireshark import plugin_path
 from ualink_ref.wireshark.generate import FORMATS, filter_name

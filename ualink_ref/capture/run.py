@@ -1,9 +1,9 @@
 """Produce captures: runs of the one harness, every wire chunk recorded by a tap.
 
-A :class:`Recorder` is a tap on a :class:`~ualink_ref.stack.harness.Network`:
+A :class:`Recorder` is a tap on a :class:`~ualink_ref.net.harness.Network`:
 for every chunk a receiving endpoint gets it writes a ``dl_flit`` record per
 flit (the bytes after FEC decoding and the decoder's verdict, both taken from
-the endpoint's own :class:`~ualink_ref.stack.endpoint.FecDecoded` event — the
+the endpoint's own :class:`~ualink_ref.node.endpoint.FecDecoded` event — the
 FEC runs once) and, with ``raw_codewords``, the wire bytes before decoding as
 a ``fec_codewords`` record. Record ``k`` of a chunk received at slot ``s`` has
 slot ``s + k`` and timestamp ``slot * 25.6 ns`` (:data:`~ualink_ref.sizes.SLOT_NS`).
@@ -15,7 +15,7 @@ Two runs use it:
   per slot (``edge="last_slot"``), a seeded bit-error channel and scripted
   bit flips per transmitted flit. :data:`SCENARIOS` holds the scenarios whose
   captures are committed under ``vectors/`` (``specs/capture.md``).
-* :func:`capture_simulation` — a run of :class:`ualink_ref.stack.sim.Simulation`.
+* :func:`capture_simulation` — a run of :class:`ualink_ref.sim.link_run.Simulation`.
 
 Workloads are lists of ``ualink_ref.sim.Op`` (the simulator's operations).
 """
@@ -31,12 +31,13 @@ from ualink_ref.capture.format import CaptureRecord
 from ualink_ref.dl import TLFlitDelivered
 from ualink_ref.dl.messages import UnknownMessage, VendorMessage
 from ualink_ref.errors import CaptureIncomplete, LinkStalledError
+from ualink_ref.net.channels import RandomBitErrors, ScriptedFlips
+from ualink_ref.net.harness import Network, WireChunk, chain
+from ualink_ref.node.endpoint import Completion, Endpoint, FecDecoded
+from ualink_ref.sim.faults import FaultPlan
+from ualink_ref.sim.link_run import Burst, SimReport, Simulation
+from ualink_ref.sim.workloads import Op, random_workload
 from ualink_ref.sizes import DL_FLIT_BYTES, SLOT_NS, WIRE_BYTES_PER_FLIT, FecMode
-from ualink_ref.stack.channels import RandomBitErrors, ScriptedFlips
-from ualink_ref.stack.endpoint import Completion, Endpoint, FecDecoded
-from ualink_ref.stack.faults import FaultPlan
-from ualink_ref.stack.harness import Network, WireChunk, chain
-from ualink_ref.stack.sim import Burst, Op, SimReport, Simulation, random_workload
 from ualink_ref.tl import CreditConfig
 from ualink_ref.tl.events import FieldRejected, LateResponse
 from ualink_ref.tl.upli import AtomicOp
@@ -101,7 +102,7 @@ class Recorder:
 
 
 def fabric_directions(accelerators: int, planes: int = 1) -> dict[str, tuple[str, int]]:
-    """Recorder directions for a pod (:mod:`ualink_ref.stack.fabric`): what accelerator i
+    """Recorder directions for a pod (:mod:`ualink_ref.sim.fabric`): what accelerator i
     of plane p sends is ``a_to_b`` and what switch port i sends back ``b_to_a``, both with
     pseudo-header port ``p * accelerators + i`` (which must fit its 8 bits)."""
     if planes * accelerators > 256:
@@ -139,7 +140,7 @@ class CaptureLink:
     ``dl_options`` and ``endpoint_options`` (link-state settings such as
     ``retrain_slots``, or ``tl_options`` such as ``split`` and ``timeout_slots``)
     configure the endpoints; ``faults`` is a fault plan
-    (:class:`~ualink_ref.stack.faults.FaultPlan` text) applied after the flips — its
+    (:class:`~ualink_ref.sim.faults.FaultPlan` text) applied after the flips — its
     TL entries act on both endpoints (``poison`` before slot 0, ``stop-tag``).
     """
 
@@ -443,7 +444,7 @@ def capture_simulation(
     Takes what :func:`ualink_ref.sim.simulate` takes (a workload of
     ``ualink_ref.sim.Op``, FEC mode, BER, bursts, seed, options). Returns
     ``(records, report)``, the records in time order; ``progress(n)`` gets newly
-    completed op counts (as :meth:`~ualink_ref.stack.sim.Simulation.run`). Raises
+    completed op counts (as :meth:`~ualink_ref.sim.link_run.Simulation.run`). Raises
     :class:`~ualink_ref.errors.CaptureIncomplete` (with the records so far) when the
     simulation stalls.
     """

@@ -17,8 +17,9 @@ from ualink_ref.cli.commands import add_command
 from ualink_ref.cli.options import USAGE, add_run_options, fail, progress_bar, resolve
 from ualink_ref.cli.simulate import add_tl_arguments
 from ualink_ref.errors import CaptureIncomplete, UALinkError
-from ualink_ref.stack.faults import FaultPlan
-from ualink_ref.stack.sim import Burst, random_workload
+from ualink_ref.sim.faults import FaultPlan
+from ualink_ref.sim.link_run import Burst
+from ualink_ref.sim.workloads import random_workload
 
 #: The subcommand's ``--help`` description.
 DESCRIPTION = (

@@ -20,7 +20,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "wireshark": ("wireshark", "install the Wireshark dissector for ualink_ref captures"),
     "fabric": ("fabric", "run a pod of accelerators through UALink switches (CBFC or PFC)"),
     "sweep": ("sweep", "run a grid of fabric runs locally or on a Dask cluster"),
-    "native": ("native", "whether the compiled (mypyc) TL and DL engines run; build them"),
 }
 #: The modules that contribute subcommands (``ualink_ref.cli.<name>``).
 COMMAND_MODULES: tuple[str, ...] = tuple(

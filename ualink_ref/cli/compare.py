@@ -16,8 +16,8 @@ from ualink_ref.compare import report as R
 from ualink_ref.compare.mapping import PMTUS
 from ualink_ref.compare.plot import FORMATS as PLOT_FORMATS
 from ualink_ref.compare.plot import plot_report
-from ualink_ref.stack.fabric import FLOW_CONTROLS
-from ualink_ref.stack.workloads import PATTERNS
+from ualink_ref.sim.fabric import FLOW_CONTROLS
+from ualink_ref.sim.workloads import PATTERNS
 
 #: The subcommand's ``--help`` description.
 DESCRIPTION = (

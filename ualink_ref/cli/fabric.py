@@ -12,10 +12,10 @@ from ualink_ref.capture.run import Recorder, fabric_directions
 from ualink_ref.cli.commands import add_command
 from ualink_ref.cli.options import add_progress_option, progress_bar
 from ualink_ref.cli.options import int_range as _int_at_least
+from ualink_ref.sim.fabric import FLOW_CONTROLS, Fabric, FabricConfig
+from ualink_ref.sim.fabric_report import make_report, zero_load_load64
+from ualink_ref.sim.workloads import PATTERNS, fabric_workload
 from ualink_ref.sizes import FEC_MODES
-from ualink_ref.stack.fabric import FLOW_CONTROLS, Fabric, FabricConfig
-from ualink_ref.stack.fabric_report import make_report, zero_load_load64
-from ualink_ref.stack.workloads import PATTERNS, fabric_workload
 
 #: The subcommand's ``--help`` description.
 DESCRIPTION = (

@@ -4,7 +4,7 @@
 both when ``DIR`` is left out) down from flit slot S1 up to S2;
 ``--dead DIR[:S1]`` takes one direction down for good (from slot S1, default
 0); ``--stall-slots K`` sets the watchdog. The channels are
-:class:`~ualink_ref.stack.channels.Outage` (specs/README.md, "Faults").
+:class:`~ualink_ref.net.channels.Outage` (specs/README.md, "Faults").
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ualink_ref.stack.channels import Outage
-from ualink_ref.stack.harness import Channel
+from ualink_ref.net.channels import Outage
+from ualink_ref.net.harness import Channel
 
 DIRECTIONS = ("ab", "ba")
 
@@ -79,7 +79,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def simulation_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The :class:`~ualink_ref.stack.sim.Simulation` options the fault arguments ask for."""
+    """The :class:`~ualink_ref.sim.link_run.Simulation` options the fault arguments ask for."""
     faults: dict[str, list[Channel]] = {d: [] for d in DIRECTIONS}
     seed = int(args.seed)
     for n, (start, end, dirs) in enumerate(args.outage):

@@ -17,8 +17,9 @@ from ualink_ref.cli.options import (
     resolve,
 )
 from ualink_ref.errors import UALinkError
-from ualink_ref.stack.faults import FaultPlan
-from ualink_ref.stack.sim import Burst, random_workload, simulate
+from ualink_ref.sim.faults import FaultPlan
+from ualink_ref.sim.link_run import Burst, simulate
+from ualink_ref.sim.workloads import random_workload
 from ualink_ref.tl.completer import SPLIT_MODES
 
 #: The subcommand's ``--help`` description.

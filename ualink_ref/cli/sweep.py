@@ -22,9 +22,9 @@ from typing import Any
 
 from ualink_ref.cli.commands import add_command
 from ualink_ref.cli.fabric import add_pod_options
-from ualink_ref.stack.fabric import FabricConfig
-from ualink_ref.stack.fabric_report import run_fabric
-from ualink_ref.stack.workloads import PATTERNS, fabric_workload
+from ualink_ref.sim.fabric import FabricConfig
+from ualink_ref.sim.fabric_report import run_fabric
+from ualink_ref.sim.workloads import PATTERNS, fabric_workload
 
 DESCRIPTION = (
     "Run a grid of fabric runs (pattern x load x flow control x accelerators x seed) on local "

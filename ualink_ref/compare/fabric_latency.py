@@ -1,8 +1,8 @@
 """The ualink column's latencies as the fabric model measures them, beside the static table.
 
 :mod:`ualink_ref.compare.four` prints a *static* zero-load table
-(:mod:`ualink_ref.stack.latency`, 4 x 200G lanes). This module adds what the
-switched pod (:mod:`ualink_ref.stack.fabric`) measures:
+(:mod:`ualink_ref.sim.latency`, 4 x 200G lanes). This module adds what the
+switched pod (:mod:`ualink_ref.sim.fabric`) measures:
 
 * **zero load** (always, cheap): one 64-byte Load (Read) and one 64-byte Store
   (WriteFull) alone on a 2-accelerator pod through one switch, the simulated
@@ -13,7 +13,7 @@ switched pod (:mod:`ualink_ref.stack.fabric`) measures:
 * **loaded** (on request, a small fabric run per op): p50 / p99 / p99.9 / max
   of 64-byte Loads or Stores among ``accelerators`` under ``pattern`` at
   ``load`` (fraction of one link's data rate per source), each decomposed
-  at p99 with the static model's hook :func:`ualink_ref.stack.latency.loaded`:
+  at p99 with the static model's hook :func:`ualink_ref.sim.latency.loaded`:
   static x1 breakdown, the model pipeline as ``processing``, and the queueing
   (p99 minus the simulated zero-load figure), which add up to the measured p99.
 
@@ -27,12 +27,11 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
+from ualink_ref.sim import latency as L
+from ualink_ref.sim.fabric import Fabric, FabricConfig, FlowControlMode
+from ualink_ref.sim.fabric_report import make_report, static_slots
+from ualink_ref.sim.workloads import Op, Pattern, fabric_workload
 from ualink_ref.sizes import SLOT_NS, WIRE_BYTES_PER_FLIT, FecMode
-from ualink_ref.stack import latency as L
-from ualink_ref.stack.fabric import Fabric, FabricConfig, FlowControlMode
-from ualink_ref.stack.fabric_report import make_report, static_slots
-from ualink_ref.stack.sim import Op
-from ualink_ref.stack.workloads import Pattern, fabric_workload
 
 #: The two 64-byte ops the latency table has, as fabric op shapes and workload kinds.
 OPS: dict[str, tuple[Op, str]] = {

@@ -4,7 +4,7 @@ Adds the SUE and UET columns to a :class:`~ualink_ref.compare.report.Report`:
 their frames are built and read back by :mod:`ualink_ref.scapy.scaleup`
 (only frames that parse back to the values they were built from, at the
 size the table gives, are counted), and the zero-load latency of a 64-byte
-Load and Store per protocol from :mod:`ualink_ref.stack.latency`.
+Load and Store per protocol from :mod:`ualink_ref.sim.latency`.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from ualink_ref.compare import sue_uet as M
 from ualink_ref.compare.mapping import CompareOp, FwdRev
 from ualink_ref.compare.report import Report, Row, mix_ops
 from ualink_ref.phy import wire_bytes_per_flit
-from ualink_ref.stack import latency as L
+from ualink_ref.sim import latency as L
 
 #: Column order and labels.
 STACKS: tuple[tuple[str, str], ...] = (
@@ -194,7 +194,7 @@ def render_text(report: Report, rows: list[FourRow], head: dict[str, dict[str, f
           f"{float(b.fec_decode):>8.1f}{float(b.cable):>6.0f}{float(b.switch):>7.0f}"
           f"{float(b.processing):>5.0f}{float(b.total):>7.1f}  {REPORTED[x.stack]}\n")
     w("  FEC decode and endpoint processing are parameters with no public figure (0 ns here);\n"
-      "  UALink measured on the fabric model below (loaded: --loaded; stack.latency.loaded).\n")
+      "  UALink measured on the fabric model below (loaded: --loaded; sim.latency.loaded).\n")
     return out.getvalue()
 
 

@@ -6,7 +6,7 @@ side, in both directions: requests, write data, responses, read data, credit
 returns, DL acks. The requester → target direction is ``fwd``, the way back
 ``rev`` (the same convention as the RoCEv2 mapping). It runs two full-stack
 :class:`ualink_ref.Endpoint` s on the one harness
-(:class:`~ualink_ref.stack.harness.Network`, the simulator's defaults: 8 flit
+(:class:`~ualink_ref.net.harness.Network`, the simulator's defaults: 8 flit
 slots a step, 8 slots of latency) and reads their own counters;
 :func:`run_layers` measures layer by layer instead, as a cross-check (see
 ``specs/rocev2-comparison.md``).
@@ -26,12 +26,12 @@ from typing import Any
 from ualink_ref.compare.mapping import ZERO, CompareOp, FwdRev
 from ualink_ref.dl import TLFlitDelivered
 from ualink_ref.errors import LinkStalledError
+from ualink_ref.net.harness import Network
+from ualink_ref.net.link_pair import LinkPair
+from ualink_ref.net.tl_pair import TLPair
+from ualink_ref.node.endpoint import Completion, Endpoint
 from ualink_ref.phy import MODES
 from ualink_ref.sizes import DL_FLIT_BYTES, MAX_REQUEST_BYTES, WIRE_BYTES_PER_FLIT, FecMode
-from ualink_ref.stack.endpoint import Completion, Endpoint
-from ualink_ref.stack.harness import Network
-from ualink_ref.stack.link_pair import LinkPair
-from ualink_ref.stack.tl_pair import TLPair
 from ualink_ref.tl import Status, TransactionLayer, dissect_stream
 
 #: The largest single UALink request (declared in ualink_ref.sizes).

@@ -9,16 +9,14 @@ Public names:
   :class:`RetrainNeeded`, :class:`SequenceGap`, :class:`MalformedFlit`,
   :class:`DLMessageReceived`;
 * DL messages (:mod:`ualink_ref.dl.messages`) and formats (:mod:`ualink_ref.dl.formats`);
-* two DataLinks over a seeded faulty channel: ``ualink_ref.stack.link_pair.LinkPair`` and
-  ``ualink_ref.stack.channels.FaultyChannel`` (on the one harness, above this layer).
+* two DataLinks over a seeded faulty channel: ``ualink_ref.net.link_pair.LinkPair`` and
+  ``ualink_ref.net.channels.FaultyChannel`` (on the one harness, above this layer).
 
 The rules are in ``ualink_ref/dl/datalink.py`` and ``specs/dl.md``.
 """
 
 from __future__ import annotations
 
-# First, before any engine module: importing it serves the compiled (native) modules when built.
-from ualink_ref import _native  # noqa: F401
 from ualink_ref.dl.crc import crc32
 from ualink_ref.dl.datalink import DataLink, DLCounters, seq_of
 from ualink_ref.dl.events import (

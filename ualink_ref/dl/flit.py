@@ -24,8 +24,6 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import NamedTuple
 
-from mypy_extensions import mypyc_attr
-
 from ualink_ref.bitfields import BitFormat
 from ualink_ref.dl.crc import CRC_COVERAGE, crc32
 from ualink_ref.dl.formats import (
@@ -178,7 +176,6 @@ def header_problem(op: FlitOp, flit_seq: object, ack_req_seq: object, flit_seq_l
     return None
 
 
-@mypyc_attr(native_class=False)
 @dataclass(frozen=True)
 class DLFlit:
     """One DL flit, as values. ``encode()`` gives its 640 bytes; ``decode`` the inverse.

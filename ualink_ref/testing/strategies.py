@@ -25,7 +25,7 @@ Per-layer strategies build valid values of the model's own types:
 
 * :func:`dl_messages`, :func:`dl_flits` (``DLFlit`` values; ``.encode()`` for bytes);
 * :func:`tl_fields`, :func:`tl_control_halves`, :func:`tl_flits`;
-* :func:`requests` (UPLI operations as ``ualink_ref.stack.sim.Op``), :func:`workloads`;
+* :func:`requests` (UPLI operations as ``ualink_ref.sim.link_run.Op``), :func:`workloads`;
 * :func:`capture_records`.
 """
 
@@ -43,8 +43,8 @@ from ualink_ref.dl import formats as F
 from ualink_ref.dl import messages as M
 from ualink_ref.dl.flit import SEGMENTS, TL_FLIT_BYTES, DLFlit, capacity
 from ualink_ref.dl.formats import FlitOp
+from ualink_ref.sim.workloads import Op
 from ualink_ref.sizes import DL_FLIT_BYTES, WIRE_BYTES_PER_FLIT
-from ualink_ref.stack.sim import Op
 from ualink_ref.tl.fields import FORMATS, SECTORS, FType
 from ualink_ref.tl.flit import decode_control_half, encode_control_half
 from ualink_ref.tl.upli import AtomicOp, Command
@@ -434,8 +434,8 @@ def tl_flits() -> st.SearchStrategy[bytes]:
 
 
 def requests(*, side: str | None = None) -> st.SearchStrategy[Any]:
-    """Legal UPLI operations as ``ualink_ref.stack.sim.Op`` (what
-    :func:`ualink_ref.stack.sim.simulate` and ``CaptureLink.run`` take): Read, Write with a
+    """Legal UPLI operations as ``ualink_ref.sim.link_run.Op`` (what
+    :func:`ualink_ref.sim.link_run.simulate` and ``CaptureLink.run`` take): Read, Write with a
     byte-enable mask, WriteFull and every atomic op and size, each inside one 256-byte
     region, from side ``"a"`` or ``"b"``."""
 

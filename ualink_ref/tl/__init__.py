@@ -12,8 +12,6 @@ Public names:
 
 from __future__ import annotations
 
-# First, before any engine module: importing it serves the compiled (native) modules when built.
-from ualink_ref import _native  # noqa: F401
 from ualink_ref.tl.credits import CreditConfig
 from ualink_ref.tl.flit import TLFlitView, dissect, dissect_stream, encode_control_half
 from ualink_ref.tl.memory import Memory

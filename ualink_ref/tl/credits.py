@@ -26,8 +26,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mypy_extensions import mypyc_attr
-
 from ualink_ref.errors import CreditError
 
 REQ_CMD, RSP_CMD, REQ_DATA, RSP_DATA = 0, 1, 2, 3
@@ -45,7 +43,6 @@ MAX_NEED = (1, 1, 5, 4)
 
 # A plain Python class in the native build too: a native frozen dataclass cannot be
 # copied or pickled, and a configuration is copied and sent to sweep workers.
-@mypyc_attr(native_class=False)
 @dataclass(frozen=True)
 class CreditConfig:
     """Receive-buffer capacity a TL grants its peer, per VC and in the pool.

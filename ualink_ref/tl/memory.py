@@ -25,8 +25,6 @@ import operator
 from bisect import bisect_right
 from collections.abc import Iterable
 
-from mypy_extensions import mypyc_attr
-
 from ualink_ref.tl.upli import ATOMIC_SIZES, Status, apply_atomic
 
 PAGE_BITS = 8  # 256-byte pages: one request touches exactly one
@@ -56,7 +54,6 @@ def byte_mask(byte_enable: int, length: int) -> int:
 
 # A model target users extend (a device's registers, say): subclassable in Python
 # in the native build too.
-@mypyc_attr(allow_interpreted_subclasses=True)
 class Memory:
     """Sparse memory of one accelerator; ``mapped`` is a list of ``(start, end)``;
     ``max_pages`` caps the 256-byte pages writes may allocate."""

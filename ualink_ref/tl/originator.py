@@ -13,8 +13,6 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Sequence
 
-from mypy_extensions import trait
-
 from ualink_ref.errors import EncodeError, LinkFailedError
 from ualink_ref.sizes import TL_HALF_BYTES
 from ualink_ref.tl.credits import NUM_VCS
@@ -64,8 +62,6 @@ class Op:
         self.stalled = False
 
 
-# A trait, so the native build (mypyc) can mix it into the engine's one native base.
-@trait
 class OriginatorAPI:
     """``read`` / ``write`` / ``atomic`` of the transaction layer (mixed into it)."""
 

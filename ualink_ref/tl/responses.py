@@ -24,8 +24,6 @@ import heapq
 from collections import deque
 from typing import NamedTuple
 
-from mypy_extensions import trait
-
 from ualink_ref.errors import (
     CreditError,
     FieldRangeError,
@@ -71,8 +69,6 @@ class RxResponse(NamedTuple):
 
 
 
-# A trait, so the native build (mypyc) can mix it into the engine's one native base.
-@trait
 class ResponseHandling:
     """Received responses and the completion timer (mixed into the TL engine)."""
 

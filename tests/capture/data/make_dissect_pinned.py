@@ -26,7 +26,7 @@ from ualink_ref.capture.format import CaptureRecord, encode_capture
 from ualink_ref.capture.run import capture_simulation, run_scenario
 from ualink_ref.dl import DLFlit
 from ualink_ref.dl.formats import FlitOp
-from ualink_ref.stack.sim import random_workload
+from ualink_ref.sim.workloads import random_workload
 
 
 def _half(rng: random.Random) -> bytes:

@@ -2,8 +2,8 @@
 
 Kind ``switch_path`` (documented in ``specs/vectors.md``, section Switch, and
 ``specs/fabric.md``): a small pod — accelerators ``0 .. ports-1``, one
-:class:`~ualink_ref.stack.switch.Switch` built by
-:class:`~ualink_ref.stack.fabric.Fabric` with its defaults (switch buffer,
+:class:`~ualink_ref.node.switch.Switch` built by
+:class:`~ualink_ref.sim.fabric.Fabric` with its defaults (switch buffer,
 replay timeout, ``compress=False`` endpoints), the given cable length and
 switch latency (``cable_m``, ``switch_ns``; rule F3 turns them into
 ``link_slots`` and ``switch_slots``, also in the expected outputs) — runs on
@@ -29,10 +29,10 @@ import hashlib
 from typing import Any
 
 from ualink_ref.dl import TLFlitDelivered
+from ualink_ref.net.harness import WireChunk
+from ualink_ref.node.endpoint import Completion
+from ualink_ref.sim.fabric import Fabric, FabricConfig
 from ualink_ref.sizes import FEC_MODES, check_fec
-from ualink_ref.stack.endpoint import Completion
-from ualink_ref.stack.fabric import Fabric, FabricConfig
-from ualink_ref.stack.harness import WireChunk
 from ualink_ref.testing.vectors import VectorInput, hexstr, unhex
 
 LAYER = "switch"

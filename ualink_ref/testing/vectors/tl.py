@@ -24,10 +24,10 @@ from __future__ import annotations
 from typing import Any
 
 from ualink_ref.errors import DecodeError, VectorFormatError
+from ualink_ref.net.harness import Network
+from ualink_ref.net.tl_pair import TLPair
+from ualink_ref.node.endpoint import Endpoint
 from ualink_ref.sizes import FEC_MODES, check_fec
-from ualink_ref.stack.endpoint import Endpoint
-from ualink_ref.stack.harness import Network
-from ualink_ref.stack.tl_pair import TLPair
 from ualink_ref.testing.vectors import VectorInput, hexstr, tl_errors, unhex
 from ualink_ref.tl import fields as F
 from ualink_ref.tl.credits import CreditConfig

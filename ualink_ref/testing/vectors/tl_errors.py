@@ -1,7 +1,7 @@
 """TL golden vectors of the error paths: split responses, poison, completion timeouts.
 
 One kind, ``error_path`` (``specs/vectors.md``, section TL): two
-TransactionLayers on a :class:`~ualink_ref.stack.tl_pair.TLPair` (``a`` is
+TransactionLayers on a :class:`~ualink_ref.net.tl_pair.TLPair` (``a`` is
 accelerator 1, the originator; ``b`` is accelerator 2, whose memory target is
 configured), after the initial credit grants. Inputs: ``memory`` (address string
 -> bytes before), ``poison`` (byte addresses of ``b``'s memory poisoned before
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ualink_ref.stack.tl_pair import TLPair
+from ualink_ref.net.tl_pair import TLPair
 from ualink_ref.testing.vectors import VectorInput, hexstr, unhex
 from ualink_ref.tl.events import Completion, LateResponse
 from ualink_ref.tl.flit import dissect_stream

@@ -1,0 +1,1 @@
+"""The test suite (pytest); helpers in tests.helpers."""

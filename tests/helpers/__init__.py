@@ -1,0 +1,1 @@
+"""Shared test helpers: an importable package (the suite runs under --import-mode=importlib)."""

@@ -1,0 +1,366 @@
+"""One end of a link below the TL: PHY (FEC) + DL, with any 64-byte-flit layer on top.
+
+Both an :class:`~ualink_ref.node.endpoint.Endpoint` (a TransactionLayer on top)
+and every port of a :class:`~ualink_ref.node.switch.Switch` (a forwarding agent
+on top) are a :class:`LinkEnd`; the wire-side rules live here once:
+
+* ``poll(now)`` first runs the DL replay timer, then moves TL flits from the
+  upper layer into the DL while the DL holds fewer than ``tl_backlog`` unpacked
+  TL flits (a stalled link pushes back on the upper layer), then returns the
+  next DL flit encoded for the wire, or ``None`` in an idle slot.
+* ``receive(data, now)`` FEC-decodes whole flits (an uncorrectable flit is
+  passed up as received: the DL CRC rejects it and asks for a replay), gives
+  them to the DL, and the TL flits the DL delivers — in order, exactly once —
+  to the upper layer. It returns one :class:`FecDecoded` for the chunk, then
+  each DL event followed by the events the upper layer produced for it.
+* ``pause_schedule`` (priority flow control, :mod:`ualink_ref.sim.fabric`):
+  ``(time, paused)`` entries the link's peer scheduled; while paused, no TL
+  flit moves from the upper layer into the DL (what the DL already holds still
+  goes out, as frames already queued at a MAC do). ``paused_slots`` counts
+  the polled slots spent paused.
+* ``now`` counts flit slots (the DL's replay timeout is in the same unit).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from ualink_ref.dl import (
+    CrcErrorDetected,
+    DataLink,
+    MalformedFlit,
+    ReplayStarted,
+    RetrainNeeded,
+    SequenceGap,
+    TLFlitDelivered,
+)
+from ualink_ref.dl.datalink import check_time
+from ualink_ref.dl.linkstate import LinkManager, LinkState, LinkStateChanged, UartReceived
+from ualink_ref.dl.messages import VendorMessage
+from ualink_ref.errors import EncodeError, TruncatedError
+from ualink_ref.phy import MODES, decode_flits, encode_flits
+from ualink_ref.sizes import DL_FLIT_BYTES, TL_FLIT_BYTES, WIRE_BYTES_PER_FLIT, FecMode, check_fec
+
+
+@dataclass(frozen=True)
+class FecDecoded:
+    """The PHY's verdict on one received chunk: its DL flits after FEC decoding.
+
+    ``flits`` holds the decoded bytes (640 per flit); ``corrected`` the symbols
+    corrected in each flit and ``uncorrectable`` whether any of its codewords
+    was beyond repair (with ``fec="none"``: zeros and ``False``).
+    """
+
+    flits: bytes
+    corrected: tuple[int, ...]
+    uncorrectable: tuple[bool, ...]
+    codewords_corrected: int = 0
+    codewords_uncorrectable: int = 0
+
+
+def decode_wire(data: bytes, fec: FecMode, interleave: int = 1) -> FecDecoded:
+    """The PHY's receive side as a link end runs it: whole flits' worth of ``data``
+    FEC-decoded (with ``fec="none"`` the bytes are the flits)."""
+    if fec == "none":
+        count = len(data) // DL_FLIT_BYTES
+        return FecDecoded(bytes(data), (0,) * count, (False,) * count)
+    result = decode_flits(data, fec, interleave)
+    # count_nonzero, not (x > 0).sum(): the counts are never negative, and a reduction
+    # through ndarray.sum costs more than the rest of this wrapper.
+    return FecDecoded(result.flits, tuple(result.corrected.tolist()),
+                      tuple(result.uncorrectable.tolist()),
+                      int(np.count_nonzero(result.codeword_corrected)),
+                      int(np.count_nonzero(result.codeword_uncorrectable)))
+
+
+#: A TL flit of NOP padding only: carries reliable DL messages when the TL is idle.
+NOP_TL_FLIT = bytes(TL_FLIT_BYTES)
+
+# Enum members read once: on Python 3.11 ``Enum.MEMBER`` costs several times a global.
+_FAULT, _TRAINING = LinkState.FAULT, LinkState.TRAINING
+
+
+class UpperLayer(Protocol):
+    """What a :class:`LinkEnd` carries: 64-byte TL flits out and in."""
+
+    def poll(self, now: float = 0.0) -> bytes | None:
+        """The next TL flit to send, or ``None``."""
+        ...
+
+    def receive(self, flit: bytes, now: float = 0.0) -> list[Any]:
+        """Take one TL flit (in order, exactly once); return its events."""
+        ...
+
+    @property
+    def busy(self) -> bool:
+        """True while the layer has anything to send or is waiting for anything."""
+        ...
+
+
+class LinkEnd:
+    """PHY + DL under ``upper`` (see the module docstring); a harness port."""
+
+    def __init__(
+        self,
+        upper: UpperLayer,
+        *,
+        fec: FecMode = "kp4",
+        interleave: int = 1,
+        tl_backlog: int = 20,
+        retrain_slots: float = 128,
+        max_retrains: int = 3,
+        start_up: bool = True,
+        **dl_options: Any,
+    ) -> None:
+        self.fec: FecMode = check_fec(fec)
+        self.wire_bytes_per_flit = WIRE_BYTES_PER_FLIT[fec]
+        per_flit = MODES[fec].codewords_per_flit
+        if interleave < 1 or per_flit % interleave:
+            # Each poll encodes whole flits, so an interleave group must fit in one flit.
+            raise ValueError(
+                f"interleave {interleave} needs groups of {interleave} codewords; a {fec} flit "
+                f"has {per_flit} (use 1, or 2 with ll)"
+            )
+        self.interleave = interleave
+        self.upper = upper
+        self.dl = DataLink(**dl_options)
+        #: The link state machine beside the DL (``dl/linkstate.py``, specs/dl.md §8).
+        self.link = LinkManager(self.dl, retrain_slots=retrain_slots,
+                                max_retrains=max_retrains, start_up=start_up)
+        #: Every UART byte received from the peer, in order.
+        self.uart_received = bytearray()
+        self._pending: list[Any] = []  # events raised outside receive (timers, polls)
+        self.tl_backlog = tl_backlog
+        #: Set to a list to record ``("tl" | "dl" | "wire", bytes)`` for every TL flit
+        #: handed to the DL, DL flit polled and wire chunk sent (vectors, debugging).
+        self.trace: list[tuple[str, bytes]] | None = None
+        #: ``(time, paused)`` entries scheduled by the peer (priority flow control).
+        self.pause_schedule: deque[tuple[float, bool]] = deque()
+        self.paused = False
+        self.paused_slots = 0
+        self._wire_sent = 0
+        self._wire_received = 0
+        self._flits_sent = 0
+        self._flits_received = 0
+        self._corrected_symbols = 0
+        self._corrected_flits = 0
+        self._corrected_codewords = 0
+        self._uncorrectable = 0
+        self._uncorrectable_codewords = 0
+        self._crc_errors = 0
+        self._malformed = 0
+        self._gaps = 0
+        self._replays = 0
+        self._replayed_flits = 0
+        self._retrains = 0
+
+    # -- wire side -------------------------------------------------------------------
+
+    def _run_timer(self, now: float) -> None:
+        deadline = self.link.next_timer()
+        if deadline is not None and now >= deadline:
+            self._dl_events(self.link.run_timer(now), self._pending, now, react=False)
+
+    def _on_fault(self) -> list[Any]:
+        """The link went to fault: what the layer above reports (the endpoint fails its
+        operations; a switch port has nothing to report)."""
+        return []
+
+    def _feed(self, now: float) -> None:
+        schedule = self.pause_schedule
+        while schedule and schedule[0][0] <= now:
+            self.paused = schedule.popleft()[1]
+        if self.paused:
+            self.paused_slots += 1
+            return
+        dl = self.dl
+        limit = self.tl_backlog
+        if dl.tx_backlog >= limit or not self.link.state.carries_data:
+            return
+        poll = self.upper.poll
+        batch = []
+        for _ in range(limit - dl.tx_backlog):
+            flit = poll(now)
+            if flit is None:
+                break
+            batch.append(flit)
+        if not batch and dl.reliable_pending and not dl.tx_backlog:
+            batch.append(NOP_TL_FLIT)  # carries reliable DL messages (DL rule 9)
+        if batch:
+            dl.send(batch)
+            if self.trace is not None:
+                self.trace.extend(("tl", f) for f in batch)
+
+    def _next_dl_flit(self, now: float) -> bytes | None:
+        self._run_timer(now)
+        link = self.link
+        if link.state is _FAULT:
+            self._pending.extend(self._on_fault())
+        self._feed(now)
+        flit = link.poll(now, waiting=self.upper.busy)
+        if link.pending:
+            self._pending.extend(link.pending)
+            link.pending.clear()
+        if flit is not None and self.trace is not None:
+            self.trace.append(("dl", flit))
+        return flit
+
+    def poll(self, now: float) -> bytes | None:
+        """Wire bytes of the DL flit to send in slot ``now``, or ``None``."""
+        check_time(now)  # before the TL sees it: the native TL would raise TypeError
+        flit = self._next_dl_flit(now)
+        if flit is None:
+            return None
+        return self._encode(flit, 1)
+
+    def poll_many(self, now: float, max_flits: int) -> tuple[bytes, int]:
+        """Up to ``max_flits`` DL flits for slots ``now``, ``now + 1``, ... in one encode.
+
+        Stops at the first idle slot. Returns ``(wire bytes, flit count)``.
+        """
+        check_time(now)
+        if isinstance(max_flits, bool) or not isinstance(max_flits, int) or max_flits < 0:
+            raise EncodeError(f"max_flits must be an integer >= 0, got {max_flits!r:.40}")
+        flits = []
+        for i in range(max_flits):
+            flit = self._next_dl_flit(now + i)
+            if flit is None:
+                break
+            flits.append(flit)
+        if not flits:
+            return b"", 0
+        return self._encode(b"".join(flits), len(flits)), len(flits)
+
+    def _encode(self, flits: bytes, count: int) -> bytes:
+        wire = flits if self.fec == "none" else encode_flits(flits, self.fec, self.interleave)
+        self._flits_sent += count
+        self._wire_sent += len(wire)
+        if self.trace is not None:
+            self.trace.append(("wire", wire))
+        return wire
+
+    def receive(self, data: bytes, now: float) -> list[Any]:
+        """Take wire bytes of one or more whole DL flits received in slot ``now``;
+        return the events they produced (see the module docstring)."""
+        check_time(now)
+        per = self.wire_bytes_per_flit
+        if type(data) is not bytes:
+            data = _byte_string(data, per)
+        if not data or len(data) % per:
+            raise TruncatedError("wire data", f"a whole number of {per}-byte flits", len(data))
+        count = len(data) // per
+        self._wire_received += len(data)
+        self._flits_received += count
+        decoded = decode_wire(data, self.fec, self.interleave)
+        flits = decoded.flits
+        if decoded.codewords_corrected:
+            self._corrected_symbols += sum(decoded.corrected)
+            self._corrected_flits += sum(1 for c in decoded.corrected if c)
+            self._corrected_codewords += decoded.codewords_corrected
+        if decoded.codewords_uncorrectable:
+            self._uncorrectable += sum(decoded.uncorrectable)
+            self._uncorrectable_codewords += decoded.codewords_uncorrectable
+        events: list[Any] = [decoded]
+        self._run_timer(now)
+        dl = self.dl
+        for i in range(0, count * DL_FLIT_BYTES, DL_FLIT_BYTES):
+            if self.link.state is _FAULT:
+                break  # a link in fault neither sends nor receives (specs/dl.md L5)
+            self._dl_events(dl.receive(flits[i : i + DL_FLIT_BYTES], now), events, now)
+        return events
+
+    def _dl_events(self, dl_events: list[Any], out: list[Any], now: float,
+                   react: bool = True) -> None:
+        if react:
+            self.link.on_events(dl_events, now)
+        receive = self.upper.receive
+        # Read once: the reactions above have run, and nothing below changes the state.
+        faulted = self.link.state is _FAULT
+        for event in dl_events:
+            out.append(event)
+            if type(event) is TLFlitDelivered:
+                if faulted:
+                    continue  # the layer above failed everything: nothing may reach it now
+                events = receive(event.data, now)
+                if events:
+                    out.extend(events)
+            elif type(event) is UartReceived:
+                self.uart_received += event.data
+            elif type(event) is LinkStateChanged:
+                if event.new is _FAULT:
+                    out.extend(self._on_fault())
+            elif isinstance(event, CrcErrorDetected):
+                self._crc_errors += 1
+            elif isinstance(event, MalformedFlit):
+                self._malformed += 1
+            elif isinstance(event, SequenceGap):
+                self._gaps += 1
+            elif isinstance(event, ReplayStarted):
+                self._replays += 1
+                self._replayed_flits += event.flits
+            elif isinstance(event, RetrainNeeded):
+                self._retrains += 1
+
+    # -- state -------------------------------------------------------------------------
+
+    @property
+    def replays(self) -> int:
+        """Go-back-N replays this end has started."""
+        return self._replays
+
+    @property
+    def busy(self) -> bool:
+        """True while the upper layer has work, the DL holds unsent or unacknowledged
+        data, or the link is training."""
+        if self.link.state is _FAULT:
+            return False
+        return (self.upper.busy or not self.dl.idle
+                or self.link.state is _TRAINING)
+
+    # -- link state and DL messages -----------------------------------------------
+
+    @property
+    def link_state(self) -> LinkState:
+        """The state of this end of the link."""
+        return self.link.state
+
+    def start_link(self, now: float) -> None:
+        """Train a link made with ``start_up=False``."""
+        self._pending.extend(self.link.start(now))
+
+    def uart_send(self, data: bytes) -> None:
+        """Send ``data`` (any length) on the UART byte stream to the peer."""
+        self.link.uart_send(data)
+
+    def notify_rate(self, rate: int) -> None:
+        """Ask the peer to pace its TL data to (rate + 1)/256 of full rate."""
+        self.link.notify_rate(rate)
+
+    def send_vendor(self, message: VendorMessage) -> None:
+        """Send a vendor-defined DL message (reliably, in order)."""
+        self.dl.send_message(message, reliable=True)
+
+    def drain_events(self) -> list[Any]:
+        """Events that arose outside ``receive`` (timers, polls): link state changes,
+        and completions failed by a link fault. Each is returned once."""
+        out, self._pending = self._pending, []
+        return out
+
+
+def _byte_string(data: object, per: int) -> bytes:
+    """``data`` as bytes when it is a buffer of single bytes; else ``TruncatedError``
+    (every public entry point raises only ``UALinkError``, whatever it is given)."""
+    try:
+        view = memoryview(data)  # type: ignore[arg-type]
+    except (TypeError, ValueError):  # not a buffer; a released memoryview
+        raise TruncatedError("wire data", f"a whole number of {per}-byte flits", -1) from None
+    if view.itemsize != 1:
+        raise TruncatedError("wire data (bytes)", f"a whole number of {per}-byte flits", -1)
+    return view.tobytes()
+
+
+__all__ = ["FecDecoded", "LinkEnd", "UpperLayer", "decode_wire"]

@@ -1,0 +1,306 @@
+"""A pod: N accelerators behind one switch, or P parallel switch planes, on the one harness.
+
+:func:`run_fabric` builds the pod on :class:`~ualink_ref.net.harness.Network`,
+issues a workload (:mod:`ualink_ref.sim.workloads`) and returns a
+:class:`~ualink_ref.sim.fabric_report.FabricReport`. Rules (``specs/fabric.md``):
+
+F1. Accelerator IDs are ``0 .. N-1``; with ``planes`` P each accelerator has P
+    endpoints (one port per plane) sharing its one memory; plane p has one
+    :class:`~ualink_ref.node.switch.Switch` with port i wired to accelerator i.
+F2. A request's plane is ``(addr >> 8) % P``: a 256-byte region always takes
+    one plane, so the ordering rule (same source, destination, region, VC)
+    holds across planes.
+F3. Latencies: a link's one-way latency is ``ceil((cable_m * 5 ns + fec_decode_ns)
+    / SLOT_NS)`` slots; the switch's port-to-port latency ``ceil(switch_ns / SLOT_NS)``.
+F4. Each accelerator keeps at most ``max_outstanding`` ops in flight and issues
+    each op at its offered time (``FabricOp.at``) or as soon as a slot frees up.
+    Latency = completion slot - issue slot.
+F5. Endpoints run with ``compress=False`` (switch rule S3).
+F6. ``flow_control="pfc"``: the switch pauses an ingress peer at ``xoff``
+    buffers and resumes it at ``xon`` (switch rule S8); the thresholds default
+    to the physical buffer (the CBFC grant) minus a headroom covering what can
+    still arrive after the pause is sent (:func:`pfc_for`). Credits are then
+    granted generously both ways (:data:`PFC_CREDITS`) so they never bind: the
+    pause is the flow control, and the switch's egress never waits on credit
+    returns that a pause holds back (which could otherwise close a cycle).
+F7. After the last op completes the pod drains: owed credit returns are sent,
+    and every link's books must balance (:meth:`Fabric.leaks`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from ualink_ref.errors import LinkStalledError
+from ualink_ref.net.channels import RandomBitErrors
+from ualink_ref.net.harness import Network
+from ualink_ref.net.timeouts import replay_timeout_for
+from ualink_ref.node.endpoint import Completion, Endpoint
+from ualink_ref.node.switch import PfcConfig, Switch
+from ualink_ref.sim.workloads import FabricOp
+from ualink_ref.sizes import SLOT_NS, FecMode
+from ualink_ref.tl import CreditConfig, Memory
+from ualink_ref.tl.credits import NUM_VCS, POOL
+
+FlowControlMode = Literal["cbfc", "pfc"]
+FLOW_CONTROLS: tuple[FlowControlMode, ...] = ("cbfc", "pfc")
+#: Credits granted over a link under PFC, both ways (rule F6): never the binding limit.
+PFC_CREDITS = CreditConfig(per_vc=(16, 16, 32, 32), pool=(1024, 1024, 2048, 2048))
+#: A switch ingress buffer (project choice): 416 buffers of which 144 hold request data and
+#: 144 response data — a little more than the credit loop of a 3 m link needs at full rate,
+#: so the buffer, not the loop, bounds queueing under congestion.
+SWITCH_BUFFER = CreditConfig(per_vc=(4, 4, 8, 8), pool=(32, 32, 128, 128))
+
+
+@dataclass(frozen=True)
+class FabricConfig:
+    """Everything that shapes a pod run except the workload."""
+
+    accelerators: int = 16
+    planes: int = 1
+    fec: FecMode = "kp4"
+    ber: float = 0.0
+    cable_m: float = 3.0
+    switch_ns: float = 200.0
+    fec_decode_ns: float = 0.0
+    flow_control: FlowControlMode = "cbfc"
+    buffer: CreditConfig | None = None
+    pfc: PfcConfig | None = None
+    batch: int = 1
+    max_outstanding: int = 64
+    seed: int = 0
+    max_slots: int | None = None
+
+    def __post_init__(self) -> None:
+        if not 2 <= self.accelerators <= 1024:
+            raise ValueError(f"accelerators must be 2..1024, got {self.accelerators}")
+        if self.planes < 1 or self.batch < 1 or self.max_outstanding < 1:
+            raise ValueError("planes, batch and max_outstanding must be >= 1")
+        if self.flow_control not in FLOW_CONTROLS:
+            raise ValueError(f"flow_control must be one of {FLOW_CONTROLS}")
+        if self.cable_m < 0 or self.switch_ns < 0 or self.fec_decode_ns < 0 or self.ber < 0:
+            raise ValueError("cable_m, switch_ns, fec_decode_ns and ber must be >= 0")
+
+    @property
+    def link_slots(self) -> int:
+        """One-way link latency in flit slots (rule F3)."""
+        return math.ceil((self.cable_m * 5 + self.fec_decode_ns) / SLOT_NS - 1e-9)
+
+    @property
+    def switch_slots(self) -> int:
+        """Switch port-to-port latency in flit slots (rule F3)."""
+        return math.ceil(self.switch_ns / SLOT_NS - 1e-9)
+
+
+def pfc_for(config: FabricConfig, buffer: CreditConfig) -> PfcConfig:
+    """Default PFC thresholds: XOFF = buffer - headroom, XON = XOFF - headroom.
+
+    Headroom (buffers of 64 bytes) covers what may still arrive once XOFF is
+    decided: the pause's trip to the peer and the last flits' trip back
+    (2 x (link + batch) + 2 slots at up to 10 TL flits a slot) plus the TL
+    flits already handed to the peer's DL (its ``tl_backlog``, 20) and their
+    command buffers.
+    """
+    total = sum(buffer.pool) + sum(buffer.per_vc) * NUM_VCS
+    headroom = 2 * ((2 * (config.link_slots + config.batch) + 2) * 10 + 20)
+    xoff = total - headroom
+    if xoff <= headroom:
+        raise ValueError(f"buffer of {total} too small for a PFC headroom of {headroom}")
+    return PfcConfig(xoff=xoff, xon=xoff - headroom, delay=config.link_slots + config.batch,
+                     limit=total)
+
+
+class Fabric:
+    """A built pod (rule F1); :meth:`run` drives a workload through it."""
+
+    def __init__(self, config: FabricConfig) -> None:
+        self.config = config
+        n, planes = config.accelerators, config.planes
+        self.memories = [Memory() for _ in range(n)]
+        self.network = Network(batch=config.batch)
+        timeout = replay_timeout_for(config.link_slots, config.batch)
+        buffer = config.buffer or SWITCH_BUFFER
+        pfc = None
+        ep_credits = None
+        if config.flow_control == "pfc":
+            pfc = config.pfc or pfc_for(config, buffer)
+            buffer = ep_credits = PFC_CREDITS
+        self.switches: list[Switch] = []
+        self.endpoints: list[list[Endpoint]] = []  # [plane][acc]
+        self.port_of: dict[str, tuple[int, int]] = {}  # endpoint port name -> (plane, acc)
+        self._channels: list[RandomBitErrors] = []
+        route = {acc: acc for acc in range(n)}
+        for p in range(planes):
+            sw = Switch(n, route, latency=config.switch_slots, buffer=buffer, pfc=pfc,
+                        fec=config.fec, replay_timeout=timeout)
+            eps = [Endpoint(acc, self.memories[acc], fec=config.fec, compress=False,
+                            credits=ep_credits, replay_timeout=timeout) for acc in range(n)]
+            for acc, ep in enumerate(eps):
+                a, s = f"p{p}.acc{acc}", f"p{p}.sw{acc}"
+                self.network.add_port(a, ep)
+                self.network.add_port(s, sw.port(acc))
+                self.port_of[a] = (p, acc)
+                chans: list[RandomBitErrors | None] = [None, None]
+                if config.ber:
+                    base = config.seed * 1_000_003 + (p * n + acc) * 2
+                    chans = [RandomBitErrors(config.ber, base), RandomBitErrors(config.ber,
+                                                                                base + 1)]
+                    self._channels.extend(c for c in chans if c is not None)
+                self.network.connect(a, s, latency=config.link_slots, channel_ab=chans[0],
+                                     channel_ba=chans[1], name=f"p{p}.link{acc}")
+                if pfc is not None:
+                    sw.pause_peers[acc] = ep
+            self.switches.append(sw)
+            self.endpoints.append(eps)
+
+    @property
+    def bit_errors(self) -> int:
+        """Bit errors the channels injected so far."""
+        return sum(c.errors for c in self._channels)
+
+    def plane_of(self, addr: int) -> int:
+        """The plane a request to ``addr`` takes (rule F2)."""
+        return (addr >> 8) % self.config.planes
+
+    def run(
+        self, workload: Sequence[FabricOp], progress: Callable[[int], None] | None = None,
+    ) -> FabricRun:
+        """Issue ``workload`` (rule F4), run to completion, drain (rule F7)."""
+        cfg = self.config
+        n = cfg.accelerators
+        for op in workload:
+            if not (0 <= op.src < n and 0 <= op.dst < n):
+                raise ValueError(f"op between {op.src} and {op.dst}: pod has IDs 0..{n - 1}")
+        pending: list[deque[int]] = [deque() for _ in range(n)]
+        for i in sorted(range(len(workload)), key=lambda i: (workload[i].at, i)):
+            pending[workload[i].src].append(i)
+        outstanding = [0] * n
+        in_flight: dict[tuple[int, int, int], tuple[int, float]] = {}
+        results: list[Completion | None] = [None] * len(workload)
+        issued_at = [0.0] * len(workload)
+        done_at = [0.0] * len(workload)
+        limit = cfg.max_slots if cfg.max_slots is not None else 5000 + 200 * len(workload)
+        net = self.network
+        done = 0
+        active = [s for s in range(n) if pending[s]]
+        while done < len(workload):
+            now = net.now
+            if now > limit:
+                raise LinkStalledError(now, "fabric stuck", completed=done,
+                                       total=len(workload), seed=cfg.seed)
+            still = []
+            for src in active:
+                queue = pending[src]
+                while queue and outstanding[src] < cfg.max_outstanding:
+                    index = queue[0]
+                    op = workload[index]
+                    if op.at > now:
+                        break
+                    queue.popleft()
+                    plane = self.plane_of(op.op.addr)
+                    handle = op.op.issue(self.endpoints[plane][src], op.dst)
+                    in_flight[(plane, src, handle)] = (index, now)
+                    outstanding[src] += 1
+                    issued_at[index] = now
+                if queue:
+                    still.append(src)
+            active = still
+            before = done
+            for name, event in net.step():
+                if type(event) is not Completion:
+                    continue
+                plane, acc = self.port_of[name]
+                index, _ = in_flight.pop((plane, acc, event.handle))
+                if results[index] is not None:
+                    raise AssertionError(f"op {index} completed twice (seed {cfg.seed})")
+                results[index] = event
+                done_at[index] = net.edge_of(now)
+                outstanding[acc] -= 1
+                done += 1
+            if progress is not None and done != before:
+                progress(done - before)
+        slots = net.now
+        self.drain()
+        return FabricRun(tuple(workload), results, issued_at, done_at, slots)
+
+    def drain(self, max_slots: int = 200_000) -> None:
+        """Step until nothing is busy and every owed credit has gone back (rule F7)."""
+        net = self.network
+        limit = net.now + max_slots
+        while True:
+            owed = False
+            for sw in self.switches:
+                for agent in sw.agents:
+                    if agent.rx_credits.owed_any:
+                        agent.rx_credits.urgent = owed = True
+            for eps in self.endpoints:
+                for ep in eps:
+                    if ep.tl.rx_credits.owed_any:
+                        ep.tl.rx_credits.urgent = owed = True
+            if not owed and not net.busy:
+                break
+            if net.now > limit:
+                raise LinkStalledError(max_slots, "fabric did not drain", seed=self.config.seed)
+            net.step()
+
+    def leaks(self) -> list[str]:
+        """After :meth:`drain`: every way the books do not balance (empty when sound).
+
+        For each link and direction the sender must hold exactly the credits
+        its receiver granted, with no buffer occupied, nothing owed and nothing
+        held in a switch.
+        """
+        out = []
+        for p, sw in enumerate(self.switches):
+            if sw.held:
+                out.append(f"plane {p}: {sw.held} fields still held")
+            for acc, agent in enumerate(sw.agents):
+                ep = self.endpoints[p][acc]
+                pairs = ((f"p{p} acc{acc}->sw", ep.tl.tx_credits, agent.rx_credits),
+                         (f"p{p} sw->acc{acc}", agent.tx_credits, ep.tl.rx_credits))
+                for label, tx, rx in pairs:
+                    for source in (*range(NUM_VCS), POOL):
+                        cap = list(rx.config.capacity(source))
+                        if (tx.available[source] != cap or any(rx.occupied[source])
+                                or any(rx.owed[source]) or rx.outstanding[source] != cap):
+                            out.append(f"{label} source {source}: holds {tx.available[source]}, "
+                                       f"capacity {cap}, occupied {rx.occupied[source]}, "
+                                       f"owed {rx.owed[source]}")
+        for eps in self.endpoints:
+            for ep in eps:
+                if ep.tl.busy:
+                    out.append(f"accelerator {ep.acc_id}: TL still busy")
+        return out
+
+
+@dataclass
+class FabricRun:
+    """What one :meth:`Fabric.run` produced (slot times)."""
+
+    workload: tuple[FabricOp, ...]
+    results: list[Completion | None]
+    issued_at: list[float]
+    done_at: list[float]
+    slots: float
+
+
+def build_fabric(**options: Any) -> Fabric:
+    """A :class:`Fabric` from :class:`FabricConfig` keyword options."""
+    return Fabric(FabricConfig(**options))
+
+
+__all__ = [
+    "FLOW_CONTROLS",
+    "PFC_CREDITS",
+    "SWITCH_BUFFER",
+    "Fabric",
+    "FabricConfig",
+    "FabricRun",
+    "FlowControlMode",
+    "build_fabric",
+    "pfc_for",
+]
