@@ -14,6 +14,7 @@ the narrower ``DecodeError``) and be sure nothing else escapes::
      │    └── VectorFormatError         a golden-vector file or case that cannot be read
      ├── FecUncorrectableError          more symbol errors than the code corrects
      ├── EncodeError (ValueError)       a value that does not fit its field
+     │    └── ConfigError               a configuration option out of its range
      ├── ProtocolError                  a peer or caller broke the rules
      │    ├── SequenceError             a sequence number the rules do not allow here
      │    ├── CreditError               a credit rule was broken
@@ -100,6 +101,20 @@ class EncodeError(UALinkError, ValueError):
     def __init__(self, message: str, field: str | None = None) -> None:
         super().__init__(message)
         self.field = field
+
+
+class ConfigError(EncodeError):
+    """A configuration option holds a value its rule forbids (``option`` names it).
+
+    Raised once, when the configuration object is built (``__post_init__``); an
+    option that does not exist at all is Python's own ``TypeError`` from the
+    dataclass constructor. An ``EncodeError`` (so a ``ValueError``) because it is a
+    value that does not fit.
+    """
+
+    def __init__(self, option: str, message: str) -> None:
+        super().__init__(f"{option}: {message}", field=option)
+        self.option = option
 
 
 class ProtocolError(UALinkError):

@@ -177,6 +177,7 @@ def test_simulator_captures_dissect_to_the_sent_tl_flits(fec: str, ber: float, s
     even with many CRC errors and replays."""
     import ualink_ref.sim.link_run as sim_module
     from ualink_ref.capture.run import capture_simulation
+    from ualink_ref.sim.workloads import random_workload
 
     sims: list = []  # type: ignore[type-arg]
     original = sim_module.Simulation.__init__
@@ -188,7 +189,7 @@ def test_simulator_captures_dissect_to_the_sent_tl_flits(fec: str, ber: float, s
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(sim_module.Simulation, "__init__", init)
-        records, report = capture_simulation(sim_module.random_workload(80, seed), fec=fec,
+        records, report = capture_simulation(random_workload(80, seed), fec=fec,
                                              ber=ber, seed=seed)
     sim = sims[0]
     flits = dissect_records(records)
