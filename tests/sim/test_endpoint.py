@@ -13,9 +13,11 @@ from hypothesis import strategies as st
 from tests.helpers.tl_model import Model, expect, issue, random_ops
 from ualink_ref import Completion, Endpoint
 from ualink_ref.errors import DecodeError, UALinkError
+from ualink_ref.node.config import EndpointConfig, LinkConfig
 from ualink_ref.node.linkend import decode_wire
 from ualink_ref.phy import BitErrorChannel, encode_flits
 from ualink_ref.phy.accel import use_compiled
+from ualink_ref.phy.config import PhyConfig
 from ualink_ref.tl import Status, TransactionLayer
 from ualink_ref.tl.upli import Command
 
@@ -46,7 +48,8 @@ def _run(a: Endpoint, b: Endpoint, ber: float, seed: int, n_expected: tuple[int,
 def test_endpoint_pair_one_flit_per_slot(phy: str, ber: float) -> None:
     seed = {"kp4": 11, "ll": 12, "none": 13}[phy]
     rng = random.Random(seed)
-    a, b = Endpoint(1, fec=phy), Endpoint(2, fec=phy)
+    config = EndpointConfig.with_fec(phy)
+    a, b = Endpoint(1, config=config), Endpoint(2, config=config)
     ops_a = random_ops(rng, 150, 0x4000, 2048)
     ops_b = random_ops(rng, 150, 0x9000, 2048)
     tags_a = [issue(a.tl, 2, op) for op in ops_a]
@@ -71,15 +74,15 @@ def test_endpoint_pair_one_flit_per_slot(phy: str, ber: float) -> None:
 
 def test_wire_sizes_and_bad_input() -> None:
     for phy, size in (("kp4", 680), ("ll", 680), ("none", 640)):
-        ep = Endpoint(1, fec=phy)
+        ep = Endpoint(1, config=EndpointConfig.with_fec(phy))
         wire = ep.poll(0)  # the initial credit grant goes out at once
         assert wire is not None and len(wire) == size
         with pytest.raises(DecodeError):
             ep.receive(wire[:-1], 0)
     with pytest.raises(ValueError):
-        Endpoint(1, fec="turbo")
+        Endpoint(1, config=EndpointConfig.with_fec("turbo"))
     with pytest.raises(ValueError):
-        Endpoint(1, fec="kp4", interleave=2)
+        Endpoint(1, config=EndpointConfig(link=LinkConfig(phy=PhyConfig("kp4", 2))))
 
 
 def test_ll_with_two_way_interleave() -> None:
@@ -109,7 +112,7 @@ def test_quickstart_example() -> None:
 
 @given(st.sampled_from(["kp4", "ll", "none"]), st.binary(min_size=0, max_size=700))
 def test_receive_arbitrary_wire_bytes_raises_only_ualink_errors(phy: str, data: bytes) -> None:
-    ep = Endpoint(1, fec=phy)
+    ep = Endpoint(1, config=EndpointConfig.with_fec(phy))
     try:
         ep.receive(data, 0)
     except UALinkError:
@@ -140,7 +143,7 @@ def test_receive_framed_random_tl_flits_raises_only_ualink_errors(
     from ualink_ref.dl import DataLink
     from ualink_ref.phy import encode_flits
 
-    ep = Endpoint(2, fec=phy)
+    ep = Endpoint(2, config=EndpointConfig.with_fec(phy))
     ep.read(1, 0x100, 64)
     ep.atomic(1, 0x200, "add", 1)
     ep.poll(0)  # grant credits, send the requests: tags and credits are live

@@ -12,6 +12,7 @@ from tests.helpers.hostile_peer import CREDITS, HONEST, LIMITS, HostilePeer
 from ualink_ref.dl import DataLink, TLFlitDelivered
 from ualink_ref.dl.crc import crc32
 from ualink_ref.node.endpoint import Endpoint
+from ualink_ref.sim.endpoint_options import endpoint_config
 from ualink_ref.tl import TransactionLayer
 
 
@@ -20,8 +21,8 @@ class HostileEndpoint(HostilePeer):
 
     def __init__(self) -> None:
         super().__init__()
-        self.ep = Endpoint(HONEST, self.memory, fec="none", credits=CREDITS, compress=False,
-                           tl_limits=LIMITS)
+        self.ep = Endpoint(HONEST, self.memory, config=endpoint_config(
+            "none", {"tl_limits": LIMITS}, credits=CREDITS, compress=False))
         self.peer_dl = DataLink()
         self.now = 0
 

@@ -11,6 +11,7 @@ from ualink_ref.dl import DLMessageReceived
 from ualink_ref.dl.messages import UnknownMessage, VendorMessage, decode_message
 from ualink_ref.errors import FaultPlanError
 from ualink_ref.net.harness import Network
+from ualink_ref.node.config import EndpointConfig
 from ualink_ref.node.endpoint import Endpoint
 from ualink_ref.sim.faults import FaultEntry, FaultPlan
 from ualink_ref.sim.link_run import Simulation, simulate
@@ -102,7 +103,8 @@ def test_pacing_spaces_new_data_flits_by_256_over_rate_plus_one() -> None:
 
 
 def test_uart_vendor_and_unknown_messages_end_to_end() -> None:
-    a, b = Endpoint(1, fec="none"), Endpoint(2, fec="none")
+    config = EndpointConfig.with_fec("none")
+    a, b = Endpoint(1, config=config), Endpoint(2, config=config)
     net = Network(batch=2)
     net.add_port("a", a)
     net.add_port("b", b)

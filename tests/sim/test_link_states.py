@@ -22,6 +22,7 @@ from ualink_ref.dl.formats import header_payload
 from ualink_ref.dl.linkstate import TRANSITIONS, LinkInput, LinkManager, LinkState
 from ualink_ref.net.harness import Network
 from ualink_ref.node.endpoint import Completion, Endpoint
+from ualink_ref.sim.endpoint_options import endpoint_config
 from ualink_ref.tl import Status
 
 
@@ -55,9 +56,10 @@ class Side:
 
 
 def _pair(**options: object) -> tuple[Network, dict[str, Side], dict[str, Switchable]]:
-    opts = {"fec": "none", "replay_timeout": 16, "max_replays": 2, "retrain_slots": 24,
-            "max_retrains": 3, **options}
-    sides = {s: Side(Endpoint(i, **opts)) for s, i in (("a", 1), ("b", 2))}  # type: ignore[arg-type]
+    opts = {"replay_timeout": 16, "max_replays": 2, "retrain_slots": 24, "max_retrains": 3,
+            **options}
+    config = endpoint_config("none", opts)
+    sides = {s: Side(Endpoint(i, config=config)) for s, i in (("a", 1), ("b", 2))}
     for side in sides.values():
         side.ep.trace = []
     chans = {"ab": Switchable(), "ba": Switchable()}

@@ -20,19 +20,21 @@ from ualink_ref.capture.run import SCENARIOS, run_scenario
 from ualink_ref.cli import main
 from ualink_ref.errors import FaultPlanError
 from ualink_ref.net.harness import Network
+from ualink_ref.node.config import EndpointConfig
 from ualink_ref.node.endpoint import Endpoint
 from ualink_ref.sim.faults import FaultPlan
 from ualink_ref.sim.link_run import Simulation, simulate
 from ualink_ref.sim.workloads import Op, random_workload
 from ualink_ref.tl import Status
+from ualink_ref.tl.config import TLConfig
 from ualink_ref.tl.events import Completion
 
 VECTORS = Path(__file__).resolve().parents[2] / "vectors"
 
 
 def test_endpoint_times_out_a_stopped_tag_once_and_the_others_complete() -> None:
-    a = Endpoint(1, tl_options={"timeout_slots": 60})
-    b = Endpoint(2, tl_options={"stop_tags": frozenset({2})})
+    a = Endpoint(1, config=EndpointConfig(tl=TLConfig(timeout_slots=60)))
+    b = Endpoint(2, config=EndpointConfig(tl=TLConfig(stop_tags=frozenset({2}))))
     net = Network(batch=4)
     net.add_port("a", a)
     net.add_port("b", b)

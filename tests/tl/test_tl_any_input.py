@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from ualink_ref.errors import UALinkError
+from ualink_ref.node.config import EndpointConfig
 from ualink_ref.node.endpoint import Endpoint
 from ualink_ref.tl import TransactionLayer, codec, dissect, fields, flit
 from ualink_ref.tl.framing import TLDeframer
@@ -32,7 +33,8 @@ ENTRY_POINTS: dict[str, tuple[Callable[[object], object], int]] = {
     "dissect": (dissect, 64),  # type: ignore[dict-item]
     "TLDeframer.feed_half": (lambda x: TLDeframer().feed_half(x), 32),  # type: ignore[arg-type]
     "TransactionLayer.receive": (lambda x: TransactionLayer(1).receive(x), 64),  # type: ignore[arg-type]
-    "Endpoint.receive none": (lambda x: Endpoint(1, fec="none").receive(x, 0), 640),  # type: ignore[arg-type]
+    "Endpoint.receive none": (  # type: ignore[arg-type]
+        lambda x: Endpoint(1, config=EndpointConfig.with_fec("none")).receive(x, 0), 640),
     "Endpoint.receive kp4": (lambda x: Endpoint(1).receive(x, 0), 680),  # type: ignore[arg-type]
 }
 

@@ -34,6 +34,7 @@ from ualink_ref.errors import CaptureIncomplete, LinkStalledError
 from ualink_ref.net.channels import RandomBitErrors, ScriptedFlips
 from ualink_ref.net.harness import Network, WireChunk, chain
 from ualink_ref.node.endpoint import Completion, Endpoint, FecDecoded
+from ualink_ref.sim.endpoint_options import endpoint_config
 from ualink_ref.sim.faults import FaultPlan
 from ualink_ref.sim.link_run import Burst, SimReport, Simulation
 from ualink_ref.sim.workloads import Op, random_workload
@@ -164,8 +165,9 @@ class CaptureLink:
         if plan is not None:
             tl_options.update(plan.tl_options(tl_options.get("timeout_slots")))
         self.fec = fec
-        self.a = Endpoint(0, fec=fec, tl_options=tl_options, **opts)
-        self.b = Endpoint(1, fec=fec, credits=credits_b, tl_options=tl_options, **opts)
+        options = {**opts, "tl_options": tl_options}
+        self.a = Endpoint(0, config=endpoint_config(fec, options))
+        self.b = Endpoint(1, config=endpoint_config(fec, options, credits=credits_b))
         if plan is not None:
             plan.apply_tl([self.a.memory, self.b.memory])
         #: The endpoints by side (each has ``tl`` and ``dl``).

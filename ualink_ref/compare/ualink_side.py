@@ -29,6 +29,7 @@ from ualink_ref.errors import LinkStalledError
 from ualink_ref.net.harness import Network
 from ualink_ref.net.link_pair import LinkPair
 from ualink_ref.net.tl_pair import TLPair
+from ualink_ref.node.config import EndpointConfig
 from ualink_ref.node.endpoint import Completion, Endpoint
 from ualink_ref.phy import MODES
 from ualink_ref.sizes import DL_FLIT_BYTES, MAX_REQUEST_BYTES, WIRE_BYTES_PER_FLIT, FecMode
@@ -166,7 +167,8 @@ class EndpointLink:
 
 def run_endpoints(ops: Sequence[CompareOp], *, fec: FecMode) -> UalinkCount:
     """Run ``ops`` through two endpoints on the harness; count what left each one."""
-    a, b = Endpoint(REQUESTER, fec=fec), Endpoint(TARGET, fec=fec)
+    config = EndpointConfig.with_fec(fec)
+    a, b = Endpoint(REQUESTER, config=config), Endpoint(TARGET, config=config)
     link = EndpointLink(a, b)
     link.run_until_idle()  # start-up credit grants
     a0, b0, da0, db0 = a.counters, b.counters, a.dl.counters, b.dl.counters

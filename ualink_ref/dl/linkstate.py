@@ -326,6 +326,12 @@ class LinkManager:
         self.on_events(out, now)
         return out
 
+    def take_events(self) -> list[DLEvent | LinkEvent]:
+        """The events raised outside ``on_events`` since the last call (by ``poll`` and
+        ``run_timer``); each is handed over once."""
+        events, self.pending = self.pending, []
+        return events
+
     def poll(self, now: float, waiting: bool = False) -> bytes | None:
         """The DL flit this end sends in slot ``now`` (by state, rules L1-L3), or ``None``.
 

@@ -13,18 +13,10 @@ mode ``fec`` ``"kp4"``, ``"ll"`` or ``"none"``)::
 
 Rules:
 
-* ``poll(now)`` first runs the DL replay timer, then moves TL flits into the
-  DL while the DL holds fewer than ``tl_backlog`` unpacked TL flits (so a
-  stalled link pushes back on the TL, which queues operations), then returns
-  the next DL flit encoded for the wire, or ``None`` in an idle slot.
-* ``receive(data, now)`` FEC-decodes whole flits (a flit whose codewords are
-  uncorrectable is passed up as received: the DL CRC rejects it and asks for
-  a replay), gives them to the DL, and the TL flits the DL delivers — in
-  order, exactly once — to the TL. It returns the events, in order: one
-  :class:`FecDecoded` for the chunk, then each DL event
-  (:class:`~ualink_ref.dl.TLFlitDelivered` included) followed by the
-  :class:`Completion` s the TL produced for it. This is the stack-wide
-  convention: ``poll`` gives bytes, ``receive`` gives events.
+* The wire side is a :class:`~ualink_ref.node.linkend.LinkEnd` (its rules are
+  stated there once): ``poll`` gives bytes, ``receive`` gives events — one
+  :class:`FecDecoded` for the chunk, then each DL event followed by the
+  :class:`Completion` s the TL produced for it.
 * ``poll_many`` / ``receive`` with several flits batch the FEC work (numpy),
   which is how :class:`~ualink_ref.net.harness.Network` drives it: an
   endpoint is one harness port.
@@ -39,11 +31,10 @@ Rules:
 * ``now`` counts flit slots (the DL's replay timeout is in the same unit).
 * Link states (``ualink_ref.dl.linkstate``, specs/dl.md section 8): a
   :class:`~ualink_ref.dl.linkstate.LinkManager` runs the DL. ``RetrainNeeded``
-  starts a retrain of ``retrain_slots``; the replay buffer is kept, so no TL
-  flit is lost or duplicated. After ``max_retrains`` trainings without
-  progress the link is in fault: every queued and outstanding operation
-  completes with ``fault_status`` (default ``DATA_ERROR``), and so does every
-  operation issued later. Events that arise outside ``receive`` (timer-driven
+  starts a retrain; the replay buffer is kept, so no TL flit is lost or
+  duplicated. Once the link is in fault every queued and outstanding operation
+  completes with ``EndpointConfig.fault_status`` (default ``DATA_ERROR``), and
+  so does every operation issued later. Events that arise outside ``receive`` (timer-driven
   state changes, those completions, and the TL's completion timeouts) wait in
   :meth:`drain_events`.
 * DL messages that act: ``uart_send(bytes)`` (the peer reports
@@ -60,13 +51,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from ualink_ref.dl import DLEvent
-from ualink_ref.dl.linkstate import LinkEvent, LinkState
+from ualink_ref.dl import DataLink, DLEvent
+from ualink_ref.dl.linkstate import LinkEvent, LinkManager, LinkState
+from ualink_ref.dl.messages import VendorMessage
+from ualink_ref.node.config import EndpointConfig
 from ualink_ref.node.linkend import FecDecoded, LinkEnd, decode_wire
 from ualink_ref.sizes import FecMode
-from ualink_ref.tl import CreditConfig, Memory, Status, TransactionLayer
+from ualink_ref.tl import Memory, Status, TransactionLayer
 from ualink_ref.tl.events import Completion, FieldRejected, LateResponse, LinkFailed
-from ualink_ref.tl.limits import TLLimits
 
 #: What :meth:`Endpoint.receive` returns: the chunk's FEC verdict, DL events, completions.
 EndpointEvent = (FecDecoded | DLEvent | LinkEvent | Completion | FieldRejected | LinkFailed
@@ -120,39 +112,66 @@ class EndpointCounters:
     tl_fields_rejected: int = 0
 
 
-class Endpoint(LinkEnd):
+class TLOnLink:
+    """A :class:`~ualink_ref.tl.TransactionLayer` as the upper layer of a link end
+    (:class:`~ualink_ref.node.linkend.UpperLayer`): its flits, its completion
+    timeouts (specs/tl.md rule 10) and what it reports when the link faults."""
+
+    def __init__(self, tl: TransactionLayer, fault_status: Status) -> None:
+        self.tl = tl
+        self.fault_status = fault_status
+
+    def poll(self, now: float = 0.0) -> bytes | None:
+        """The TL's next flit."""
+        return self.tl.poll(now)
+
+    def receive(self, flit: bytes, now: float = 0.0) -> list[Any]:
+        """One TL flit to the TL; its events."""
+        return self.tl.receive(flit, now)
+
+    @property
+    def busy(self) -> bool:
+        """True while the TL has work."""
+        return self.tl.busy
+
+    def next_timer(self) -> float | None:
+        """The TL's next completion deadline."""
+        return self.tl.next_timer()
+
+    def run_timer(self, now: float) -> list[Any]:
+        """The TL's completion timeouts due at ``now``."""
+        return list(self.tl.run_timer(now))
+
+    def link_faulted(self) -> list[Any]:
+        """Every queued and outstanding op completes with ``fault_status`` (once; ops
+        issued later fail at the next poll; specs/dl.md L5)."""
+        if self.tl.queued or self.tl.outstanding:
+            return list(self.tl.fail_outstanding(self.fault_status))
+        return []
+
+    @property
+    def busy_after_fault(self) -> bool:
+        """Ops issued after the fault are still to fail."""
+        return bool(self.tl.queued)
+
+
+class Endpoint:
     """Accelerator ``acc_id``: TL + DL + PHY, sans-IO (see the module docstring).
 
-    The PHY and DL side is the shared :class:`~ualink_ref.node.linkend.LinkEnd`;
-    ``tl`` is the TransactionLayer on top of it.
+    It *has* a :class:`~ualink_ref.node.linkend.LinkEnd` (``link_end``: the PHY and
+    DL side) carrying ``tl``, the TransactionLayer; ``config`` sets both.
     """
 
-    def __init__(
-        self,
-        acc_id: int,
-        memory: Memory | None = None,
-        *,
-        fec: FecMode = "kp4",
-        interleave: int = 1,
-        credits: CreditConfig | None = None,
-        compress: bool = True,
-        tl_backlog: int = 20,
-        tl_limits: TLLimits | None = None,
-        retrain_slots: float = 128,
-        max_retrains: int = 3,
-        start_up: bool = True,
-        fault_status: Status = Status.DATA_ERROR,
-        tl_options: dict[str, Any] | None = None,
-        **dl_options: Any,
-    ) -> None:
-        # ``tl_options``: further TransactionLayer arguments (split, timeout_slots, ...).
-        self.tl = TransactionLayer(acc_id, memory, credits=credits, compress=compress,
-                                   limits=tl_limits, **(tl_options or {}))
-        #: The status every operation gets when the link goes to fault (specs/dl.md L5).
-        self.fault_status = fault_status
-        super().__init__(self.tl, fec=fec, interleave=interleave, tl_backlog=tl_backlog,
-                         retrain_slots=retrain_slots, max_retrains=max_retrains,
-                         start_up=start_up, **dl_options)
+    def __init__(self, acc_id: int, memory: Memory | None = None, *,
+                 config: EndpointConfig | None = None) -> None:
+        self.config = config if config is not None else EndpointConfig()
+        tl_config = self.config.tl  # MERGE: TransactionLayer(acc_id, memory, config=...)
+        self.tl = TransactionLayer(
+            acc_id, memory, credits=tl_config.credits, compress=tl_config.compress,
+            batch_credit_returns=tl_config.batch_credit_returns, limits=tl_config.limits,
+            split=tl_config.split, split_seed=tl_config.split_seed,
+            timeout_slots=tl_config.timeout_slots, stop_tags=tl_config.stop_tags)
+        self.link_end = LinkEnd(TLOnLink(self.tl, self.config.fault_status), self.config.link)
 
     # -- UPLI side (delegated to the TL) -------------------------------------------
 
@@ -177,53 +196,141 @@ class Endpoint(LinkEnd):
         """Why the link failed (the TL could not follow the peer), or ``None``."""
         return self.tl.failed
 
-    def _run_timer(self, now: float) -> None:
-        super()._run_timer(now)
-        deadline = self.tl.next_timer()  # the TL's completion timeouts (specs/tl.md T1-T6)
-        if deadline is not None and now >= deadline:
-            self._pending.extend(self.tl.run_timer(now))
+    # -- wire side (the link end's; a harness port) -------------------------------
 
-    def _on_fault(self) -> list[Any]:
-        """The link went to fault: every queued and outstanding op completes with
-        ``fault_status`` (once; ops issued later fail at the next poll)."""
-        if self.tl.queued or self.tl.outstanding:
-            return list(self.tl.fail_outstanding(self.fault_status))
-        return []
+    def poll(self, now: float) -> bytes | None:
+        """Wire bytes of the DL flit to send in slot ``now``, or ``None``."""
+        return self.link_end.poll(now)
+
+    def poll_many(self, now: float, max_flits: int) -> tuple[bytes, int]:
+        """Up to ``max_flits`` DL flits from slot ``now`` on, in one encode."""
+        return self.link_end.poll_many(now, max_flits)
+
+    def receive(self, data: bytes, now: float) -> list[Any]:
+        """Wire bytes of whole DL flits received in slot ``now``; their events."""
+        return self.link_end.receive(data, now)
+
+    def drain_events(self) -> list[Any]:
+        """Events that arose outside ``receive`` (timers, polls): link state changes,
+        completions failed by a link fault or timed out. Each is returned once."""
+        return self.link_end.drain_events()
 
     @property
     def busy(self) -> bool:
         """True while the TL has work or the DL holds unsent or unacknowledged data."""
-        if self.link.state is LinkState.FAULT:
-            return bool(self.tl.queued)  # ops issued after the fault are still to fail
-        return super().busy
+        return self.link_end.busy
+
+    @property
+    def fec(self) -> FecMode:
+        """This endpoint's FEC mode."""
+        return self.link_end.fec
+
+    @property
+    def interleave(self) -> int:
+        """This endpoint's FEC symbol interleave."""
+        return self.link_end.interleave
+
+    @property
+    def wire_bytes_per_flit(self) -> int:
+        """Wire bytes of one DL flit in this endpoint's FEC mode."""
+        return self.link_end.wire_bytes_per_flit
+
+    @property
+    def dl(self) -> DataLink:
+        """The link end's DataLink (read its ``counters``, ``idle``, ...)."""
+        return self.link_end.dl
+
+    @property
+    def link(self) -> LinkManager:
+        """The link end's link state machine."""
+        return self.link_end.link
+
+    @property
+    def trace(self) -> list[tuple[str, bytes]] | None:
+        """The link end's trace (see :attr:`~ualink_ref.node.linkend.LinkEnd.trace`)."""
+        return self.link_end.trace
+
+    @trace.setter
+    def trace(self, value: list[tuple[str, bytes]] | None) -> None:
+        self.link_end.trace = value
+
+    @property
+    def uart_received(self) -> bytearray:
+        """Every UART byte received from the peer, in order."""
+        return self.link_end.uart_received
+
+    @property
+    def replays(self) -> int:
+        """Go-back-N replays this end has started."""
+        return self.link_end.replays
+
+    @property
+    def link_state(self) -> LinkState:
+        """The state of this end of the link."""
+        return self.link_end.link_state
+
+    def start_link(self, now: float) -> None:
+        """Train a link made with ``LinkStateConfig(start_up=False)``."""
+        self.link_end.start_link(now)
+
+    def uart_send(self, data: bytes) -> None:
+        """Send ``data`` on the UART byte stream to the peer."""
+        self.link_end.uart_send(data)
+
+    def notify_rate(self, rate: int) -> None:
+        """Ask the peer to pace its TL data to (rate + 1)/256 of full rate."""
+        self.link_end.notify_rate(rate)
+
+    def send_vendor(self, message: VendorMessage) -> None:
+        """Send a vendor-defined DL message (reliably, in order)."""
+        self.link_end.send_vendor(message)
+
+    def urge_credit_return(self) -> bool:
+        """Have the TL return every credit it owes at its next flit, not waiting for a
+        batch (a run closing its books); True if any were owed."""
+        rx = self.tl.rx_credits  # MERGE: the TL's own method
+        if not rx.owed_any:
+            return False
+        rx.urgent = True
+        return True
+
+    def schedule_pause(self, at: float, paused: bool) -> None:
+        """The switch pauses (or resumes) this endpoint's TL from slot ``at`` (S8)."""
+        self.link_end.schedule_pause(at, paused)
+
+    @property
+    def paused_slots(self) -> int:
+        """Polled slots this endpoint spent paused by its switch (S8)."""
+        return self.link_end.counters.paused_slots
 
     @property
     def counters(self) -> EndpointCounters:
         """A snapshot of this endpoint's totals."""
+        link = self.link_end.counters
         tl = self.tl.counters
         return EndpointCounters(
-            wire_bytes_sent=self._wire_sent,
-            wire_bytes_received=self._wire_received,
-            flits_sent=self._flits_sent,
-            flits_received=self._flits_received,
+            wire_bytes_sent=link.wire_bytes_sent,
+            wire_bytes_received=link.wire_bytes_received,
+            flits_sent=link.flits_sent,
+            flits_received=link.flits_received,
             tl_flits_sent=tl.flits_sent,
             tl_flits_received=tl.flits_received,
-            fec_corrected_symbols=self._corrected_symbols,
-            fec_corrected_codewords=self._corrected_codewords,
-            fec_corrected_flits=self._corrected_flits,
-            fec_uncorrectable_codewords=self._uncorrectable_codewords,
-            fec_uncorrectable_flits=self._uncorrectable,
-            crc_errors=self._crc_errors,
-            malformed_flits=self._malformed,
-            sequence_gaps=self._gaps,
-            replays=self._replays,
-            replayed_flits=self._replayed_flits,
-            retrains_needed=self._retrains,
+            fec_corrected_symbols=link.fec_corrected_symbols,
+            fec_corrected_codewords=link.fec_corrected_codewords,
+            fec_corrected_flits=link.fec_corrected_flits,
+            fec_uncorrectable_codewords=link.fec_uncorrectable_codewords,
+            fec_uncorrectable_flits=link.fec_uncorrectable_flits,
+            crc_errors=link.crc_errors,
+            malformed_flits=link.malformed_flits,
+            sequence_gaps=link.sequence_gaps,
+            replays=link.replays,
+            replayed_flits=link.replayed_flits,
+            retrains_needed=link.retrains_needed,
             credit_stalls=tl.credit_stalls,
             tag_stalls=tl.tag_stalls,
             tl_fields_rejected=tl.fields_rejected,
         )
 
 
-__all__ = ["Completion", "Endpoint", "EndpointCounters", "EndpointEvent", "FecDecoded",
-           "decode_wire"]
+__all__ = ["Completion", "Endpoint", "EndpointConfig", "EndpointCounters", "EndpointEvent",
+           "FecDecoded", "TLOnLink", "decode_wire"]

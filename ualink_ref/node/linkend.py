@@ -13,18 +13,21 @@ on top) are a :class:`LinkEnd`; the wire-side rules live here once:
   them to the DL, and the TL flits the DL delivers — in order, exactly once —
   to the upper layer. It returns one :class:`FecDecoded` for the chunk, then
   each DL event followed by the events the upper layer produced for it.
-* ``pause_schedule`` (priority flow control, :mod:`ualink_ref.sim.fabric`):
-  ``(time, paused)`` entries the link's peer scheduled; while paused, no TL
-  flit moves from the upper layer into the DL (what the DL already holds still
-  goes out, as frames already queued at a MAC do). ``paused_slots`` counts
-  the polled slots spent paused.
+* ``schedule_pause(at, paused)`` (priority flow control, specs/fabric.md S8):
+  the link's peer pauses or resumes this end from slot ``at``; while paused, no
+  TL flit moves from the upper layer into the DL (what the DL already holds still
+  goes out, as frames already queued at a MAC do). ``counters.paused_slots``
+  counts the polled slots spent paused.
+* The upper layer is composed, not inherited: it answers the
+  :class:`UpperLayer` protocol, including its own timers and what it reports
+  when the link goes to fault.
 * ``now`` counts flit slots (the DL's replay timeout is in the same unit).
 """
 
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 import numpy as np
@@ -42,8 +45,9 @@ from ualink_ref.dl.datalink import check_time
 from ualink_ref.dl.linkstate import LinkManager, LinkState, LinkStateChanged, UartReceived
 from ualink_ref.dl.messages import VendorMessage
 from ualink_ref.errors import EncodeError, TruncatedError
-from ualink_ref.phy import MODES, decode_flits, encode_flits
-from ualink_ref.sizes import DL_FLIT_BYTES, TL_FLIT_BYTES, WIRE_BYTES_PER_FLIT, FecMode, check_fec
+from ualink_ref.node.config import LinkConfig
+from ualink_ref.phy import decode_flits, encode_flits
+from ualink_ref.sizes import DL_FLIT_BYTES, TL_FLIT_BYTES, WIRE_BYTES_PER_FLIT, FecMode
 
 
 @dataclass(frozen=True)
@@ -80,12 +84,9 @@ def decode_wire(data: bytes, fec: FecMode, interleave: int = 1) -> FecDecoded:
 #: A TL flit of NOP padding only: carries reliable DL messages when the TL is idle.
 NOP_TL_FLIT = bytes(TL_FLIT_BYTES)
 
-# Enum members read once: on Python 3.11 ``Enum.MEMBER`` costs several times a global.
-_FAULT, _TRAINING = LinkState.FAULT, LinkState.TRAINING
-
-
 class UpperLayer(Protocol):
-    """What a :class:`LinkEnd` carries: 64-byte TL flits out and in."""
+    """What a :class:`LinkEnd` carries: 64-byte TL flits out and in, and the upper
+    layer's own timers and fault handling (the link end runs them in its slots)."""
 
     def poll(self, now: float = 0.0) -> bytes | None:
         """The next TL flit to send, or ``None``."""
@@ -100,82 +101,93 @@ class UpperLayer(Protocol):
         """True while the layer has anything to send or is waiting for anything."""
         ...
 
+    def next_timer(self) -> float | None:
+        """The slot of the layer's next deadline, or ``None``."""
+        ...
+
+    def run_timer(self, now: float) -> list[Any]:
+        """Run the deadlines due at ``now``; return their events."""
+        ...
+
+    def link_faulted(self) -> list[Any]:
+        """The link is in fault (called at each poll while it is): the events of what
+        the layer gives up (specs/dl.md L5)."""
+        ...
+
+    @property
+    def busy_after_fault(self) -> bool:
+        """True while the layer still has work to report on a link in fault."""
+        ...
+
+
+@dataclass
+class LinkCounters:
+    """Running totals of one :class:`LinkEnd` (a copy is returned by ``counters``)."""
+
+    wire_bytes_sent: int = 0
+    wire_bytes_received: int = 0
+    flits_sent: int = 0
+    flits_received: int = 0
+    fec_corrected_symbols: int = 0
+    fec_corrected_flits: int = 0
+    fec_corrected_codewords: int = 0
+    fec_uncorrectable_flits: int = 0
+    fec_uncorrectable_codewords: int = 0
+    crc_errors: int = 0
+    malformed_flits: int = 0
+    sequence_gaps: int = 0
+    replays: int = 0
+    replayed_flits: int = 0
+    retrains_needed: int = 0
+    paused_slots: int = 0
+
 
 class LinkEnd:
     """PHY + DL under ``upper`` (see the module docstring); a harness port."""
 
-    def __init__(
-        self,
-        upper: UpperLayer,
-        *,
-        fec: FecMode = "kp4",
-        interleave: int = 1,
-        tl_backlog: int = 20,
-        retrain_slots: float = 128,
-        max_retrains: int = 3,
-        start_up: bool = True,
-        **dl_options: Any,
-    ) -> None:
-        self.fec: FecMode = check_fec(fec)
-        self.wire_bytes_per_flit = WIRE_BYTES_PER_FLIT[fec]
-        per_flit = MODES[fec].codewords_per_flit
-        if interleave < 1 or per_flit % interleave:
-            # Each poll encodes whole flits, so an interleave group must fit in one flit.
-            raise ValueError(
-                f"interleave {interleave} needs groups of {interleave} codewords; a {fec} flit "
-                f"has {per_flit} (use 1, or 2 with ll)"
-            )
-        self.interleave = interleave
+    def __init__(self, upper: UpperLayer, config: LinkConfig | None = None) -> None:
+        self.config = config if config is not None else LinkConfig()
+        self.fec: FecMode = self.config.phy.fec
+        self.interleave = self.config.phy.interleave
+        self.wire_bytes_per_flit = WIRE_BYTES_PER_FLIT[self.fec]
+        self.tl_backlog = self.config.tl_backlog
         self.upper = upper
-        self.dl = DataLink(**dl_options)
+        dl, ls = self.config.dl, self.config.link_state  # MERGE: DataLink(config)
+        self.dl = DataLink(window=dl.window, replay_timeout=dl.replay_timeout,
+                           max_replays=dl.max_replays, explicit_interval=dl.explicit_interval,
+                           ack_interval=dl.ack_interval, ack_delay=dl.ack_delay)
         #: The link state machine beside the DL (``dl/linkstate.py``, specs/dl.md §8).
-        self.link = LinkManager(self.dl, retrain_slots=retrain_slots,
-                                max_retrains=max_retrains, start_up=start_up)
+        self.link = LinkManager(self.dl, retrain_slots=ls.retrain_slots,  # MERGE: config
+                                max_retrains=ls.max_retrains,
+                                request_interval=ls.request_interval,
+                                idle_after=ls.idle_after, start_up=ls.start_up)
         #: Every UART byte received from the peer, in order.
         self.uart_received = bytearray()
         self._pending: list[Any] = []  # events raised outside receive (timers, polls)
-        self.tl_backlog = tl_backlog
         #: Set to a list to record ``("tl" | "dl" | "wire", bytes)`` for every TL flit
         #: handed to the DL, DL flit polled and wire chunk sent (vectors, debugging).
         self.trace: list[tuple[str, bytes]] | None = None
-        #: ``(time, paused)`` entries scheduled by the peer (priority flow control).
-        self.pause_schedule: deque[tuple[float, bool]] = deque()
-        self.paused = False
-        self.paused_slots = 0
-        self._wire_sent = 0
-        self._wire_received = 0
-        self._flits_sent = 0
-        self._flits_received = 0
-        self._corrected_symbols = 0
-        self._corrected_flits = 0
-        self._corrected_codewords = 0
-        self._uncorrectable = 0
-        self._uncorrectable_codewords = 0
-        self._crc_errors = 0
-        self._malformed = 0
-        self._gaps = 0
-        self._replays = 0
-        self._replayed_flits = 0
-        self._retrains = 0
+        # ``(time, paused)`` entries scheduled by the peer (priority flow control).
+        self._pause_schedule: deque[tuple[float, bool]] = deque()
+        self._paused = False
+        self._counters = LinkCounters()
 
     # -- wire side -------------------------------------------------------------------
 
-    def _run_timer(self, now: float) -> None:
+    def _run_timers(self, now: float) -> None:
         deadline = self.link.next_timer()
         if deadline is not None and now >= deadline:
             self._dl_events(self.link.run_timer(now), self._pending, now, react=False)
-
-    def _on_fault(self) -> list[Any]:
-        """The link went to fault: what the layer above reports (the endpoint fails its
-        operations; a switch port has nothing to report)."""
-        return []
+        deadline = self.upper.next_timer()
+        if deadline is not None and now >= deadline:
+            self._pending.extend(self.upper.run_timer(now))
 
     def _feed(self, now: float) -> None:
-        schedule = self.pause_schedule
+        schedule = self._pause_schedule
         while schedule and schedule[0][0] <= now:
-            self.paused = schedule.popleft()[1]
-        if self.paused:
-            self.paused_slots += 1
+            self._paused = schedule.popleft()[1]
+        if self._paused:
+            self._counters.paused_slots += 1
             return
         dl = self.dl
         limit = self.tl_backlog
@@ -196,22 +208,20 @@ class LinkEnd:
                 self.trace.extend(("tl", f) for f in batch)
 
     def _next_dl_flit(self, now: float) -> bytes | None:
-        self._run_timer(now)
+        self._run_timers(now)
         link = self.link
-        if link.state is _FAULT:
-            self._pending.extend(self._on_fault())
+        if link.state is LinkState.FAULT:
+            self._pending.extend(self.upper.link_faulted())
         self._feed(now)
         flit = link.poll(now, waiting=self.upper.busy)
-        if link.pending:
-            self._pending.extend(link.pending)
-            link.pending.clear()
+        self._pending.extend(link.take_events())
         if flit is not None and self.trace is not None:
             self.trace.append(("dl", flit))
         return flit
 
     def poll(self, now: float) -> bytes | None:
         """Wire bytes of the DL flit to send in slot ``now``, or ``None``."""
-        check_time(now)  # before the TL sees it: the native TL would raise TypeError
+        check_time(now)  # before the upper layer sees it (specs/dl.md rule 6)
         flit = self._next_dl_flit(now)
         if flit is None:
             return None
@@ -237,8 +247,8 @@ class LinkEnd:
 
     def _encode(self, flits: bytes, count: int) -> bytes:
         wire = flits if self.fec == "none" else encode_flits(flits, self.fec, self.interleave)
-        self._flits_sent += count
-        self._wire_sent += len(wire)
+        self._counters.flits_sent += count
+        self._counters.wire_bytes_sent += len(wire)
         if self.trace is not None:
             self.trace.append(("wire", wire))
         return wire
@@ -253,22 +263,23 @@ class LinkEnd:
         if not data or len(data) % per:
             raise TruncatedError("wire data", f"a whole number of {per}-byte flits", len(data))
         count = len(data) // per
-        self._wire_received += len(data)
-        self._flits_received += count
+        counters = self._counters
+        counters.wire_bytes_received += len(data)
+        counters.flits_received += count
         decoded = decode_wire(data, self.fec, self.interleave)
         flits = decoded.flits
         if decoded.codewords_corrected:
-            self._corrected_symbols += sum(decoded.corrected)
-            self._corrected_flits += sum(1 for c in decoded.corrected if c)
-            self._corrected_codewords += decoded.codewords_corrected
+            counters.fec_corrected_symbols += sum(decoded.corrected)
+            counters.fec_corrected_flits += sum(1 for c in decoded.corrected if c)
+            counters.fec_corrected_codewords += decoded.codewords_corrected
         if decoded.codewords_uncorrectable:
-            self._uncorrectable += sum(decoded.uncorrectable)
-            self._uncorrectable_codewords += decoded.codewords_uncorrectable
+            counters.fec_uncorrectable_flits += sum(decoded.uncorrectable)
+            counters.fec_uncorrectable_codewords += decoded.codewords_uncorrectable
         events: list[Any] = [decoded]
-        self._run_timer(now)
+        self._run_timers(now)
         dl = self.dl
         for i in range(0, count * DL_FLIT_BYTES, DL_FLIT_BYTES):
-            if self.link.state is _FAULT:
+            if self.link.state is LinkState.FAULT:
                 break  # a link in fault neither sends nor receives (specs/dl.md L5)
             self._dl_events(dl.receive(flits[i : i + DL_FLIT_BYTES], now), events, now)
         return events
@@ -279,7 +290,8 @@ class LinkEnd:
             self.link.on_events(dl_events, now)
         receive = self.upper.receive
         # Read once: the reactions above have run, and nothing below changes the state.
-        faulted = self.link.state is _FAULT
+        faulted = self.link.state is LinkState.FAULT
+        counters = self._counters
         for event in dl_events:
             out.append(event)
             if type(event) is TLFlitDelivered:
@@ -291,35 +303,53 @@ class LinkEnd:
             elif type(event) is UartReceived:
                 self.uart_received += event.data
             elif type(event) is LinkStateChanged:
-                if event.new is _FAULT:
-                    out.extend(self._on_fault())
+                if event.new is LinkState.FAULT:
+                    out.extend(self.upper.link_faulted())
             elif isinstance(event, CrcErrorDetected):
-                self._crc_errors += 1
+                counters.crc_errors += 1
             elif isinstance(event, MalformedFlit):
-                self._malformed += 1
+                counters.malformed_flits += 1
             elif isinstance(event, SequenceGap):
-                self._gaps += 1
+                counters.sequence_gaps += 1
             elif isinstance(event, ReplayStarted):
-                self._replays += 1
-                self._replayed_flits += event.flits
+                counters.replays += 1
+                counters.replayed_flits += event.flits
             elif isinstance(event, RetrainNeeded):
-                self._retrains += 1
+                counters.retrains_needed += 1
 
     # -- state -------------------------------------------------------------------------
 
     @property
+    def counters(self) -> LinkCounters:
+        """A copy of this link end's totals."""
+        return replace(self._counters)
+
+    @property
     def replays(self) -> int:
         """Go-back-N replays this end has started."""
-        return self._replays
+        return self._counters.replays
 
     @property
     def busy(self) -> bool:
         """True while the upper layer has work, the DL holds unsent or unacknowledged
-        data, or the link is training."""
-        if self.link.state is _FAULT:
-            return False
-        return (self.upper.busy or not self.dl.idle
-                or self.link.state is _TRAINING)
+        data, or the link is training; on a link in fault, while the upper layer still
+        has failures to report."""
+        state = self.link.state
+        if state is LinkState.FAULT:
+            return self.upper.busy_after_fault
+        return self.upper.busy or not self.dl.idle or state is LinkState.TRAINING
+
+    # -- flow control from the peer (specs/fabric.md S8) ------------------------------
+
+    def schedule_pause(self, at: float, paused: bool) -> None:
+        """The peer pauses (``paused``) or resumes this end's TL from slot ``at`` on;
+        entries arrive in time order."""
+        self._pause_schedule.append((at, paused))
+
+    @property
+    def paused(self) -> bool:
+        """True while the peer holds this end paused (as of the last poll)."""
+        return self._paused
 
     # -- link state and DL messages -----------------------------------------------
 
@@ -329,7 +359,7 @@ class LinkEnd:
         return self.link.state
 
     def start_link(self, now: float) -> None:
-        """Train a link made with ``start_up=False``."""
+        """Train a link made with ``LinkStateConfig(start_up=False)``."""
         self._pending.extend(self.link.start(now))
 
     def uart_send(self, data: bytes) -> None:
@@ -346,7 +376,7 @@ class LinkEnd:
 
     def drain_events(self) -> list[Any]:
         """Events that arose outside ``receive`` (timers, polls): link state changes,
-        and completions failed by a link fault. Each is returned once."""
+        and what the upper layer reported for them. Each is returned once."""
         out, self._pending = self._pending, []
         return out
 
@@ -363,4 +393,4 @@ def _byte_string(data: object, per: int) -> bytes:
     return view.tobytes()
 
 
-__all__ = ["FecDecoded", "LinkEnd", "UpperLayer", "decode_wire"]
+__all__ = ["FecDecoded", "LinkCounters", "LinkEnd", "UpperLayer", "decode_wire"]

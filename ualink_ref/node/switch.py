@@ -1,99 +1,36 @@
 """A sans-IO UALink switch: N ports, each a full PHY + DL link end, forwarding TL fields.
 
-Rules (``specs/fabric.md`` gives each its provenance; numbers match there):
-
-S1. Every port is a :class:`~ualink_ref.node.linkend.LinkEnd` (FEC, CRC, go-back-N
-    replay) to one accelerator; its upper layer is a forwarding agent that walks
-    the received TL half-flit stream with the one framing walk
-    (:class:`~ualink_ref.tl.framing.TLDeframer`).
-S2. Routing: a request goes to the port of its ``dst_acc``; a response to the
-    port of its ``dst_acc`` (the originator). A request for an ID no port
-    reaches is answered by the switch itself with UNSUPPORTED_REQUEST; a
-    response for such an ID raises :class:`~ualink_ref.errors.MisroutedError`.
-S3. Compression: a compressed request is expanded on ingress with the port's
-    own address cache (loaded by ``cload`` requests, exactly as a completer's);
-    a compressed response cannot be routed (it names no originator) and raises
-    :class:`~ualink_ref.errors.UnsupportedError`; endpoints in a pod therefore
-    run with ``compress=False``. Egress always sends uncompressed fields.
-S4. Buffers and credits, hop by hop: each ingress port grants its peer its
-    buffer space (a :class:`~ualink_ref.tl.credits.CreditConfig`) as TL
-    credits; a field holds its credits from arrival until it leaves on the
-    egress link, when they are owed back to the ingress peer. Egress spends the
-    credits the downstream accelerator granted, never sending without them.
-    Nothing is ever dropped.
-S5. Queues: one FIFO per (ingress, egress, class, VC) — class being request or
-    response — so order per source, destination, class and VC is kept.
-S6. Arbitration per egress port: credit returns owed urgently first, then
-    responses, then requests (as the TL engine packs, so responses are never
-    stuck behind requests); within a class the VCs and, per VC, the ingress
-    ports take turns round robin. A queue whose head lacks egress credits or is
-    not yet ready is skipped for that turn (its credit stall is counted).
-S7. Port-to-port latency: a field becomes eligible for egress ``latency``
-    slots after it was received.
-S8. Priority flow control (``pfc``): an ingress port whose occupied buffers
-    (command + data) reach ``xoff`` pauses its peer's TL (from ``now + delay``)
-    and resumes it at ``xon`` or below. The credits it grants are then large
-    enough never to bind (the pause is the flow control); the physical buffer
-    is ``limit`` and overruns of it are counted, never dropped.
+The rules are S1-S8 in specs/fabric.md, each with its provenance. The switch is
+composed: each port is a :class:`~ualink_ref.node.linkend.LinkEnd` whose upper layer
+is a :class:`SwitchPort` (the forwarding agent: ingress framing, address cache and
+credits, S1-S4), which owns an :class:`~ualink_ref.node.arbiter.Arbiter` for its
+egress (S5, S6) and, with PFC, a :class:`~ualink_ref.node.pause.PauseControl` (S8).
+The :class:`Switch` routes between ports (S2) and holds their latency (S7).
 """
 
 from __future__ import annotations
 
 from collections import deque
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from dataclasses import dataclass, replace
+from typing import Any
 
-from ualink_ref.errors import AddressCacheError, MisroutedError, UnsupportedError
+from ualink_ref.errors import AddressCacheError, ConfigError, MisroutedError, UnsupportedError
+from ualink_ref.node.arbiter import CREDIT_CLASSES, REQUEST, RESPONSE, Arbiter, Packet, Routed
+from ualink_ref.node.config import PfcConfig, SwitchConfig
 from ualink_ref.node.linkend import LinkEnd
-from ualink_ref.sizes import TL_HALF_BYTES, FecMode
+from ualink_ref.node.pause import Pausable, PauseControl
+from ualink_ref.sizes import TL_HALF_BYTES
 from ualink_ref.tl import codec, credits
 from ualink_ref.tl.framing import PendingField, TLDeframer, pad_control_half
 from ualink_ref.tl.upli import Command, Status, request_data_credits
 
-_HALF = TL_HALF_BYTES
-_ZERO_HALF = bytes(_HALF)
-_REQ, _RSP = 0, 1  # queue classes
-_CLASSES = ((credits.REQ_CMD, credits.REQ_DATA), (credits.RSP_CMD, credits.RSP_DATA))
-#: The fields a switch routes (S2): requests (expanded on ingress, S3) and responses.
-_Routed = codec.Request | codec.Response
-
-
-@dataclass(frozen=True)
-class PfcConfig:
-    """Pause thresholds of one ingress port, in buffers (command + 64-byte data) occupied.
-
-    ``xoff``: pause the peer when this many data buffers are occupied;
-    ``xon``: resume at or below this; ``delay``: slots until the peer obeys
-    (the link's one-way latency plus the pause frame's own time); ``limit``:
-    the physical buffer — a field that finds more occupied is counted in
-    ``SwitchPortStats.headroom_exceeded`` (where Ethernet would drop it).
-    """
-
-    xoff: int
-    xon: int
-    delay: int = 1
-    limit: int = 1 << 30
-
-    def __post_init__(self) -> None:
-        if not 0 <= self.xon < self.xoff <= self.limit or self.delay < 0:
-            raise ValueError(f"PFC needs 0 <= xon < xoff and delay >= 0, got {self}")
-
-
-class _Packet(NamedTuple):
-    """A field held in the switch: what to send on and what it holds at ingress."""
-
-    value: _Routed
-    halves: list[bytes]
-    ingress: int
-    source: int  # ingress credit source (VC or credits.POOL)
-    data_credits: int
-    ready: float
+_ZERO_HALF = bytes(TL_HALF_BYTES)
 
 
 @dataclass
 class SwitchPortStats:
-    """Totals of one switch port."""
+    """Totals of one switch port (a copy is returned by ``SwitchPort.stats``)."""
 
     fields_in: int = 0
     fields_out: int = 0
@@ -111,59 +48,43 @@ class SwitchPortStats:
     headroom_exceeded: int = 0
 
 
-@dataclass
-class _Arb:
-    """Round-robin state of one egress port: per (class, VC) a ring of ingress ports."""
+class SwitchPort:
+    """The TL forwarding agent of switch port ``index``: the upper layer of its link end
+    (:class:`~ualink_ref.node.linkend.UpperLayer`)."""
 
-    rings: list[list[deque[int]]] = field(
-        default_factory=lambda: [[deque() for _ in range(credits.NUM_VCS)] for _ in range(2)])
-    next_vc: list[int] = field(default_factory=lambda: [0, 0])
-
-
-class _Agent:
-    """The TL forwarding agent of one switch port (the upper layer of its LinkEnd)."""
-
-    def __init__(self, switch: Switch, index: int) -> None:
+    def __init__(self, switch: Switch, index: int, ports: int, buffer: credits.CreditConfig,
+                 pfc: PfcConfig | None) -> None:
         self.switch = switch
         self.index = index
-        self.rx_credits = credits.ReceiverCredits(switch.buffer)
+        #: What this ingress grants its peer (S4), and what the peer granted this egress.
+        self.rx_credits = credits.ReceiverCredits(buffer)
         self.tx_credits = credits.SenderCredits()
-        self.stats = SwitchPortStats()
+        self.arbiter = Arbiter(ports)
+        self.pause = PauseControl(pfc) if pfc is not None else None
+        self._stats = SwitchPortStats()
         self._deframer = TLDeframer()
         self._rx_ways: list[codec.Request | None] = [None] * 4
         self._tx_data: deque[bytes] = deque()
-        self._arb = _Arb()
-        self._queued = 0  # packets waiting for this egress port
-        # Paused since (PFC), per VC: the time the pause was scheduled to begin.
-        self._paused_at: list[float | None] = [None] * credits.NUM_VCS
-        self._now = 0.0
 
-    # -- ingress -----------------------------------------------------------------------
+    # -- ingress (S1-S4) ---------------------------------------------------------------
 
     def receive(self, flit: bytes, now: float = 0.0) -> list[Any]:
         """Take one TL flit from this port's accelerator; return no events."""
-        self._now = now
-        self.switch.now_hint = now
         feed = self._deframer.feed_half
-        for half in (flit[:_HALF], flit[_HALF:]):
+        for half in (flit[:TL_HALF_BYTES], flit[TL_HALF_BYTES:]):
             started, done = feed(half)
             for pending in started:
-                pending.context = self._on_field(pending.value)
+                pending.context = self._on_field(pending.value, now)
             for pending in done:
                 if pending.context is not None:
                     self._forward(pending, now)
         return []
 
-    def _on_field(self, value: codec.TLField | None) -> tuple[_Routed, int, int] | None:
+    def _on_field(self, value: codec.TLField | None,
+                  now: float) -> tuple[Routed, int, int] | None:
         rx = self.rx_credits
         if isinstance(value, codec.CompressedRequest):
-            way = self._rx_ways[value.cway]
-            if way is None:
-                raise AddressCacheError(value.cway)
-            value = codec.Request(value.cmd, value.vchan, way.asi, value.tag, value.pool,
-                                  value.attr, value.len, way.metadata,
-                                  (way.addr & ~0xFFFFFF) | value.addr_lo,
-                                  way.src_acc, way.dst_acc, 0, value.cway, value.numbeats)
+            value = self._expand(value)
         if isinstance(value, codec.Request):
             if value.cload:
                 self._rx_ways[value.cway] = value
@@ -182,88 +103,84 @@ class _Agent:
             for cls in range(4):
                 if counts[cls]:
                     self.tx_credits.grant(src, cls, counts[cls])
-            self.switch._credits_granted(self.index)
             return None
         else:
             return None
-        self.stats.fields_in += 1
-        self._note_occupancy(value.vchan)
+        self._stats.fields_in += 1
+        self._note_occupancy(now)
         return value, source, data_credits
+
+    def _expand(self, value: codec.CompressedRequest) -> codec.Request:
+        """S3: a compressed request with this port's address cache way filled in."""
+        way = self._rx_ways[value.cway]
+        if way is None:
+            raise AddressCacheError(value.cway)
+        return codec.Request(
+            cmd=value.cmd, vchan=value.vchan, asi=way.asi, tag=value.tag, pool=value.pool,
+            attr=value.attr, len=value.len, metadata=way.metadata,
+            addr=(way.addr & ~0xFFFFFF) | value.addr_lo, src_acc=way.src_acc,
+            dst_acc=way.dst_acc, cload=0, cway=value.cway, numbeats=value.numbeats)
 
     def _forward(self, pending: PendingField, now: float) -> None:
         value, source, data_credits = pending.context
-        self.stats.data_halves_in += len(pending.data)
+        self._stats.data_halves_in += len(pending.data)
         switch = self.switch
-        out = switch.route.get(value.dst_acc)
+        out = switch.egress_of(value.dst_acc)
         if out is None:
             if isinstance(value, codec.Response):
                 raise MisroutedError("response", value.dst_acc, -1)
             # S2: answer an unroutable request here (no buffer beyond the request's).
-            self.stats.unroutable += 1
-            self._release(source, _REQ, data_credits, value.vchan)
+            self._stats.unroutable += 1
+            self.release(source, REQUEST, data_credits, now)
             rd_wr = 0 if value.cmd in (Command.READ, Command.ATOMIC_R) else 1
-            reply = codec.Response(value.vchan, value.tag, 0, 0, 0, int(Status.UNSUPPORTED_REQUEST),
-                             rd_wr, 1, value.dst_acc, value.src_acc)
+            reply = codec.Response(
+                vchan=value.vchan, tag=value.tag, pool=0, len=0, offset=0,
+                status=int(Status.UNSUPPORTED_REQUEST), rd_wr=rd_wr, last=1,
+                src_acc=value.dst_acc, dst_acc=value.src_acc)
             # Held as a response from this port to itself, with no ingress credits.
-            switch._enqueue(self.index, _Packet(reply, [], self.index, -1, 0, now))
+            self.arbiter.enqueue(Packet(value=reply, halves=[], ingress=self.index, source=-1,
+                                        data_credits=0, ready=now))
             return
-        packet = _Packet(value, pending.data, self.index, source, data_credits,
-                         now + switch.latency)
-        switch._enqueue(out, packet)
+        switch.forward(out, Packet(value=value, halves=pending.data, ingress=self.index,
+                                   source=source, data_credits=data_credits,
+                                   ready=now + switch.config.latency))
 
-    def _note_occupancy(self, vc: int) -> None:
+    def _occupied(self) -> tuple[int, int]:
         occ = self.rx_credits.occupied
         data = sum(row[credits.REQ_DATA] + row[credits.RSP_DATA] for row in occ)
         cmd = sum(row[credits.REQ_CMD] + row[credits.RSP_CMD] for row in occ)
-        stats = self.stats
-        if data > stats.peak_data_buffers:
-            stats.peak_data_buffers = data
-        if cmd > stats.peak_cmd_buffers:
-            stats.peak_cmd_buffers = cmd
-        pfc = self.switch.pfc
-        if pfc is not None:
-            if data + cmd > pfc.limit:
-                stats.headroom_exceeded += 1
-            if self._paused_at[0] is None and data + cmd >= pfc.xoff:
-                self._pause(True)
+        return data, cmd
 
-    def _release(self, source: int, cls: int, data_credits: int, vc: int) -> None:
-        cmd_cls, data_cls = _CLASSES[cls]
+    def _note_occupancy(self, now: float) -> None:
+        data, cmd = self._occupied()
+        stats = self._stats
+        stats.peak_data_buffers = max(stats.peak_data_buffers, data)
+        stats.peak_cmd_buffers = max(stats.peak_cmd_buffers, cmd)
+        if self.pause is not None:
+            self.pause.after_arrival(data + cmd, now)
+
+    def release(self, source: int, cls: int, data_credits: int, now: float) -> None:
+        """A field that arrived here left the switch at ``now``: free its ingress
+        buffers, owed back to the peer as credits (S4), and resume a pause (S8)."""
+        cmd_cls, data_cls = CREDIT_CLASSES[cls]
         self.rx_credits.free(source, cmd_cls, data_cls, data_credits)
-        pfc = self.switch.pfc
-        if pfc is not None and self._paused_at[0] is not None:
-            occ = self.rx_credits.occupied
-            if sum(sum(row) for row in occ) <= pfc.xon:
-                self._pause(False)
+        if self.pause is not None and self.pause.paused:
+            data, cmd = self._occupied()
+            self.pause.after_release(data + cmd, now)
 
-    def _pause(self, on: bool) -> None:
-        # One priority class in this model's workloads: every VC pauses together (S8).
-        pfc = self.switch.pfc
-        assert pfc is not None
-        peer = self.switch.pause_peers.get(self.index)
-        at = self.switch.now_hint + pfc.delay
-        if on:
-            self._paused_at[0] = at
-            self.stats.pauses += 1
-        else:
-            started = self._paused_at[0]
-            assert started is not None
-            self.stats.pause_slots += max(0.0, at - started)
-            self._paused_at[0] = None
-        if peer is not None:
-            peer.pause_schedule.append((at, on))
+    # -- egress (S4-S6) ----------------------------------------------------------------
 
-    # -- egress ------------------------------------------------------------------------
+    def enqueue(self, packet: Packet) -> None:
+        """Queue ``packet`` for this egress."""
+        self.arbiter.enqueue(packet)
 
     def poll(self, now: float = 0.0) -> bytes | None:
         """The next TL flit for this port's accelerator, or ``None``."""
-        self._now = now
-        self.switch.now_hint = now
         first = self._tx_data.popleft() if self._tx_data else self._control_half(now)
         if first is None:
             return None
         second = self._tx_data.popleft() if self._tx_data else self._control_half(now)
-        self.stats.tl_flits_out += 1
+        self._stats.tl_flits_out += 1
         return first + (second if second is not None else _ZERO_HALF)
 
     def _control_half(self, now: float) -> bytes | None:
@@ -272,141 +189,141 @@ class _Agent:
         rx = self.rx_credits
         if rx.urgent:
             room -= self._emit_returns(parts, room)
-        if self._queued:
-            for cls in (_RSP, _REQ):
-                room = self._arbitrate(cls, parts, room, now)
+        if self.arbiter.queued:
+            for cls in (RESPONSE, REQUEST):
+                room = self.arbiter.arbitrate(
+                    cls, room, now, self.tx_credits,
+                    lambda packet, source: self._send(packet, source, parts, now),
+                    self._count_stall)
         if rx.owed_any and room:
             room -= self._emit_returns(parts, room)
         return pad_control_half(parts, room)
 
-    def _arbitrate(self, cls: int, parts: list[bytes], room: int, now: float) -> int:
-        size = 2 if cls == _RSP else 4
-        arb = self._arb
-        rings = arb.rings[cls]
-        queues = self.switch.queues[self.index][cls]
-        cmd_cls, data_cls = _CLASSES[cls]
-        tx = self.tx_credits
-        start = arb.next_vc[cls]
-        for k in range(credits.NUM_VCS):
-            vc = (start + k) % credits.NUM_VCS
-            ring = rings[vc]
-            tries = len(ring)
-            while tries and room >= size:
-                tries -= 1
-                ingress = ring[0]
-                queue = queues[vc][ingress]
-                packet = queue[0]
-                if packet.ready > now:
-                    ring.rotate(-1)
-                    continue
-                value = packet.value
-                need = (len(packet.halves) // 2) if cls == _RSP else packet.data_credits
-                source = tx.take(vc, cmd_cls, data_cls, need)
-                if source < 0:
-                    self.stats.egress_credit_stalls += 1
-                    ring.rotate(-1)
-                    continue
-                queue.popleft()
-                self._queued -= 1
-                ring.popleft()
-                if queue:
-                    ring.append(ingress)  # round robin: this ingress goes to the back
-                pool = 1 if source == credits.POOL else 0
-                if cls == _REQ:
-                    assert isinstance(value, codec.Request)
-                    value = value._replace(pool=pool, cload=0, cway=0)
-                else:
-                    value = value._replace(pool=pool)
-                parts.append(codec.pack_field(value))
-                room -= size
-                self._tx_data.extend(packet.halves)
-                stats = self.stats
-                stats.fields_out += 1
-                if packet.halves:
-                    stats.data_halves_out += len(packet.halves)
-                    if stats.first_data_out < 0:
-                        stats.first_data_out = now
-                    stats.last_data_out = now
-                if packet.source >= 0:
-                    self.switch.agents[packet.ingress]._release(
-                        packet.source, cls, packet.data_credits, vc)
-            if room < size:
-                arb.next_vc[cls] = (vc + 1) % credits.NUM_VCS
-                break
-        return room
+    def _count_stall(self) -> None:
+        self._stats.egress_credit_stalls += 1
+
+    def _send(self, packet: Packet, source: int, parts: list[bytes], now: float) -> None:
+        """Pack the field of ``packet`` (egress always uncompressed, S3), queue its data,
+        and release what it held at its ingress."""
+        pool = 1 if source == credits.POOL else 0
+        value = packet.value
+        if isinstance(value, codec.Request):
+            value = value._replace(pool=pool, cload=0, cway=0)
+        else:
+            value = value._replace(pool=pool)
+        parts.append(codec.pack_field(value))
+        self._tx_data.extend(packet.halves)
+        stats = self._stats
+        stats.fields_out += 1
+        if packet.halves:
+            stats.data_halves_out += len(packet.halves)
+            if stats.first_data_out < 0:
+                stats.first_data_out = now
+            stats.last_data_out = now
+        if packet.source >= 0:
+            self.switch.release(packet.ingress, packet.source, packet.queue_class,
+                                packet.data_credits, now)
 
     def _emit_returns(self, parts: list[bytes], room: int) -> int:
         returns = self.rx_credits.take_returns(room)
-        for source, counts in returns:
-            value = (codec.FlowControl(*counts) if source == credits.POOL
-                     else codec.VcFlowControl(source, *counts))
+        for source, (req_cmd, rsp_cmd, req_data, rsp_data) in returns:
+            value = (codec.FlowControl(req_cmd=req_cmd, rsp_cmd=rsp_cmd, req_data=req_data,
+                                       rsp_data=rsp_data) if source == credits.POOL
+                     else codec.VcFlowControl(vchan=source, req_cmd=req_cmd, rsp_cmd=rsp_cmd,
+                                              req_data=req_data, rsp_data=rsp_data))
             parts.append(codec.pack_field(value))
         return len(returns)
+
+    # -- the upper-layer protocol ----------------------------------------------------
 
     @property
     def busy(self) -> bool:
         """True while packets wait for this egress, data is owed, or a field is incomplete."""
-        return bool(self._queued or self._tx_data or self._deframer.pending)
+        return bool(self.arbiter.queued or self._tx_data or self._deframer.pending)
+
+    def next_timer(self) -> float | None:
+        """A switch port has no deadlines of its own."""
+        return None
+
+    def run_timer(self, now: float) -> list[Any]:
+        """Nothing to run (see :meth:`next_timer`)."""
+        return []
+
+    def link_faulted(self) -> list[Any]:
+        """A switch port reports nothing when its link faults."""
+        return []
+
+    @property
+    def busy_after_fault(self) -> bool:
+        """Nothing to report on a link in fault."""
+        return False
+
+    @property
+    def stats(self) -> SwitchPortStats:
+        """A copy of this port's totals."""
+        if self.pause is None:
+            return replace(self._stats)
+        return replace(self._stats, pauses=self.pause.pauses, pause_slots=self.pause.pause_slots,
+                       headroom_exceeded=self.pause.headroom_exceeded)
+
+    def urge_credit_return(self) -> bool:
+        """Return every credit this ingress owes at the next flit (a pod draining its
+        books, specs/fabric.md F7); True if any were owed."""
+        if not self.rx_credits.owed_any:
+            return False
+        self.rx_credits.urgent = True
+        return True
+
+    @property
+    def occupied_buffers(self) -> int:
+        """Ingress buffers (command + data) occupied."""
+        return sum(sum(row) for row in self.rx_credits.occupied)
 
 
 class Switch:
-    """``ports`` switch ports; ``route`` maps accelerator ID -> port index (S2).
+    """A switch of ``config.ports`` ports; ``route`` maps accelerator ID -> port (S2).
 
-    ``latency``: port-to-port slots (S7); ``buffer``: the credits each ingress
-    grants (S4); ``pfc``: pause thresholds (S8) or ``None`` for CBFC only.
-    ``port(i)`` is the harness port of link i. ``link_options`` go to each
-    :class:`~ualink_ref.node.linkend.LinkEnd` (``fec``, DL options).
+    ``port(i)`` is the harness port (link end) of link ``i``; ``agents[i]`` its
+    forwarding agent.
     """
 
-    def __init__(
-        self,
-        ports: int,
-        route: Mapping[int, int],
-        *,
-        latency: int = 0,
-        buffer: credits.CreditConfig | None = None,
-        pfc: PfcConfig | None = None,
-        fec: FecMode = "kp4",
-        tl_backlog: int = 10,
-        **link_options: Any,
-    ) -> None:
-        if ports < 1 or latency < 0:
-            raise ValueError(f"need ports >= 1 and latency >= 0, got {ports}, {latency}")
-        bad = {i: p for i, p in route.items() if not 0 <= p < ports}
+    def __init__(self, config: SwitchConfig, route: Mapping[int, int]) -> None:
+        self.config = config
+        bad = {i: p for i, p in route.items() if not 0 <= p < config.ports}
         if bad:
-            raise ValueError(f"routes to ports that do not exist: {bad}")
-        self.route = dict(route)
-        self.latency = latency
-        self.buffer = buffer or credits.CreditConfig()
-        credits.check_config(self.buffer)
-        self.pfc = pfc
-        self.now_hint = 0.0
-        #: Per ingress port: the link end to pause (PFC), set by the pod builder.
-        self.pause_peers: dict[int, LinkEnd] = {}
-        # queues[egress][class][vc][ingress]
-        self.queues: list[list[list[list[deque[_Packet]]]]] = [
-            [[[deque() for _ in range(ports)] for _ in range(credits.NUM_VCS)] for _ in range(2)]
-            for _ in range(ports)
-        ]
-        self.agents = [_Agent(self, i) for i in range(ports)]
-        self.ports = [LinkEnd(agent, fec=fec, tl_backlog=tl_backlog, **link_options)
-                      for agent in self.agents]
+            raise ConfigError("route", f"routes to ports that do not exist: {bad}")
+        try:
+            credits.check_config(config.buffer)
+        except ValueError as exc:
+            raise ConfigError("buffer", str(exc)) from None
+        self._route = dict(route)
+        self.agents = [SwitchPort(self, i, config.ports, config.buffer, config.pfc)
+                       for i in range(config.ports)]
+        self.ports = [LinkEnd(agent, config.link) for agent in self.agents]
 
     def port(self, index: int) -> LinkEnd:
         """The harness port of link ``index``."""
         return self.ports[index]
 
-    def _enqueue(self, egress: int, packet: _Packet) -> None:
-        cls = _RSP if isinstance(packet.value, codec.Response) else _REQ
-        vc = packet.value.vchan
-        queue = self.queues[egress][cls][vc][packet.ingress]
-        if not queue:
-            self.agents[egress]._arb.rings[cls][vc].append(packet.ingress)
-        queue.append(packet)
-        self.agents[egress]._queued += 1
+    def egress_of(self, acc_id: int) -> int | None:
+        """The port that reaches accelerator ``acc_id``, or ``None`` (S2)."""
+        return self._route.get(acc_id)
 
-    def _credits_granted(self, index: int) -> None:
-        """Hook: credits arrived for egress ``index`` (nothing to do: polls retry)."""
+    def forward(self, egress: int, packet: Packet) -> None:
+        """Queue ``packet`` for port ``egress``."""
+        self.agents[egress].enqueue(packet)
+
+    def release(self, ingress: int, source: int, cls: int, data_credits: int,
+                now: float) -> None:
+        """A packet from port ``ingress`` left: free what it held there."""
+        self.agents[ingress].release(source, cls, data_credits, now)
+
+    def connect_pause_peer(self, index: int, peer: Pausable) -> None:
+        """With PFC: the link end that port ``index``'s pauses reach (its accelerator's)."""
+        pause = self.agents[index].pause
+        if pause is None:
+            raise ConfigError("pfc", "this switch runs without PFC: no pause peer to connect")
+        pause.peer = peer
 
     @property
     def stats(self) -> list[SwitchPortStats]:
@@ -416,11 +333,11 @@ class Switch:
     @property
     def held(self) -> int:
         """Fields held in the switch (0 once drained: no buffer leak)."""
-        return sum(a._queued for a in self.agents)
+        return sum(a.arbiter.queued for a in self.agents)
 
     def occupied_buffers(self) -> int:
         """Ingress buffers (command + data) still occupied over every port."""
-        return sum(sum(sum(row) for row in a.rx_credits.occupied) for a in self.agents)
+        return sum(a.occupied_buffers for a in self.agents)
 
 
-__all__ = ["PfcConfig", "Switch", "SwitchPortStats"]
+__all__ = ["PfcConfig", "Switch", "SwitchConfig", "SwitchPort", "SwitchPortStats"]

@@ -32,18 +32,22 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+from ualink_ref.dl.config import DLConfig
 from ualink_ref.errors import LinkStalledError
 from ualink_ref.net.channels import RandomBitErrors
 from ualink_ref.net.harness import Network
 from ualink_ref.net.timeouts import replay_timeout_for
+from ualink_ref.node.config import EndpointConfig, LinkConfig, PfcConfig, SwitchConfig
 from ualink_ref.node.endpoint import Completion, Endpoint
-from ualink_ref.node.switch import PfcConfig, Switch
+from ualink_ref.node.switch import Switch
+from ualink_ref.phy.config import PhyConfig
 from ualink_ref.sim.workloads import FabricOp
 from ualink_ref.sizes import SLOT_NS, FecMode
 from ualink_ref.tl import CreditConfig, Memory
+from ualink_ref.tl.config import TLConfig
 from ualink_ref.tl.credits import NUM_VCS, POOL
 
 FlowControlMode = Literal["cbfc", "pfc"]
@@ -134,11 +138,14 @@ class Fabric:
         self.port_of: dict[str, tuple[int, int]] = {}  # endpoint port name -> (plane, acc)
         self._channels: list[RandomBitErrors] = []
         route = {acc: acc for acc in range(n)}
+        link = LinkConfig(phy=PhyConfig(config.fec), dl=DLConfig(replay_timeout=timeout))
+        switch_config = SwitchConfig(ports=n, latency=config.switch_slots, buffer=buffer,
+                                     pfc=pfc, link=replace(link, tl_backlog=10))
+        ep_config = EndpointConfig(link=link, tl=TLConfig(
+            compress=False, credits=ep_credits if ep_credits is not None else CreditConfig()))
         for p in range(planes):
-            sw = Switch(n, route, latency=config.switch_slots, buffer=buffer, pfc=pfc,
-                        fec=config.fec, replay_timeout=timeout)
-            eps = [Endpoint(acc, self.memories[acc], fec=config.fec, compress=False,
-                            credits=ep_credits, replay_timeout=timeout) for acc in range(n)]
+            sw = Switch(switch_config, route)
+            eps = [Endpoint(acc, self.memories[acc], config=ep_config) for acc in range(n)]
             for acc, ep in enumerate(eps):
                 a, s = f"p{p}.acc{acc}", f"p{p}.sw{acc}"
                 self.network.add_port(a, ep)
@@ -153,7 +160,7 @@ class Fabric:
                 self.network.connect(a, s, latency=config.link_slots, channel_ab=chans[0],
                                      channel_ba=chans[1], name=f"p{p}.link{acc}")
                 if pfc is not None:
-                    sw.pause_peers[acc] = ep
+                    sw.connect_pause_peer(acc, ep)
             self.switches.append(sw)
             self.endpoints.append(eps)
 
@@ -235,12 +242,10 @@ class Fabric:
             owed = False
             for sw in self.switches:
                 for agent in sw.agents:
-                    if agent.rx_credits.owed_any:
-                        agent.rx_credits.urgent = owed = True
+                    owed = agent.urge_credit_return() or owed
             for eps in self.endpoints:
                 for ep in eps:
-                    if ep.tl.rx_credits.owed_any:
-                        ep.tl.rx_credits.urgent = owed = True
+                    owed = ep.urge_credit_return() or owed
             if not owed and not net.busy:
                 break
             if net.now > limit:

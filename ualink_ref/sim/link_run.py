@@ -44,6 +44,7 @@ from ualink_ref.net.channels import ErrorBursts, RandomBitErrors
 from ualink_ref.net.harness import Channel, Edge, Network, Tap, chain
 from ualink_ref.net.timeouts import replay_timeout_for, stall_slots_for
 from ualink_ref.node.endpoint import Completion, Endpoint
+from ualink_ref.sim.endpoint_options import endpoint_config
 from ualink_ref.sim.faults import FaultPlan
 from ualink_ref.sim.model import expected, memory_mismatches, tl_lines, tl_report
 from ualink_ref.sim.workloads import (
@@ -243,11 +244,12 @@ class Simulation:
         self.split, self.timeout_slots = check_split(split), timeout_slots
         tl_opts = {"split": split, "timeout_slots": timeout_slots, **ep_opts.pop("tl_options", {}),
                    **(fault_plan.tl_options(timeout_slots) if fault_plan is not None else {})}
-        self.a = Endpoint(id_a, fec=fec, credits=credits, compress=compress,
-                          tl_options={**tl_opts, "split_seed": seed * 2}, **ep_opts)
-        self.b = Endpoint(id_b, fec=fec, credits=credits if credits_b is None else credits_b,
-                          compress=compress, tl_options={**tl_opts, "split_seed": seed * 2 + 1},
-                          **ep_opts)
+        self.a = Endpoint(id_a, config=endpoint_config(
+            fec, {**ep_opts, "tl_options": {**tl_opts, "split_seed": seed * 2}},
+            credits=credits, compress=compress))
+        self.b = Endpoint(id_b, config=endpoint_config(
+            fec, {**ep_opts, "tl_options": {**tl_opts, "split_seed": seed * 2 + 1}},
+            credits=credits if credits_b is None else credits_b, compress=compress))
         if fault_plan is not None:  # poison entries: both targets, before slot 0
             fault_plan.apply_tl([self.a.memory, self.b.memory])
         #: Ops that timed out (workload index by (side, handle)) and those of them whose
@@ -412,8 +414,7 @@ class Simulation:
         # Credit returns below the batching threshold are only sent with other
         # traffic; at the end of a run, ask for them so the books can close.
         for ep in (self.a, self.b):
-            if ep.tl.rx_credits.owed_any:
-                ep.tl.rx_credits.urgent = True
+            ep.urge_credit_return()
 
     def check(self) -> int:
         """Count results and final-memory bytes that differ from a sequential model
@@ -499,7 +500,7 @@ class Simulation:
     def _fault_failed(self) -> int:
         if self._fault_reason() is None:
             return 0
-        status = self.a.fault_status
+        status = self.a.config.fault_status
         return sum(1 for r in self.results if r is not None and r.status == status)
 
 

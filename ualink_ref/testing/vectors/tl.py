@@ -26,6 +26,7 @@ from typing import Any
 from ualink_ref.errors import DecodeError, VectorFormatError
 from ualink_ref.net.harness import Network
 from ualink_ref.net.tl_pair import TLPair
+from ualink_ref.node.config import EndpointConfig
 from ualink_ref.node.endpoint import Endpoint
 from ualink_ref.sizes import FEC_MODES, check_fec
 from ualink_ref.testing.vectors import VectorInput, hexstr, tl_errors, unhex
@@ -238,7 +239,8 @@ def _trace(inputs: dict[str, Any]) -> dict[str, Any]:
     fec = inputs["fec"]
     if fec not in FEC_MODES:
         raise VectorFormatError(f"unknown fec {fec!r}", "trace")
-    a, b = Endpoint(1, fec=check_fec(fec)), Endpoint(2, fec=check_fec(fec))
+    config = EndpointConfig.with_fec(check_fec(fec))
+    a, b = Endpoint(1, config=config), Endpoint(2, config=config)
     a.trace, b.trace = [], []
     network = Network(batch=1, edge="last_slot")
     network.add_port("a", a)

@@ -1,0 +1,122 @@
+"""The egress arbiter of one switch port: virtual output queues and round robin.
+
+Rules S5 (one FIFO per ingress, egress, class and VC) and S6 (responses before
+requests; VCs, then ingress ports per VC, take turns; a head that lacks credits or
+is not ready is skipped for that turn) in specs/fabric.md.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ualink_ref.tl import codec, credits
+
+#: Queue classes (S5): requests and responses.
+REQUEST, RESPONSE = 0, 1
+#: The (command, data) credit classes of each queue class.
+CREDIT_CLASSES = ((credits.REQ_CMD, credits.REQ_DATA), (credits.RSP_CMD, credits.RSP_DATA))
+#: The fields a switch routes (S2): requests (expanded on ingress, S3) and responses.
+Routed = codec.Request | codec.Response
+
+
+@dataclass(frozen=True)
+class Packet:
+    """A field held in the switch: what to send on, and what it holds at ingress.
+
+    ``source`` is the ingress credit source (a VC or ``credits.POOL``; -1 for a
+    reply the switch made itself, which holds no ingress credits); ``ready`` the
+    slot from which it may leave (S7).
+    """
+
+    value: Routed
+    halves: list[bytes]
+    ingress: int
+    source: int
+    data_credits: int
+    ready: float
+
+    @property
+    def queue_class(self) -> int:
+        """:data:`RESPONSE` or :data:`REQUEST`."""
+        return RESPONSE if isinstance(self.value, codec.Response) else REQUEST
+
+
+#: Sends the packet chosen, with the egress credit source it took; called in order.
+Send = Callable[[Packet, int], None]
+
+
+class Arbiter:
+    """The queues waiting for one egress port and its round-robin state (S5, S6)."""
+
+    def __init__(self, ports: int) -> None:
+        # queues[class][vc][ingress]: FIFOs of packets.
+        self._queues: list[list[list[deque[Packet]]]] = [
+            [[deque() for _ in range(ports)] for _ in range(credits.NUM_VCS)] for _ in range(2)]
+        # Per (class, VC) the ingress ports with packets waiting, in turn order.
+        self._rings: list[list[deque[int]]] = [
+            [deque() for _ in range(credits.NUM_VCS)] for _ in range(2)]
+        self._next_vc = [0, 0]
+        self._queued = 0
+
+    @property
+    def queued(self) -> int:
+        """Packets waiting for this egress."""
+        return self._queued
+
+    def enqueue(self, packet: Packet) -> None:
+        """Queue ``packet`` behind the others from its ingress, class and VC."""
+        cls = packet.queue_class
+        vc = packet.value.vchan
+        queue = self._queues[cls][vc][packet.ingress]
+        if not queue:
+            self._rings[cls][vc].append(packet.ingress)
+        queue.append(packet)
+        self._queued += 1
+
+    def arbitrate(self, cls: int, room: int, now: float, tx: credits.SenderCredits,
+                  send: Send, on_stall: Callable[[], None]) -> int:
+        """Send packets of class ``cls`` while ``room`` (field slots of the control
+        half-flit) allows; return the room left (S6).
+
+        Each packet leaves only with the egress credits ``tx`` holds for it (S4);
+        ``on_stall`` counts a head skipped for lack of them.
+        """
+        size = 2 if cls == RESPONSE else 4
+        rings = self._rings[cls]
+        queues = self._queues[cls]
+        cmd_cls, data_cls = CREDIT_CLASSES[cls]
+        start = self._next_vc[cls]
+        for k in range(credits.NUM_VCS):
+            vc = (start + k) % credits.NUM_VCS
+            ring = rings[vc]
+            tries = len(ring)
+            while tries and room >= size:
+                tries -= 1
+                ingress = ring[0]
+                queue = queues[vc][ingress]
+                packet = queue[0]
+                if packet.ready > now:
+                    ring.rotate(-1)
+                    continue
+                need = (len(packet.halves) // 2) if cls == RESPONSE else packet.data_credits
+                source = tx.take(vc, cmd_cls, data_cls, need)
+                if source < 0:
+                    on_stall()
+                    ring.rotate(-1)
+                    continue
+                queue.popleft()
+                self._queued -= 1
+                ring.popleft()
+                if queue:
+                    ring.append(ingress)  # round robin: this ingress goes to the back
+                send(packet, source)
+                room -= size
+            if room < size:
+                self._next_vc[cls] = (vc + 1) % credits.NUM_VCS
+                break
+        return room
+
+
+__all__ = ["CREDIT_CLASSES", "REQUEST", "RESPONSE", "Arbiter", "Packet", "Routed"]
