@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from ualink_ref.cli import main
@@ -77,11 +79,11 @@ def test_unknown_op_kind_is_refused() -> None:
     with pytest.raises(ValueError):
         Op("c", "read", 0x100, length=4)
     op = Op("a", "read", 0x100, length=4)
-    assert op._replace(addr=0x200) == Op("a", "read", 0x200, length=4)
+    assert replace(op, addr=0x200) == Op("a", "read", 0x200, length=4)
     with pytest.raises(ValueError):  # a changed copy is checked like a new op
-        op._replace(side="c")
+        replace(op, side="c")
     with pytest.raises(ValueError):
-        Op._make(("a", "fetch", 0x100))
+        Op(*("a", "fetch", 0x100))
     with pytest.raises(ValueError):
         random_workload(5, 0, kinds=("read", "fetch"))
     with pytest.raises(ValueError):

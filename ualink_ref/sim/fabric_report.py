@@ -147,7 +147,7 @@ def static_slots(config: FabricConfig, op: Op) -> float:
         # (each end grants at slot 0; they arrive 1 + link slots later, a step at a time),
         # so the figure holds no link start-up wait.
         warm = 2 * (base.link_slots + base.batch) + 2
-        run = fabric.run([FabricOp(0, 1, op._replace(addr=0x1000 + (op.addr & 0xFF)), warm)])
+        run = fabric.run([FabricOp(0, 1, replace(op, addr=0x1000 + (op.addr & 0xFF)), warm)])
         cached = _STATIC_CACHE[key] = run.done_at[0] - run.issued_at[0]
     return cached
 

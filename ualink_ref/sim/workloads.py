@@ -28,9 +28,9 @@ from __future__ import annotations
 
 import operator
 import random
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Literal
 
 from ualink_ref.node.endpoint import Endpoint
 from ualink_ref.sizes import DL_PAYLOAD_BYTES
@@ -41,13 +41,20 @@ SIDES = ("a", "b")
 OP_KINDS = ("read", "write", "atomic")
 #: The kinds :func:`random_workload` can draw from.
 WORKLOAD_KINDS = ("read", "write", "writefull", "atomic")
-_ATOMIC_OPS = tuple(AtomicOp)  # drawn from per atomic op: listed once
-_N_ATOMIC_OPS = len(_ATOMIC_OPS)
-_CAS = AtomicOp.CAS
+#: The atomic ops a random workload draws from, in declaration order.
+ATOMIC_OPS = tuple(AtomicOp)
 
 
-class _OpFields(NamedTuple):
-    # The fields and defaults of Op; Op.__new__ repeats the defaults (keep them equal).
+@dataclass(frozen=True, slots=True)
+class Op:
+    """One UPLI operation of a workload, issued by ``side`` against the other side.
+
+    ``kind`` is ``"read"`` (``length`` bytes), ``"write"`` (``data``, with an
+    optional integer ``byte_enable`` mask) or ``"atomic"`` (``atomic_op``,
+    ``operand``, ``compare`` for CAS, ``size`` 4 or 8, ``fetch``). Immutable;
+    ``dataclasses.replace`` makes a changed copy, checked like a new one.
+    """
+
     side: str
     kind: str
     addr: int
@@ -60,40 +67,11 @@ class _OpFields(NamedTuple):
     size: int = 8
     fetch: bool = True
 
-
-class Op(_OpFields):
-    """One UPLI operation of a workload, issued by ``side`` against the other side.
-
-    ``kind`` is ``"read"`` (``length`` bytes), ``"write"`` (``data``, with an
-    optional integer ``byte_enable`` mask) or ``"atomic"`` (``atomic_op``,
-    ``operand``, ``compare`` for CAS, ``size`` 4 or 8, ``fetch``).
-    Immutable: a NamedTuple (so it equals a plain tuple of the same values, and
-    ``op._replace(addr=...)`` makes a changed copy, checked like a new one) because a
-    random workload makes one per op and a frozen dataclass cost 3.5 us each, about a
-    twentieth of a simulated op.
-    """
-
-    __slots__ = ()
-
-    # mypy gives NamedTuple._make a signature of its own making that no override matches;
-    # this one keeps its behaviour and adds Op's checks (``_replace`` goes through it).
-    @classmethod
-    def _make(cls, iterable: Iterable[Any]) -> Op:  # type: ignore[override]
-        """An op from its values in field order, checked as a new one (``_replace`` too)."""
-        return cls(*iterable)
-
-    def __new__(
-        cls, side: str, kind: str, addr: int, length: int = 0, data: bytes = b"",
-        byte_enable: int | None = None, atomic_op: int = 0, operand: int = 0,
-        compare: int | None = None, size: int = 8, fetch: bool = True,
-    ) -> Op:
-        """Make an op; ``ValueError`` for an unknown ``side`` or ``kind``."""
-        if side not in SIDES:
-            raise ValueError(f"op side must be 'a' or 'b', got {side!r}")
-        if kind not in OP_KINDS:
-            raise ValueError(f"op kind must be one of {OP_KINDS}, got {kind!r}")
-        return tuple.__new__(cls, (side, kind, addr, length, data, byte_enable, atomic_op,
-                                   operand, compare, size, fetch))
+    def __post_init__(self) -> None:
+        if self.side not in SIDES:
+            raise ValueError(f"op side must be 'a' or 'b', got {self.side!r}")
+        if self.kind not in OP_KINDS:
+            raise ValueError(f"op kind must be one of {OP_KINDS}, got {self.kind!r}")
 
     @property
     def nbytes(self) -> int:
@@ -148,45 +126,30 @@ class RandomWorkload:
         return self.n
 
     def __iter__(self) -> Iterator[Op]:
-        # The draws are those of ``rng.choice`` / ``randint`` / ``randrange`` with the
-        # method layers inlined (they were most of the cost of generating an op); a test
-        # (tests/stack/test_sim_lazy.py) holds this loop to one written with those calls.
         rng = random.Random(self.seed)
-        bits, random_bytes, uniform = rng.getrandbits, rng.randbytes, rng.random
-        sides, kinds, span, base = self.sides, self.kinds, self.span, self.base
-        n_sides, n_kinds, regions = len(sides), len(kinds), (span + 255) // 256
-        new = tuple.__new__
+        span, base = self.span, self.base
         for _ in range(self.n):
-            side = sides[_below(bits, n_sides)]
-            kind = kinds[_below(bits, n_kinds)]
+            side = rng.choice(self.sides)
+            kind = rng.choice(self.kinds)
             if kind == "atomic":
-                size = (4, 8)[_below(bits, 2)]
-                op = _ATOMIC_OPS[_below(bits, _N_ATOMIC_OPS)]
-                addr = base + size * _below(bits, (span + size - 1) // size)
-                operand = bits(8 * size)
-                compare = bits(8 * size) if op is _CAS else None
-                yield new(Op, (side, "atomic", addr, 0, b"", None, int(op), operand,
-                               compare, size, uniform() < 0.75))
+                size = rng.choice((4, 8))
+                atomic_op = rng.choice(ATOMIC_OPS)
+                addr = base + size * rng.randrange((span + size - 1) // size)
+                operand = rng.getrandbits(8 * size)
+                compare = rng.getrandbits(8 * size) if atomic_op is AtomicOp.CAS else None
+                yield Op(side, "atomic", addr, atomic_op=int(atomic_op), operand=operand,
+                         compare=compare, size=size, fetch=rng.random() < 0.75)
                 continue
-            length = 4 * (1 + _below(bits, 64))
-            addr = base + 256 * _below(bits, regions) + 4 * _below(bits, (256 - length) // 4 + 1)
+            length = 4 * rng.randint(1, 64)
+            addr = (base + 256 * rng.randrange((span + 255) // 256)
+                    + 4 * rng.randrange((256 - length) // 4 + 1))
             if kind == "read":
-                yield new(Op, (side, "read", addr, length, b"", None, 0, 0, None, 8, True))
+                yield Op(side, "read", addr, length=length)
             else:
-                mask = bits(length) if kind == "write" else None
-                yield new(Op, (side, "write", addr, 0, random_bytes(length), mask, 0, 0, None,
-                               8, True))
-
-
-def _below(bits: Callable[[int], int], n: int) -> int:
-    """A uniform integer in ``[0, n)`` drawn as ``random.Random._randbelow`` draws it
-    (``bits`` is that generator's ``getrandbits``): the same stream as ``choice`` and
-    ``randrange`` on Python 3.11 and later."""
-    k = n.bit_length()
-    r = bits(k)
-    while r >= n:
-        r = bits(k)
-    return r
+                # A Write draws its byte enables, then its data; a WriteFull has no enables.
+                mask = rng.getrandbits(length) if kind == "write" else None
+                data = rng.randbytes(length)
+                yield Op(side, "write", addr, data=data, byte_enable=mask)
 
 
 def random_workload(
@@ -212,7 +175,7 @@ def random_workload(
 def uniform_workload(n: int, kind: str, length: int = 64, *, side: str = "a") -> tuple[Op, ...]:
     """``n`` ops of one kind (``"read"`` or ``"write"``) of ``length`` bytes, sequential
     addresses: the shape the throughput benchmark uses."""
-    if kind not in ("read", "write", "writefull"):  # "writefull": the same WriteFulls
+    if kind not in ("read", "write"):
         raise ValueError(f"uniform_workload kind must be 'read' or 'write', got {kind!r}")
     if kind == "read":
         return tuple(Op(side, "read", i * 256, length=length) for i in range(n))
@@ -297,7 +260,7 @@ def fabric_workload(
             addr = rng.randrange(0, span, 256)
             shape = (Op("a", "read", addr, length=size) if shape.kind == "read"
                      else Op("a", "write", addr, data=rng.randbytes(size)))
-        op = shape._replace(addr=base + src * span + shape.addr)
+        op = replace(shape, addr=base + src * span + shape.addr)
         at = 0.0
         if load is not None:
             gap = op_link_bytes(op) / DL_PAYLOAD_BYTES / load
