@@ -1,4 +1,5 @@
-"""The README's tour shows real commands with their real output, and its code runs.
+"""The README and its tour (docs/tour.md) show real commands with their real output,
+and the tour's code runs.
 
 This keeps the documentation honest; it is not a correctness test of the
 model (those live beside each layer).
@@ -20,8 +21,12 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _tour() -> str:
-    text = (ROOT / "README.md").read_text()
-    return text[text.index("## A tour of the three jobs"): text.index("## What is modelled")]
+    return (ROOT / "docs" / "tour.md").read_text()
+
+
+def _console_texts() -> list[str]:
+    """Where console blocks are checked: the README's short examples and the tour."""
+    return [(ROOT / "README.md").read_text(), _tour()]
 
 
 def _matches(expected: list[str], actual: list[str]) -> bool:
@@ -35,7 +40,8 @@ def _matches(expected: list[str], actual: list[str]) -> bool:
 
 def _console_blocks() -> list[list[tuple[str, list[str]]]]:
     blocks = []
-    for body in re.findall(r"```console\n(.*?)```", _tour(), re.S):
+    for body in (b for text in _console_texts()
+                 for b in re.findall(r"```console\n(.*?)```", text, re.S)):
         steps: list[tuple[str, list[str]]] = []
         for line in body.splitlines():
             if line.startswith("$ "):
@@ -66,17 +72,17 @@ def test_tour_fuzzing_example_runs() -> None:
     namespace: dict[str, object] = {}
     # Not named after the file: tools that read a function's source (inspect) would
     # tokenize the Markdown after the block as Python.
-    exec(compile(code.group(1), "<README.md python example>", "exec"), namespace)
+    exec(compile(code.group(1), "<docs/tour.md python example>", "exec"), namespace)
     test = namespace["test_crc_catches_three_bit_errors"]
     assert callable(test)
     test()  # Hypothesis runs the property; a missed bit error would raise here
 
 
 def test_error_paths_example_is_real() -> None:
-    """The README's TL error-path example (split, poison, timeout) prints what it shows."""
-    text = (ROOT / "README.md").read_text()
+    """The TL error-path example (split, poison, timeout; docs/layers.md) prints what it shows."""
+    text = (ROOT / "docs" / "layers.md").read_text()
     body = re.search(r"```\n\$ (ualink-ref simulate [^\n]*--split[^\n]*)\n(.*?)```", text, re.S)
-    assert body is not None, "README lost its error-path example"
+    assert body is not None, "docs/layers.md lost its error-path example"
     command, expected = body.group(1), body.group(2).splitlines()
     args = [*shlex.split(command)[1:], "--no-progress"]
     result = subprocess.run([sys.executable, "-m", "ualink_ref.cli", *args], cwd=ROOT,
