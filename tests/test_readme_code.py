@@ -29,7 +29,7 @@ def _python_blocks() -> list[tuple[str, str]]:
 
 
 def test_readme_has_python_blocks() -> None:
-    assert len(_python_blocks()) >= 6  # fuzzing, PHY, DL, TL, Scapy, difftest
+    assert len(_python_blocks()) >= 6  # fuzzing, PHY, DL, TL, Scapy, difftest (now in docs/)
 
 
 @pytest.mark.parametrize("where,code", _python_blocks(),

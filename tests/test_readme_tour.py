@@ -24,9 +24,11 @@ def _tour() -> str:
     return (ROOT / "docs" / "tour.md").read_text()
 
 
-def _console_texts() -> list[str]:
-    """Where console blocks are checked: the README's short examples and the tour."""
-    return [(ROOT / "README.md").read_text(), _tour()]
+def _console_texts() -> list[tuple[str, str]]:
+    """Where console blocks are checked, and the folder each runs in: the README's short
+    examples (read-only, from the repository's top folder, as the README says) and the
+    tour (in a fresh folder: its commands write files)."""
+    return [("README.md", (ROOT / "README.md").read_text()), ("docs/tour.md", _tour())]
 
 
 def _matches(expected: list[str], actual: list[str]) -> bool:
@@ -38,29 +40,32 @@ def _matches(expected: list[str], actual: list[str]) -> bool:
     return actual[: len(head)] == head and (not tail or actual[-len(tail):] == tail)
 
 
-def _console_blocks() -> list[list[tuple[str, list[str]]]]:
+def _console_blocks() -> list[tuple[str, list[tuple[str, list[str]]]]]:
     blocks = []
-    for body in (b for text in _console_texts()
-                 for b in re.findall(r"```console\n(.*?)```", text, re.S)):
-        steps: list[tuple[str, list[str]]] = []
-        for line in body.splitlines():
-            if line.startswith("$ "):
-                steps.append((line[2:], []))
-            else:
-                steps[-1][1].append(line)
-        blocks.append(steps)
+    for name, text in _console_texts():
+        for body in re.findall(r"```console\n(.*?)```", text, re.S):
+            steps: list[tuple[str, list[str]]] = []
+            for line in body.splitlines():
+                if line.startswith("$ "):
+                    steps.append((line[2:], []))
+                else:
+                    steps[-1][1].append(line)
+            blocks.append((name, steps))
     return blocks
 
 
-@pytest.mark.parametrize("block", _console_blocks(), ids=lambda b: b[0][0][:40])
-def test_tour_console_block_is_real(block: list[tuple[str, list[str]]], tmp_path: Path) -> None:
+@pytest.mark.parametrize("source,block", _console_blocks(),
+                         ids=lambda v: v if isinstance(v, str) else v[0][0][:40])
+def test_tour_console_block_is_real(source: str, block: list[tuple[str, list[str]]],
+                                    tmp_path: Path) -> None:
     shim = tmp_path / "bin" / "ualink-ref"
     shim.parent.mkdir()
     shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m ualink_ref.cli "$@"\n')
     shim.chmod(shim.stat().st_mode | stat.S_IEXEC)
     env = dict(os.environ, PATH=f"{shim.parent}:{os.environ['PATH']}", PYTHONPATH=str(ROOT))
     for command, expected in block:
-        result = subprocess.run(["bash", "-c", command], cwd=tmp_path, env=env,
+        cwd = ROOT if source == "README.md" else tmp_path
+        result = subprocess.run(["bash", "-c", command], cwd=cwd, env=env,
                                 capture_output=True, text=True, check=False)
         assert result.returncode == 0, result.stderr
         assert _matches(expected, result.stdout.splitlines()), (command, result.stdout)
