@@ -1,4 +1,5 @@
-"""The README's capture section shows the real output of its commands."""
+"""The capture guide (docs/captures.md, once the README's capture section) shows the real
+output of its commands."""
 
 from __future__ import annotations
 
@@ -16,9 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _section() -> str:
-    text = (ROOT / "README.md").read_text()
-    start = text.index("<!-- section: capture -->")
-    return text[start:text.index("## Development", start)]
+    return (ROOT / "docs" / "captures.md").read_text()
 
 
 def test_dissect_output_in_readme_is_real(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -38,7 +37,7 @@ def test_scapy_example_in_readme_is_real(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.chdir(ROOT)
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(compile(code.group(1), "README", "exec"), {})
+        exec(compile(code.group(1), "docs/captures.md", "exec"), {})
     assert out.getvalue() == code.group(2)
 
 

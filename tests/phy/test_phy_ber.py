@@ -119,7 +119,7 @@ def test_readme_fec_table_is_real_output() -> None:
 
     from ualink_ref.cli.fec import format_table
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[2] / "docs" / "layers.md").read_text()
     command = "$ ualink-ref fec table --ber 2.4e-4 --ber 1e-3\n"
     assert command in readme
     shown = readme.split(command, 1)[1].split("```", 1)[0].rstrip("\n")

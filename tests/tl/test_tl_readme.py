@@ -1,4 +1,5 @@
-"""The README's TL section: its example runs and prints what the README shows."""
+"""The TL section of docs/layers.md (once the README's): its example runs and prints what
+the page shows."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _section() -> str:
-    text = (ROOT / "README.md").read_text()
+    text = (ROOT / "docs" / "layers.md").read_text()
     start = text.index("<!-- section: tl -->")
     end = text.index("<!-- section:", start + 10)
     return text[start:end]
@@ -24,7 +25,7 @@ def test_readme_tl_example_output() -> None:
     assert code is not None and shown is not None
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(compile(code.group(1), "README-tl", "exec"), {})
+        exec(compile(code.group(1), "docs/layers.md-tl", "exec"), {})
     assert out.getvalue() == shown.group(1)
 
 
