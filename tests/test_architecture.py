@@ -1,14 +1,15 @@
-"""The package's shape: imports point down the layers, no cycles, lazy CLI.
+"""The package's shape: each package imports only what specs/README.md allows, no cycles.
 
-Layers, bottom to top (specs/README.md, "Architecture"):
-foundation (errors, bitfields, sizes, slotted, _native) < phy < dl < tl < stack < tooling
-(capture, scapy, testing, compare, wireshark) < cli. The package facade
-``ualink_ref/__init__.py`` is exempt: it re-exports names lazily (PEP 562).
+The allowed imports are read from the table in specs/README.md, "Architecture"
+(between its ``architecture-table`` markers), so the document and this test cannot
+drift apart. The package facade ``ualink_ref/__init__.py`` is exempt: it re-exports
+names lazily (PEP 562).
 """
 
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -16,14 +17,24 @@ from pathlib import Path
 import pytest
 
 PKG = Path(__file__).resolve().parents[1] / "ualink_ref"
+SPEC = PKG.parent / "specs" / "README.md"
 
-RANKS: dict[str, int] = {
-    "errors": 0, "bitfields": 0, "sizes": 0, "slotted": 0,
-    "phy": 1, "dl": 2, "tl": 3, "node": 4, "net": 5, "sim": 6,
-    "capture": 7, "scapy": 7, "scapy_layers": 7, "testing": 7, "strategies": 7,
-    "compare": 7, "wireshark": 7,
-    "cli": 8,
-}
+
+def _allowed() -> dict[str, set[str]]:
+    """Package -> the packages it may import, from the Architecture table."""
+    text = SPEC.read_text()
+    table = text.split("<!-- architecture-table -->")[1].split("<!-- /architecture-table -->")[0]
+    allowed: dict[str, set[str]] = {}
+    for line in table.strip().splitlines()[2:]:
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        package = cells[0].strip("`")
+        names = re.sub(r"\(.*?\)", "", cells[2])
+        listed = {n.strip() for n in names.split(",")} - {"", "—"}
+        allowed[package] = {"*"} if names == "every package" else listed
+    return allowed
+
+
+ALLOWED = _allowed()
 #: Third-party packages that are optional extras: the only function-level imports allowed.
 OPTIONAL = ("scapy", "matplotlib", "tqdm", "numba", "dask", "distributed", "cocotb", "atheris",
             "hypothesis")
@@ -99,29 +110,29 @@ def _edges(*, runtime_only: bool = False) -> dict[str, set[str]]:
     return edges
 
 
-def _rank(module: str) -> int | None:
+def _package(module: str) -> str | None:
     parts = module.split(".")
-    if len(parts) < 2:
-        return None  # the facade
-    return RANKS[parts[1]]
+    return parts[1] if len(parts) > 1 else None  # None: the facade
 
 
-def test_every_module_has_a_layer() -> None:
-    unknown = sorted(m for m in MODULES if m != "ualink_ref" and m.split(".")[1] not in RANKS)
-    assert not unknown, f"place these in a layer (RANKS): {unknown}"
+def test_every_package_is_in_the_architecture_table() -> None:
+    packages = {_package(m) for m in MODULES} - {None}
+    assert packages == set(ALLOWED), (
+        f"specs/README.md Architecture table: missing {sorted(packages - set(ALLOWED))}, "
+        f"stale {sorted(set(ALLOWED) - packages)}")
 
 
-def test_imports_point_down() -> None:
-    upward = []
+def test_imports_are_the_ones_the_table_allows() -> None:
+    bad = []
     for source, targets in _edges().items():
-        low = _rank(source)
-        if low is None:
+        src = _package(source)
+        if src is None or "*" in ALLOWED[src]:
             continue
         for target in targets:
-            high = _rank(target)
-            if high is not None and high > low:
-                upward.append(f"{source} -> {target}")
-    assert not upward, "imports that point up a layer:\n" + "\n".join(sorted(upward))
+            dst = _package(target)
+            if dst is not None and dst != src and dst not in ALLOWED[src]:
+                bad.append(f"{source} -> {target}")
+    assert not bad, "imports specs/README.md does not allow:\n" + "\n".join(sorted(bad))
 
 
 def test_no_import_cycles() -> None:
