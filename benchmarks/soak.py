@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from ualink_ref.errors import LinkStalledError
 from ualink_ref.net.channels import ErrorBursts, Outage, RandomBitErrors
 from ualink_ref.net.harness import Channel
+from ualink_ref.sim.config import SimConfig
 from ualink_ref.sim.link_run import Simulation
 from ualink_ref.sim.workloads import random_workload
 from ualink_ref.sizes import SEQ_MAX
@@ -89,7 +90,8 @@ def main() -> int:
         for c in range(10):
             flat += cycles[d * 10 + c]
         channels[name] = Phases(flat)
-    sim = Simulation(random_workload(args.ops, args.seed), seed=args.seed, channels=channels)
+    sim = Simulation(random_workload(args.ops, args.seed),
+                     SimConfig(seed=args.seed), channels=channels)
     samples: list[tuple[int, float]] = [(0, _rss_mib())]
     done = 0
 

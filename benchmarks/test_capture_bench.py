@@ -28,9 +28,12 @@ from ualink_ref.capture.format import decode_capture, encode_capture
 from ualink_ref.capture.run import capture_simulation
 from ualink_ref.dl import DLFlit
 from ualink_ref.errors import DecodeError
+from ualink_ref.phy.config import PhyConfig
+from ualink_ref.sim.config import SimConfig
 from ualink_ref.sim.workloads import random_workload
 
-RECORDS, _REPORT = capture_simulation(random_workload(400, 1), fec="kp4", ber=0.0, seed=1)
+RECORDS, _REPORT = capture_simulation(random_workload(400, 1),
+                                      SimConfig(phy=PhyConfig(fec="kp4"), ber=0.0, seed=1))
 DATA = encode_capture(RECORDS)
 
 

@@ -23,6 +23,8 @@ from typing import Any
 import pytest
 
 from ualink_ref.phy.accel import compiled_available, use_compiled
+from ualink_ref.phy.config import PhyConfig
+from ualink_ref.sim.config import SimConfig
 from ualink_ref.sim.link_run import Simulation
 from ualink_ref.sim.workloads import uniform_workload
 from ualink_ref.tl import Status
@@ -44,7 +46,8 @@ def _baseline_ops_per_s() -> float:
 
 
 def _run(kind: str, fec_path: str) -> Simulation:
-    sim = Simulation(uniform_workload(N_OPS, kind), fec="kp4", max_outstanding=256)
+    sim = Simulation(uniform_workload(N_OPS, kind),
+                     SimConfig(phy=PhyConfig(fec="kp4"), max_outstanding=256))
     with use_compiled(False) if fec_path == "numpy" else nullcontext():
         sim.run(verify=False)
     return sim

@@ -27,15 +27,6 @@ from typing import Any
 
 from ualink_ref.errors import DecodeError
 
-# Coverage guidance needs Python code to instrument: a harness run as a program runs the
-# interpreted engines (atheris cannot see inside the native build's compiled modules,
-# specs/native.md). Set before the harness imports the TL or DL, which is when the build is
-# chosen; only when a script of this folder is the program, so that importing this module
-# elsewhere (the test suite does) changes nothing for that process and its children.
-_MAIN = getattr(sys.modules.get("__main__"), "__file__", None) or ""
-if os.path.dirname(os.path.abspath(_MAIN)) == os.path.dirname(os.path.abspath(__file__)):
-    os.environ.setdefault("UALINK_REF_NO_NATIVE", "1")
-
 FLIT = 640
 HEADER = 16  # capture pseudo-header
 RAW_ONLY = os.environ.get("UALINK_FUZZ_RAW") == "1"

@@ -17,6 +17,8 @@ from ualink_ref.capture.format import CaptureRecord, read_capture
 from ualink_ref.capture.listing import Filter, render, summarize
 from ualink_ref.capture.run import SCENARIOS, CaptureLink, CaptureResult
 from ualink_ref.cli import main
+from ualink_ref.phy.config import PhyConfig
+from ualink_ref.sim.config import SimConfig
 from ualink_ref.sim.workloads import random_workload
 from ualink_ref.testing.strategies import capture_records
 from ualink_ref.tl.fields import COMMANDS
@@ -189,8 +191,8 @@ def test_simulator_captures_dissect_to_the_sent_tl_flits(fec: str, ber: float, s
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(sim_module.Simulation, "__init__", init)
-        records, report = capture_simulation(random_workload(80, seed), fec=fec,
-                                             ber=ber, seed=seed)
+        records, report = capture_simulation(random_workload(80, seed),
+                                             SimConfig(phy=PhyConfig(fec=fec), ber=ber, seed=seed))
     sim = sims[0]
     flits = dissect_records(records)
     for direction, sender, receiver in (("a_to_b", sim.a, sim.b), ("b_to_a", sim.b, sim.a)):

@@ -15,6 +15,8 @@ from ualink_ref.capture.dissect import dissect_records
 from ualink_ref.capture.format import read_capture
 from ualink_ref.capture.run import SCENARIOS, capture_simulation
 from ualink_ref.cli import main
+from ualink_ref.phy.config import PhyConfig
+from ualink_ref.sim.config import SimConfig
 from ualink_ref.sim.workloads import random_workload
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,7 +29,8 @@ def noisy(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
     path = tmp_path_factory.mktemp("cap") / "noisy.pcap"
     assert main(["capture", "--out", str(path), "--ops", "120", "--fec", "none", "--ber", "5e-5",
                  "--seed", "2", "--no-progress"]) == 0
-    _records, report = capture_simulation(random_workload(120, 2), fec="none", ber=5e-5, seed=2)
+    _records, report = capture_simulation(random_workload(120, 2),
+                                          SimConfig(phy=PhyConfig(fec="none"), ber=5e-5, seed=2))
     assert report.crc_errors > 0
     return path, report.crc_errors
 
@@ -139,8 +142,9 @@ def test_capinfos_every_capture_is_in_time_order(noisy: tuple[Path, int]) -> Non
     """Timestamps never go back: committed captures, CLI captures, simulator captures."""
     files = [ROOT / "vectors" / s.artifact for s in SCENARIOS.values()] + [noisy[0]]
     runs = [read_capture(f) for f in files]
-    runs.append(capture_simulation(random_workload(200, 4), fec="ll", ber=1e-3, seed=4,
-                                   raw_codewords=True, batch=16)[0])
+    runs.append(capture_simulation(random_workload(200, 4),
+                                   SimConfig(phy=PhyConfig(fec="ll"), ber=1e-3, seed=4,
+                                             batch=16), raw_codewords=True)[0])
     for records in runs:
         stamps = [r.timestamp_ns for r in records]
         assert stamps == sorted(stamps)

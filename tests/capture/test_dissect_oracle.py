@@ -24,6 +24,8 @@ from ualink_ref.capture.run import capture_simulation
 from ualink_ref.dl import DLFlit
 from ualink_ref.dl.formats import FlitOp
 from ualink_ref.errors import DecodeError
+from ualink_ref.phy.config import PhyConfig
+from ualink_ref.sim.config import SimConfig
 from ualink_ref.sim.workloads import random_workload
 from ualink_ref.testing.strategies import dl_flits, tl_stream_halves
 from ualink_ref.tl.codec import ADDR_LO_BITS
@@ -106,8 +108,8 @@ def test_committed_captures_agree_with_the_readable_path(path: Path) -> None:
 @pytest.mark.parametrize("cut", [0, 3, 17])
 def test_noisy_runs_cut_mid_stream_agree_with_the_readable_path(cut: int) -> None:
     # addresses above 2**24, so address-cache ways hold non-zero bits
-    records, _ = capture_simulation(random_workload(120, 4, base=0x1234_5678_9000), fec="kp4",
-                                    ber=3e-4, seed=4)
+    records, _ = capture_simulation(random_workload(120, 4, base=0x1234_5678_9000),
+                                    SimConfig(phy=PhyConfig(fec="kp4"), ber=3e-4, seed=4))
     flits = dissect_records(records[cut:])
     assert _check_against_oracle(flits) > 0
     if cut == 0:  # a compressed request used a loaded way (cut later: loads may be cut off)

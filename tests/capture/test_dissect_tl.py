@@ -21,6 +21,8 @@ from ualink_ref.capture.dissect_tl import RULE3_READS, owed_after
 from ualink_ref.capture.format import read_capture
 from ualink_ref.capture.run import capture_simulation
 from ualink_ref.errors import DecodeError
+from ualink_ref.phy.config import PhyConfig
+from ualink_ref.sim.config import SimConfig
 from ualink_ref.sim.workloads import random_workload
 from ualink_ref.testing.strategies import tl_fields, tl_stream_halves
 from ualink_ref.tl import codec as C
@@ -92,8 +94,8 @@ def test_owed_after_counts_a_write_and_names_an_uncompressed_request() -> None:
 @pytest.mark.parametrize("first", ["tl_fields", "tl_ways"])
 def test_typed_fields_and_ways_read_in_either_order(first: str) -> None:
     # addresses above 2**24, so address-cache ways hold non-zero bits
-    records, _ = capture_simulation(random_workload(60, 4, base=0x1234_5678_9000), fec="kp4",
-                                    ber=0.0, seed=4)
+    records, _ = capture_simulation(random_workload(60, 4, base=0x1234_5678_9000),
+                                    SimConfig(phy=PhyConfig(fec="kp4"), ber=0.0, seed=4))
     reference = [(f.tl_fields, f.tl_ways) for f in dissect_records(records)]
     again = dissect_records(records)
     for f in again:

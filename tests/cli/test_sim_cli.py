@@ -7,6 +7,7 @@ import json
 import pytest
 
 from ualink_ref.cli import main
+from ualink_ref.sim.config import SimConfig
 
 
 def test_simulate_json(capsys: pytest.CaptureFixture[str]) -> None:
@@ -55,7 +56,7 @@ def test_dead_link_simulation_completes_every_op_with_the_fault_status() -> None
     from ualink_ref.sim.workloads import random_workload
     from ualink_ref.tl import Status
 
-    sim = Simulation(random_workload(3, 0), ber=1e-2, seed=0)
+    sim = Simulation(random_workload(3, 0), SimConfig(ber=1e-2, seed=0))
     report = sim.run()
     assert report.ops_completed == 3 and report.link_fault is not None
     assert [r.status for r in sim.results if r is not None] == [Status.DATA_ERROR] * 3

@@ -134,7 +134,7 @@ def test_wire_bytes_are_the_encoded_codewords(fec: str, per_flit: int, codewords
 def test_report_rows_combine_the_two_counts() -> None:
     from ualink_ref.scapy.roce import count_mapping
 
-    rep = R.build_report(ops=OPS, repeat=REPEAT)
+    rep = R.build_report(count_mapping, ops=OPS, repeat=REPEAT)
     for op, row in zip(OPS, rep.rows, strict=True):
         m = map_op(op, rep.pmtu)
         fwd = sum(H.mac_bytes(H.frame_bytes(p.ext, p.payload)) for p in m.packets_in("fwd"))
@@ -169,7 +169,9 @@ def test_fwd_rev_picks_a_direction_or_adds_both() -> None:
 
 def test_csv_columns_are_flat_fwd_rev_pairs() -> None:
     # The column names and order the CSV and JSON rows have always had (typed by hand).
-    rep = R.build_report(ops=[CompareOp("store", 64)], repeat=2)
+    from ualink_ref.scapy.roce import count_mapping
+
+    rep = R.build_report(count_mapping, ops=[CompareOp("store", 64)], repeat=2)
     header = R.render_csv(rep).splitlines()[0].split(",")
     assert header[:25] == [
         "op", "size", "useful_fwd", "useful_rev", "roce_packets", "roce_round_trips",
@@ -194,7 +196,7 @@ def test_mix_is_the_documented_mix() -> None:
 def test_headline_counts_the_same_ops_on_both_stacks() -> None:
     from ualink_ref.scapy.roce import count_mapping
 
-    h = R.headline(count=40)
+    h = R.headline(count_mapping, count=40)
     ops = R.mix_ops(40)
     assert h.ops == 40
     assert h.useful == sum(op.useful_fwd + op.useful_rev for op in ops)

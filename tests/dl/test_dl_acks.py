@@ -6,7 +6,10 @@ from __future__ import annotations
 import random
 
 from ualink_ref.dl import DataLink, DLFlit, FlitOp, ReplayStarted
+from ualink_ref.dl.config import DLConfig
 from ualink_ref.net.link_pair import FaultyChannel, LinkPair, carries_payload, flip_bits
+from ualink_ref.phy.config import PhyConfig
+from ualink_ref.sim.config import SimConfig
 from ualink_ref.sim.link_run import Simulation
 from ualink_ref.sim.workloads import random_workload, uniform_workload
 
@@ -160,7 +163,7 @@ def test_one_way_saturation_never_replays_on_a_clean_link() -> None:
 
 
 def test_sim_clean_link_one_way_saturation_has_no_replays() -> None:
-    sim = Simulation(uniform_workload(2000, "write", 256), max_outstanding=256)
+    sim = Simulation(uniform_workload(2000, "write", 256), SimConfig(max_outstanding=256))
     report = sim.run()
     assert report.ops_completed == 2000 and report.data_mismatches == 0
     assert report.replays == 0 and report.replayed_flits == 0
@@ -172,8 +175,9 @@ def test_sim_clean_link_one_way_saturation_has_no_replays() -> None:
 
 def test_replay_timeout_below_round_trip_costs_replays_but_completes() -> None:
     # Reviewer's reproducer: the timer (10 slots) is far below the round trip (~80).
-    sim = Simulation(random_workload(200, 6), fec="none", replay_timeout=10, latency=30,
-                     max_slots=20_000)
+    sim = Simulation(random_workload(200, 6),
+                     SimConfig(phy=PhyConfig(fec="none"), latency=30, max_slots=20_000,
+                               dl=DLConfig(replay_timeout=10)))
     report = sim.run()
     assert report.ops_completed == 200 and report.data_mismatches == 0
     assert report.replays > 0  # spurious replays are the price of a short timer

@@ -18,6 +18,7 @@ from ualink_ref.node.linkend import decode_wire
 from ualink_ref.phy import BitErrorChannel, encode_flits
 from ualink_ref.phy.accel import use_compiled
 from ualink_ref.phy.config import PhyConfig
+from ualink_ref.sim.config import SimConfig
 from ualink_ref.tl import Status, TransactionLayer
 from ualink_ref.tl.upli import Command
 
@@ -89,7 +90,8 @@ def test_ll_with_two_way_interleave() -> None:
     from ualink_ref.sim.link_run import simulate
     from ualink_ref.sim.workloads import random_workload
 
-    report = simulate(random_workload(300, 2), fec="ll", ber=1e-4, seed=2, interleave=2)
+    report = simulate(random_workload(300, 2),
+                      SimConfig(phy=PhyConfig(fec="ll", interleave=2), ber=1e-4, seed=2))
     assert report.ops_okay == 300 and report.data_mismatches == 0
     assert report.fec_corrected_symbols > 0
 

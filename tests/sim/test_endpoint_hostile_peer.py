@@ -11,9 +11,10 @@ from hypothesis.stateful import rule
 from tests.helpers.hostile_peer import CREDITS, HONEST, LIMITS, HostilePeer
 from ualink_ref.dl import DataLink, TLFlitDelivered
 from ualink_ref.dl.crc import crc32
+from ualink_ref.node.config import EndpointConfig, LinkConfig
 from ualink_ref.node.endpoint import Endpoint
-from ualink_ref.sim.endpoint_options import endpoint_config
 from ualink_ref.tl import TransactionLayer
+from ualink_ref.tl.config import TLConfig
 
 
 class HostileEndpoint(HostilePeer):
@@ -21,8 +22,9 @@ class HostileEndpoint(HostilePeer):
 
     def __init__(self) -> None:
         super().__init__()
-        self.ep = Endpoint(HONEST, self.memory, config=endpoint_config(
-            "none", {"tl_limits": LIMITS}, credits=CREDITS, compress=False))
+        self.ep = Endpoint(HONEST, self.memory, config=EndpointConfig(
+            link=LinkConfig().with_fec("none"),
+            tl=TLConfig(credits=CREDITS, compress=False, limits=LIMITS)))
         self.peer_dl = DataLink()
         self.now = 0
 

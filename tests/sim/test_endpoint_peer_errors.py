@@ -5,14 +5,16 @@ from __future__ import annotations
 
 from tests.helpers.tl_peer import flits, halves, ok_response, requests_in
 from ualink_ref.dl import DataLink, TLFlitDelivered
+from ualink_ref.node.config import EndpointConfig, LinkConfig
 from ualink_ref.node.endpoint import Endpoint
-from ualink_ref.sim.endpoint_options import endpoint_config
 from ualink_ref.tl import Status, TransactionLayer
+from ualink_ref.tl.config import TLConfig
 from ualink_ref.tl.events import Completion, FieldRejected
 
 
 def test_bad_tl_flit_inside_a_dl_flit_does_not_lose_the_rest() -> None:
-    ep = Endpoint(1, config=endpoint_config("none", {}, compress=False))
+    ep = Endpoint(1, config=EndpointConfig(link=LinkConfig().with_fec("none"),
+                                          tl=TLConfig(compress=False)))
     peer_dl = DataLink()
     peer_tl = TransactionLayer(2)
     now = 0

@@ -7,9 +7,11 @@ import numpy as np
 import pytest
 
 from ualink_ref.cli import main
+from ualink_ref.dl.config import LinkStateConfig
 from ualink_ref.errors import EncodeError, LinkStalledError
 from ualink_ref.net.channels import ErrorBursts, Outage, dead
 from ualink_ref.net.timeouts import stall_slots_for
+from ualink_ref.sim.config import SimConfig
 from ualink_ref.sim.link_run import Burst, Simulation
 from ualink_ref.sim.workloads import random_workload
 from ualink_ref.sizes import WIRE_BYTES_PER_FLIT
@@ -92,7 +94,7 @@ def test_a_20000_bit_outage_mid_run_is_survived_exactly_once() -> None:
     slots = -(-20_000 // KP4_FLIT_BITS)
     start = 200
     outages = {d: [Outage(start, start + slots, seed=k)] for k, d in enumerate(("ab", "ba"))}
-    sim = Simulation(random_workload(2000, 11), seed=11, faults=outages)
+    sim = Simulation(random_workload(2000, 11), SimConfig(seed=11), faults=outages)
     sim.run()  # a second completion of any op raises inside the run
     _all_once(sim)
     garbled = [o.garbled for chans in outages.values() for o in chans]
@@ -102,7 +104,7 @@ def test_a_20000_bit_outage_mid_run_is_survived_exactly_once() -> None:
 
 def test_bursts_longer_than_a_batch_do_not_abort() -> None:
     # `--burst 6000:1e-5` used to abort: a batch's wire was shorter than the burst.
-    sim = Simulation(random_workload(600, 2), seed=2, batch=1, burst=Burst(6000, 1e-5))
+    sim = Simulation(random_workload(600, 2), SimConfig(seed=2, batch=1, burst=Burst(6000, 1e-5)))
     sim.run()
     _all_once(sim)
     assert sim.report().bit_errors_injected > 6000 / 2
@@ -110,7 +112,7 @@ def test_bursts_longer_than_a_batch_do_not_abort() -> None:
 
 # The progress watchdog on its own: the link state machine's bounded fault (issue 13,
 # specs/dl.md L5) would otherwise end these runs first, so it is held off here.
-NO_FAULT = {"max_retrains": 10**6}
+NO_FAULT = LinkStateConfig(max_retrains=10**6)
 
 
 def test_an_outage_longer_than_the_watchdog_is_a_stall_and_shorter_is_not() -> None:
@@ -118,13 +120,13 @@ def test_an_outage_longer_than_the_watchdog_is_a_stall_and_shorter_is_not() -> N
     assert k == 2048
     long_outage = {d: [Outage(300, 300 + 3000)] for d in ("ab", "ba")}
     with pytest.raises(LinkStalledError) as exc:
-        Simulation(random_workload(4000, 3), seed=3, faults=long_outage,
-                   endpoint_options=NO_FAULT).run()
+        Simulation(random_workload(4000, 3), SimConfig(seed=3, link_state=NO_FAULT),
+                   faults=long_outage).run()
     assert "no progress for 2048 slots" in str(exc.value)
     assert 300 + k <= exc.value.slots <= 300 + 3000
-    patient = Simulation(random_workload(4000, 3), seed=3, stall_slots=4000,
-                         faults={d: [Outage(300, 300 + 3000)] for d in ("ab", "ba")},
-                         endpoint_options=NO_FAULT)
+    patient = Simulation(random_workload(4000, 3),
+                         SimConfig(seed=3, stall_slots=4000, link_state=NO_FAULT),
+                         faults={d: [Outage(300, 300 + 3000)] for d in ("ab", "ba")})
     patient.run()
     _all_once(patient)
     assert 3000 <= patient.longest_quiet < 4000
@@ -132,7 +134,7 @@ def test_an_outage_longer_than_the_watchdog_is_a_stall_and_shorter_is_not() -> N
 
 def test_hopeless_link_is_reported_after_k_slots_not_by_op_count() -> None:
     # `simulate --ber 1e-2 --ops 10000` used to run 4,002,000 slots (187 s) first.
-    sim = Simulation(random_workload(10_000, 0), ber=1e-2, endpoint_options=NO_FAULT)
+    sim = Simulation(random_workload(10_000, 0), SimConfig(ber=1e-2, link_state=NO_FAULT))
     with pytest.raises(LinkStalledError) as exc:
         sim.run()
     assert exc.value.slots == sim.stall_slots == 2048
@@ -140,11 +142,12 @@ def test_hopeless_link_is_reported_after_k_slots_not_by_op_count() -> None:
 
 
 def test_one_dead_direction_stalls_the_run() -> None:
-    sim = Simulation(random_workload(500, 4), seed=4, faults={"ba": [dead(100)]},
-                     stall_slots=600, endpoint_options=NO_FAULT)
+    sim = Simulation(random_workload(500, 4),
+                     SimConfig(seed=4, stall_slots=600, link_state=NO_FAULT),
+                     faults={"ba": [dead(100)]})
     with pytest.raises(LinkStalledError):
         sim.run()
-    assert sim.now <= 100 + 600 + 2 * sim.batch + 1000  # stopped soon after it died
+    assert sim.now <= 100 + 600 + 2 * sim.config.batch + 1000  # stopped soon after it died
 
 
 @pytest.mark.parametrize("args, code, text", [

@@ -13,6 +13,7 @@ from ualink_ref.errors import FaultPlanError
 from ualink_ref.net.harness import Network
 from ualink_ref.node.config import EndpointConfig
 from ualink_ref.node.endpoint import Endpoint
+from ualink_ref.sim.config import SimConfig
 from ualink_ref.sim.faults import FaultEntry, FaultPlan
 from ualink_ref.sim.link_run import Simulation, simulate
 from ualink_ref.sim.workloads import random_workload, uniform_workload
@@ -76,8 +77,8 @@ def test_tl_entries_are_not_channels_and_stop_tag_needs_a_timeout() -> None:
     assert plan.channels(lambda: 0, "kp4") == {"ab": None, "ba": None}
     assert plan.poisoned == (0x1000,) and plan.stop_tags == frozenset({5})
     with pytest.raises(FaultPlanError, match="needs a completion timeout"):
-        plan.tl_options(None)
-    assert plan.tl_options(100) == {"stop_tags": frozenset({5})}
+        plan.checked_stop_tags(None)
+    assert plan.checked_stop_tags(100) == frozenset({5})
     for bad in ("stop-tag 2048", "poison -4", f"poison {1 << 57}"):
         with pytest.raises(FaultPlanError):
             FaultPlan.parse(bad)
@@ -85,7 +86,7 @@ def test_tl_entries_are_not_channels_and_stop_tag_needs_a_timeout() -> None:
 
 def test_pacing_spaces_new_data_flits_by_256_over_rate_plus_one() -> None:
     sent: list[float] = []
-    sim = Simulation(uniform_workload(120, "write", 256), latency=4, batch=1)
+    sim = Simulation(uniform_workload(120, "write", 256), SimConfig(latency=4, batch=1))
     sim.b.notify_rate(31)  # 32/256: one data flit per 8 slots
 
     def tap(chunk):  # type: ignore[no-untyped-def]
@@ -93,7 +94,7 @@ def test_pacing_spaces_new_data_flits_by_256_over_rate_plus_one() -> None:
             sent.append(chunk.sent_at)
     sim.add_tap(tap)
     paced = sim.run()
-    free = simulate(uniform_workload(120, "write", 256), latency=4, batch=1)
+    free = simulate(uniform_workload(120, "write", 256), SimConfig(latency=4, batch=1))
     assert sim.a.dl.tx_rate == 31
     gaps = [b - a for a, b in pairwise(sent)]
     replays = sim.a.dl.counters.flits_replayed

@@ -18,11 +18,13 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from ualink_ref.dl import DataLink, TLFlitDelivered
+from ualink_ref.dl.config import DLConfig, LinkStateConfig
 from ualink_ref.dl.formats import header_payload
 from ualink_ref.dl.linkstate import TRANSITIONS, LinkInput, LinkManager, LinkState
 from ualink_ref.net.harness import Network
+from ualink_ref.node.config import EndpointConfig, LinkConfig
 from ualink_ref.node.endpoint import Completion, Endpoint
-from ualink_ref.sim.endpoint_options import endpoint_config
+from ualink_ref.phy.config import PhyConfig
 from ualink_ref.tl import Status
 
 
@@ -55,10 +57,10 @@ class Side:
     uart_sent: bytearray = field(default_factory=bytearray)
 
 
-def _pair(**options: object) -> tuple[Network, dict[str, Side], dict[str, Switchable]]:
-    opts = {"replay_timeout": 16, "max_replays": 2, "retrain_slots": 24, "max_retrains": 3,
-            **options}
-    config = endpoint_config("none", opts)
+def _pair() -> tuple[Network, dict[str, Side], dict[str, Switchable]]:
+    config = EndpointConfig(link=LinkConfig(
+        phy=PhyConfig("none"), dl=DLConfig(replay_timeout=16, max_replays=2),
+        link_state=LinkStateConfig(retrain_slots=24, max_retrains=3)))
     sides = {s: Side(Endpoint(i, config=config)) for s, i in (("a", 1), ("b", 2))}
     for side in sides.values():
         side.ep.trace = []

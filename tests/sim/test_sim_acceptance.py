@@ -12,9 +12,12 @@ from __future__ import annotations
 import pytest
 
 from tests.helpers.tl_model import Model, expect
+from ualink_ref.phy.config import PhyConfig
+from ualink_ref.sim.config import SimConfig
 from ualink_ref.sim.link_run import Burst, Simulation, simulate
 from ualink_ref.sim.workloads import Op, random_workload
 from ualink_ref.tl import Status
+from ualink_ref.tl.config import TLConfig
 from ualink_ref.tl.credits import NUM_VCS
 
 N_OPS = 10_000
@@ -73,8 +76,9 @@ CONFIGS = {
 @pytest.mark.parametrize("name", list(CONFIGS))
 def test_ten_thousand_random_ops(name: str) -> None:
     fec, ber, burst, seed, split = CONFIGS[name]
-    sim = Simulation(random_workload(N_OPS, seed), fec=fec, ber=ber, burst=burst, seed=seed,
-                     split=split)
+    sim = Simulation(random_workload(N_OPS, seed),
+                     SimConfig(phy=PhyConfig(fec=fec), ber=ber, burst=burst, seed=seed,
+                               tl=TLConfig(split=split)))
     report = sim.run()
     assert report.ops_completed == report.ops_okay == N_OPS
     if split == "random":  # thousands of reads answered in pieces, reassembled
@@ -96,9 +100,12 @@ def test_ten_thousand_random_ops(name: str) -> None:
 
 def test_deterministic_by_seed() -> None:
     work = random_workload(300, 7)
-    first = simulate(work, fec="ll", ber=1e-4, burst=Burst(150, 1e-5), seed=3)
-    again = simulate(work, fec="ll", ber=1e-4, burst=Burst(150, 1e-5), seed=3)
-    other = simulate(work, fec="ll", ber=1e-4, burst=Burst(150, 1e-5), seed=4)
+    first = simulate(work,
+                     SimConfig(phy=PhyConfig(fec="ll"), ber=1e-4, burst=Burst(150, 1e-5), seed=3))
+    again = simulate(work,
+                     SimConfig(phy=PhyConfig(fec="ll"), ber=1e-4, burst=Burst(150, 1e-5), seed=3))
+    other = simulate(work,
+                     SimConfig(phy=PhyConfig(fec="ll"), ber=1e-4, burst=Burst(150, 1e-5), seed=4))
     assert first == again
     assert first.bit_errors_injected != other.bit_errors_injected
     assert first.data_mismatches == 0
@@ -106,8 +113,9 @@ def test_deterministic_by_seed() -> None:
 
 def test_small_runs_every_mode_with_replays() -> None:
     for fec in ("kp4", "ll", "none"):
-        sim = Simulation(random_workload(400, 5), fec=fec, ber=3e-5 if fec == "none" else 2e-4,
-                         seed=9, latency=2, batch=1)
+        sim = Simulation(random_workload(400, 5),
+                         SimConfig(phy=PhyConfig(fec=fec), ber=3e-5 if fec == "none" else 2e-4,
+                                   seed=9, latency=2, batch=1))
         report = sim.run()
         assert report.ops_okay == 400
         check_run(sim)

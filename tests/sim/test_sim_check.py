@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from ualink_ref.phy.config import PhyConfig
+from ualink_ref.sim.config import SimConfig
 from ualink_ref.sim.link_run import Simulation
 from ualink_ref.sim.workloads import Op, random_workload
 from ualink_ref.tl import Status
@@ -25,7 +27,7 @@ WORKLOAD = (
 
 
 def _run(workload: tuple[Op, ...] | object = WORKLOAD) -> Simulation:
-    sim = Simulation(workload, fec="none")  # type: ignore[arg-type]
+    sim = Simulation(workload, SimConfig(phy=PhyConfig(fec="none")))  # type: ignore[arg-type]
     report = sim.run()
     assert report.data_mismatches == 0 and report.ops_okay == report.ops
     return sim

@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from ualink_ref.phy.config import PhyConfig
+from ualink_ref.sim.config import SimConfig
 from ualink_ref.sim.link_run import Simulation, simulate
 from ualink_ref.sim.workloads import WORKLOAD_KINDS, Op, RandomWorkload, random_workload
 from ualink_ref.tl import AtomicOp
@@ -27,7 +29,7 @@ def test_random_workload_is_the_same_ops_as_before_it_was_lazy() -> None:
 def test_huge_workload_starts_without_building_it() -> None:
     work = random_workload(10**12, 1)  # would not fit any memory if built
     assert len(work) == 10**12
-    sim = Simulation(work, fec="none")
+    sim = Simulation(work, SimConfig(phy=PhyConfig(fec="none")))
     for _ in range(3):
         sim.step()
     assert 0 < len(sim.workload) <= 2 * 64 + 64  # what was issued, plus what waits in a queue
@@ -35,9 +37,10 @@ def test_huge_workload_starts_without_building_it() -> None:
 
 def test_lazy_and_materialised_workloads_give_the_same_report() -> None:
     # A report with replays, recorded with the eager implementation (commit 59b6cd1).
-    lazy = simulate(random_workload(300, 5), fec="none", ber=3e-5, seed=5, max_outstanding=16)
-    eager = simulate(tuple(random_workload(300, 5)), fec="none", ber=3e-5, seed=5,
-                     max_outstanding=16)
+    lazy = simulate(random_workload(300, 5),
+                    SimConfig(phy=PhyConfig(fec="none"), ber=3e-5, seed=5, max_outstanding=16))
+    eager = simulate(tuple(random_workload(300, 5)),
+                     SimConfig(phy=PhyConfig(fec="none"), ber=3e-5, seed=5, max_outstanding=16))
     assert lazy == eager
     assert (lazy.slots, lazy.crc_errors, lazy.replays, lazy.replayed_flits) == (624, 16, 11, 34)
     assert lazy.latency_mean == 60.8 and lazy.data_mismatches == 0
@@ -105,4 +108,4 @@ def test_simulate_refuses_a_workload_item_that_is_not_a_valid_op() -> None:
     Item = namedtuple("Item", "side kind addr length")
     for bad in (Item("c", "read", 0x10_0000, 4), Item("a", "load", 0x10_0000, 4)):
         with pytest.raises(ValueError, match="bad op side or kind"):
-            simulate([bad], fec="none")
+            simulate([bad], SimConfig(phy=PhyConfig(fec="none")))

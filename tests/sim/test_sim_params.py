@@ -7,6 +7,9 @@ from dataclasses import replace
 import pytest
 
 from ualink_ref.cli import main
+from ualink_ref.dl.config import DLConfig
+from ualink_ref.phy.config import PhyConfig
+from ualink_ref.sim.config import SimConfig
 from ualink_ref.sim.link_run import Simulation, simulate
 from ualink_ref.sim.workloads import Op, random_workload, uniform_workload
 
@@ -18,9 +21,10 @@ from ualink_ref.sim.workloads import Op, random_workload, uniform_workload
 )
 def test_bad_simulation_parameters_raise(options: dict[str, int]) -> None:
     # batch=0 used to loop forever (time never advanced); the others ran with
-    # packets arriving before they were sent, or stalled until max_slots.
+    # packets arriving before they were sent, or stalled until max_slots. Refused now
+    # when the configuration is made, before any run.
     with pytest.raises(ValueError):
-        Simulation(uniform_workload(3, "read"), **options)
+        Simulation(uniform_workload(3, "read"), SimConfig(**options))  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
@@ -50,20 +54,22 @@ def test_error_free_link_never_replays_at_long_latency(latency: int) -> None:
     # The DL's default replay timeout (128 slots) is shorter than the round trip
     # once latency is a few dozen slots; the simulation must size the timer to its
     # own round trip, or a clean link reports (spurious) replays.
-    report = simulate(random_workload(100, 1), fec="none", latency=latency)
+    report = simulate(random_workload(100, 1),
+                      SimConfig(phy=PhyConfig(fec="none"), latency=latency))
     assert report.ops_okay == 100 and report.data_mismatches == 0
     assert report.replays == 0 and report.crc_errors == 0, report
 
 
 def test_explicit_replay_timeout_is_kept() -> None:
-    sim = Simulation(uniform_workload(3, "read"), latency=200, replay_timeout=50)
+    sim = Simulation(uniform_workload(3, "read"),
+                     SimConfig(latency=200, dl=DLConfig(replay_timeout=50)))
     assert sim.a.dl.replay_timeout == sim.b.dl.replay_timeout == 50
 
 
 def test_check_counts_stray_bytes_outside_the_model() -> None:
     # The final-memory comparison must cover every byte, not only those the
     # model wrote: a stray write elsewhere is a mismatch.
-    sim = Simulation(random_workload(50, 8), fec="none")
+    sim = Simulation(random_workload(50, 8), SimConfig(phy=PhyConfig(fec="none")))
     assert sim.run().data_mismatches == 0
     sim.b.memory.poke(0x7000_0000, b"\x01")  # far from the workload's span
     assert sim.check() == 1
@@ -102,7 +108,7 @@ def test_check_expects_decode_error_at_unmapped_addresses() -> None:
         Op("b", "read", 1 << 32, length=4),
         Op("b", "read", (1 << 32) - 8, length=8),
     )
-    sim = Simulation(ops, fec="none")
+    sim = Simulation(ops, SimConfig(phy=PhyConfig(fec="none")))
     report = sim.run()
     assert [r.status.name for r in sim.results if r is not None] == [
         "DECODE_ERROR", "DECODE_ERROR", "DECODE_ERROR", "OKAY", "DECODE_ERROR", "OKAY"]

@@ -22,6 +22,7 @@ from ualink_ref.errors import FaultPlanError
 from ualink_ref.net.harness import Network
 from ualink_ref.node.config import EndpointConfig
 from ualink_ref.node.endpoint import Endpoint
+from ualink_ref.sim.config import SimConfig
 from ualink_ref.sim.faults import FaultPlan
 from ualink_ref.sim.link_run import Simulation, simulate
 from ualink_ref.sim.workloads import Op, random_workload
@@ -57,8 +58,9 @@ def test_simulation_with_every_tl_error_path_matches_the_model() -> None:
     # poisoned in both memories until a write covers it; each side reads it first.
     plan = FaultPlan.parse("stop-tag 2; poison 0x100040")
     first = [Op("a", "read", 0x100000, length=256), Op("b", "read", 0x100040, length=64)]
-    report = simulate(first + list(random_workload(1500, 8, span=512)), split="random",
-                      timeout_slots=400, fault_plan=plan, seed=8)
+    report = simulate(first + list(random_workload(1500, 8, span=512)),
+                      SimConfig(seed=8,
+                                tl=TLConfig(split="random", timeout_slots=400)), fault_plan=plan)
     assert report.ops_completed == report.ops and report.data_mismatches == 0
     assert report.timeouts == 2 and report.late_responses == 0
     assert report.split_responses > 100 and report.poisoned_completions >= 2
@@ -73,7 +75,8 @@ def test_simulation_with_every_tl_error_path_matches_the_model() -> None:
 def test_late_answers_are_discarded_and_the_model_still_holds() -> None:
     # A timeout shorter than the round trip (latency 20 each way): every op times out,
     # its answer arrives late, is discarded, and what it did to memory is still checked.
-    sim = Simulation(random_workload(200, 3), latency=20, timeout_slots=10, seed=3)
+    sim = Simulation(random_workload(200, 3),
+                     SimConfig(latency=20, seed=3, tl=TLConfig(timeout_slots=10)))
     report = sim.run()
     assert report.timeouts == report.ops == 200 and report.ops_okay == 0
     assert report.late_responses >= 200 and report.data_mismatches == 0

@@ -30,11 +30,13 @@ def test_readme_tl_example_output() -> None:
 
 
 def test_readme_simulate_output_is_real() -> None:
-    from ualink_ref.sim.link_run import Burst, simulate
+    from ualink_ref.sim.config import Burst, SimConfig
+    from ualink_ref.sim.link_run import simulate
     from ualink_ref.sim.workloads import random_workload
 
     shown = re.search(r"\$ ualink-ref simulate (.*?)\n(.*?)```", _section(), re.S)
     assert shown is not None
     assert shown.group(1) == "--ops 10000 --ber 1e-4 --burst 300:3e-6 --seed 1"
-    report = simulate(random_workload(10_000, 1), ber=1e-4, burst=Burst(300, 3e-6), seed=1)
+    report = simulate(random_workload(10_000, 1),
+                      SimConfig(ber=1e-4, burst=Burst(300, 3e-6), seed=1))
     assert report.format() + "\n" == shown.group(2)

@@ -23,23 +23,27 @@ Workloads are lists of ``ualink_ref.sim.Op`` (the simulator's operations).
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ualink_ref.capture.format import CaptureRecord
 from ualink_ref.dl import TLFlitDelivered
+from ualink_ref.dl.config import DLConfig, LinkStateConfig
 from ualink_ref.dl.messages import UnknownMessage, VendorMessage
-from ualink_ref.errors import CaptureIncomplete, LinkStalledError
+from ualink_ref.errors import CaptureIncomplete, ConfigError, LinkStalledError
 from ualink_ref.net.channels import RandomBitErrors, ScriptedFlips
-from ualink_ref.net.harness import Network, WireChunk, chain
+from ualink_ref.net.harness import Channel, Network, WireChunk, chain
+from ualink_ref.node.config import EndpointConfig, LinkConfig
 from ualink_ref.node.endpoint import Completion, Endpoint, FecDecoded
-from ualink_ref.sim.endpoint_options import endpoint_config
+from ualink_ref.sim.config import SimConfig
 from ualink_ref.sim.faults import FaultPlan
-from ualink_ref.sim.link_run import Burst, SimReport, Simulation
+from ualink_ref.sim.link_report import SimReport
+from ualink_ref.sim.link_run import Simulation
 from ualink_ref.sim.workloads import Op, random_workload
 from ualink_ref.sizes import DL_FLIT_BYTES, SLOT_NS, WIRE_BYTES_PER_FLIT, FecMode
 from ualink_ref.tl import CreditConfig
+from ualink_ref.tl.config import TLConfig
 from ualink_ref.tl.events import FieldRejected, LateResponse
 from ualink_ref.tl.upli import AtomicOp
 
@@ -137,10 +141,9 @@ class CaptureLink:
 
     ``delay`` is the link latency in slots; ``ber`` and ``seed`` set a bit-error
     channel per direction; ``flips`` maps ``(sending side, index of its
-    transmitted DL flit)`` to wire bit positions to flip. ``credits_b``,
-    ``dl_options`` and ``endpoint_options`` (link-state settings such as
-    ``retrain_slots``, or ``tl_options`` such as ``split`` and ``timeout_slots``)
-    configure the endpoints; ``faults`` is a fault plan
+    transmitted DL flit)`` to wire bit positions to flip. ``endpoint`` configures both
+    endpoints (``None``: the defaults with FEC ``fec``, which may be given only then),
+    ``credits_b`` end b's receive buffers; ``faults`` is a fault plan
     (:class:`~ualink_ref.sim.faults.FaultPlan` text) applied after the flips — its
     TL entries act on both endpoints (``poison`` before slot 0, ``stop-tag``).
     """
@@ -148,26 +151,29 @@ class CaptureLink:
     def __init__(
         self,
         *,
-        fec: FecMode = "kp4",
+        fec: FecMode | None = None,
+        endpoint: EndpointConfig | None = None,
         ber: float = 0.0,
         seed: int = 0,
         delay: int = 2,
         raw_codewords: bool = False,
         credits_b: CreditConfig | None = None,
         flips: dict[tuple[str, int], Sequence[int]] | None = None,
-        dl_options: dict[str, Any] | None = None,
-        endpoint_options: dict[str, Any] | None = None,
         faults: str | None = None,
     ) -> None:
-        opts = {**(dl_options or {}), **(endpoint_options or {})}
+        if fec is not None and endpoint is not None:
+            raise ConfigError("fec", "give it in endpoint.link.phy when endpoint is given")
+        config = endpoint if endpoint is not None else EndpointConfig.with_fec(fec or "kp4")
         plan = FaultPlan.parse(faults, seed) if faults else None
-        tl_options = dict(opts.pop("tl_options", {}))
         if plan is not None:
-            tl_options.update(plan.tl_options(tl_options.get("timeout_slots")))
-        self.fec = fec
-        options = {**opts, "tl_options": tl_options}
-        self.a = Endpoint(0, config=endpoint_config(fec, options))
-        self.b = Endpoint(1, config=endpoint_config(fec, options, credits=credits_b))
+            stopped = plan.checked_stop_tags(config.tl.timeout_slots)
+            config = replace(config, tl=replace(config.tl,
+                                                stop_tags=config.tl.stop_tags | stopped))
+        self.fec = config.link.phy.fec
+        config_b = config if credits_b is None else replace(
+            config, tl=replace(config.tl, credits=credits_b))
+        self.a = Endpoint(0, config=config)
+        self.b = Endpoint(1, config=config_b)
         if plan is not None:
             plan.apply_tl([self.a.memory, self.b.memory])
         #: The endpoints by side (each has ``tl`` and ``dl``).
@@ -177,17 +183,17 @@ class CaptureLink:
         by_side: dict[str, dict[int, Sequence[int]]] = {"a": {}, "b": {}}
         for (side, index), bits in (flips or {}).items():
             by_side[side][index] = bits
-        self._flips = {s: ScriptedFlips(by_side[s], WIRE_BYTES_PER_FLIT[fec]) for s in "ab"}
+        self._flips = {s: ScriptedFlips(by_side[s], WIRE_BYTES_PER_FLIT[self.fec]) for s in "ab"}
         self.network = Network(batch=1, edge="last_slot")
         self.network.add_port("a", self.a)
         self.network.add_port("b", self.b)
         planned: dict[str, Any] = {"ab": None, "ba": None}
         if plan is not None:
-            planned = plan.channels(lambda: self.network.now, fec)
+            planned = plan.channels(lambda: self.network.now, self.fec)
         self.network.connect("a", "b", latency=delay,
                              channel_ab=chain([noise["a"], self._flips["a"], planned["ab"]]),
                              channel_ba=chain([noise["b"], self._flips["b"], planned["ba"]]))
-        self.recorder = Recorder(fec, raw_codewords=raw_codewords)
+        self.recorder = Recorder(self.fec, raw_codewords=raw_codewords)
         self.network.add_tap(self.recorder)
         self.completions: dict[str, list[Completion]] = {"a": [], "b": []}
         #: Every other TL event (rejected fields, late responses) each side reported.
@@ -358,8 +364,9 @@ SCENARIOS: dict[str, Scenario] = {
             "replays fail, both ends report RetrainNeeded and retrain (online request and "
             "ACK in control flits), then replay; every write completes once, OKAY",
             lambda: _bulk(12),
-            {"faults": "down 6 70", "dl_options": {"replay_timeout": 12, "max_replays": 2},
-             "endpoint_options": {"retrain_slots": 24, "max_retrains": 3}},
+            {"faults": "down 6 70", "endpoint": EndpointConfig(link=LinkConfig(
+                dl=DLConfig(replay_timeout=12, max_replays=2),
+                link_state=LinkStateConfig(retrain_slots=24, max_retrains=3)))},
         ),
         Scenario(
             "pacing",
@@ -384,7 +391,7 @@ SCENARIOS: dict[str, Scenario] = {
             "reads in seeded random pieces sent in random order (offset = first beat, len = "
             "beats - 1, last on the piece sent last); A reassembles each read, completes once",
             _split_reads,
-            {"endpoint_options": {"tl_options": {"split": "random", "split_seed": 7}}},
+            {"endpoint": EndpointConfig(tl=TLConfig(split="random", split_seed=7))},
         ),
         Scenario(
             "poison",
@@ -402,8 +409,7 @@ SCENARIOS: dict[str, Scenario] = {
             "go out, three are answered, the second completes TIMEOUT 40 slots after its "
             "request was sent (a local status: nothing on the wire); tag 1 stays quarantined",
             _timeout_ops,
-            {"faults": "stop-tag 1",
-             "endpoint_options": {"tl_options": {"timeout_slots": 40}}},
+            {"faults": "stop-tag 1", "endpoint": EndpointConfig(tl=TLConfig(timeout_slots=40))},
         ),
     )
 }
@@ -432,26 +438,26 @@ def run_scenario(name: str) -> CaptureResult:
 
 def capture_simulation(
     workload: Iterable[Op],
+    config: SimConfig | None = None,
     *,
-    fec: FecMode = "kp4",
-    ber: float = 0.0,
-    burst: Burst | None = None,
-    seed: int = 0,
     raw_codewords: bool = False,
     progress: Callable[[int], None] | None = None,
-    **options: Any,
+    faults: Mapping[str, Sequence[Channel]] | None = None,
+    fault_plan: FaultPlan | None = None,
 ) -> tuple[list[CaptureRecord], SimReport]:
-    """Run ``ualink_ref.sim.Simulation`` with a :class:`Recorder` tap on its network.
+    """Run a :class:`~ualink_ref.sim.link_run.Simulation` with a :class:`Recorder` tap on
+    its network.
 
-    Takes what :func:`ualink_ref.sim.simulate` takes (a workload of
-    ``ualink_ref.sim.Op``, FEC mode, BER, bursts, seed, options). Returns
+    Takes what :func:`~ualink_ref.sim.link_run.simulate` takes (a workload of
+    :class:`~ualink_ref.sim.workloads.Op`, a :class:`~ualink_ref.sim.config.SimConfig`,
+    a fault plan). Returns
     ``(records, report)``, the records in time order; ``progress(n)`` gets newly
     completed op counts (as :meth:`~ualink_ref.sim.link_run.Simulation.run`). Raises
     :class:`~ualink_ref.errors.CaptureIncomplete` (with the records so far) when the
     simulation stalls.
     """
-    sim = Simulation(workload, fec=fec, ber=ber, burst=burst, seed=seed, **options)
-    recorder = Recorder(fec, sim.a.interleave, raw_codewords)
+    sim = Simulation(workload, config, faults=faults, fault_plan=fault_plan)
+    recorder = Recorder(sim.fec, sim.a.interleave, raw_codewords)
     sim.add_tap(recorder)
     try:
         report = sim.run(progress)

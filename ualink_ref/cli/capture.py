@@ -15,10 +15,9 @@ from ualink_ref.capture.run import (
 from ualink_ref.cli import faults
 from ualink_ref.cli.commands import add_command
 from ualink_ref.cli.options import USAGE, add_run_options, fail, progress_bar, resolve
-from ualink_ref.cli.simulate import add_tl_arguments
+from ualink_ref.cli.simulate import add_tl_arguments, sim_config
 from ualink_ref.errors import CaptureIncomplete, UALinkError
 from ualink_ref.sim.faults import FaultPlan
-from ualink_ref.sim.link_run import Burst
 from ualink_ref.sim.workloads import random_workload
 
 #: The subcommand's ``--help`` description.
@@ -37,7 +36,8 @@ def _cmd_capture(args: argparse.Namespace) -> int:
     try:  # a plan that cannot run (stop-tag without --timeout) is refused before running
         plan = FaultPlan.parse(args.faults, args.seed) if args.faults else None
         if plan is not None and not args.scenario:
-            plan.tl_options(args.timeout)
+            plan.checked_stop_tags(args.timeout)
+        config = None if args.scenario else sim_config(args)
     except UALinkError as exc:
         return fail("capture", str(exc), 2)
     if args.scenario:  # scripted faults: the capture harness, with the scenario's settings
@@ -66,15 +66,12 @@ def _cmd_capture(args: argparse.Namespace) -> int:
         summary = (f"{done} ops completed in {result.slots} flit slots, "
                    f"{result.crc_errors} CRC errors, {result.replays} replays")
     else:  # the simulator of `ualink-ref simulate`, same options
-        burst = Burst(args.burst[0], args.burst[1]) if args.burst else None
         workload = random_workload(args.ops, args.seed, span=args.span)
         bar = progress_bar(args.ops, not args.no_progress)
         try:
             records, report = capture_simulation(
-                workload, fec=args.fec, ber=args.ber, burst=burst, seed=args.seed,
-                raw_codewords=args.raw_codewords, latency=args.latency, batch=args.batch,
-                max_outstanding=args.max_outstanding, **faults.simulation_options(args),
-                fault_plan=plan, split=args.split, timeout_slots=args.timeout,
+                workload, config, raw_codewords=args.raw_codewords,
+                faults=faults.channels(args), fault_plan=plan,
                 progress=bar.update if bar is not None else None)
         except CaptureIncomplete as exc:  # still write what the link carried: worth reading
             records, summary, status = exc.records, f"INCOMPLETE: {exc}", 1

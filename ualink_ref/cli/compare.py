@@ -42,7 +42,7 @@ def _plot_path(text: str) -> str:
     return text
 
 
-#: Default of ``--repeat``: the figures in the specs and README are for it.
+#: Default of ``--repeat``: the figures in specs/ and docs/compare.md are for it.
 DEFAULT_REPEAT = 64
 #: Width of ``--narrow`` output, columns.
 NARROW = 100
@@ -79,11 +79,16 @@ def _csv(rep: Any, rows: Any, level: str) -> str:
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    try:
-        rep = R.build_report(pmtu=args.pmtu, ip=args.ip, fec=args.fec, repeat=args.repeat,
-                             seed=args.seed)
-    except RuntimeError as exc:  # Scapy missing: say how to get it
-        return fail("compare", str(exc))
+    try:  # the frames are built with Scapy, an optional extra
+        from ualink_ref.scapy import roce as scapy_roce
+        from ualink_ref.scapy import scaleup as scapy_scaleup
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").split(".")[0] != "scapy":
+            raise  # a real import bug must not pass for a missing extra
+        return fail("compare", "the frames are built with Scapy, which is not installed: "
+                               "pip install 'ualink_ref[scapy]'")
+    rep = R.build_report(scapy_roce.count_mapping, pmtu=args.pmtu, ip=args.ip, fec=args.fec,
+                         repeat=args.repeat, seed=args.seed)
 
     if args.repeat != DEFAULT_REPEAT:  # the per-row ualink figures depend on it: say so
         note = (f"note: --repeat {args.repeat}: each row's ualink bytes are per-op averages over "
@@ -92,8 +97,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
                 "when N is small, less when large. The mixed-workload headline does not "
                 "depend on --repeat.")
         print(_fit(note, NARROW), file=sys.stderr)
-    rows = F.four_rows(rep)
-    head = F.four_headline(rep, seed=args.seed)
+    rows = F.four_rows(rep, scapy_scaleup.count_op)
+    head = F.four_headline(rep, scapy_scaleup.count_op, seed=args.seed)
     lat = F.latency_rows(rows, fec=args.fec, cable_m=args.cable_m, hops=args.hops)
     measured = FL.measure(fec=args.fec, cable_m=args.cable_m, loaded=args.loaded,
                           load=args.load, accelerators=args.loaded_accelerators,

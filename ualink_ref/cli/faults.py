@@ -10,7 +10,6 @@ both when ``DIR`` is left out) down from flit slot S1 up to S2;
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from ualink_ref.net.channels import Outage
 from ualink_ref.net.harness import Channel
@@ -78,8 +77,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "timeouts")
 
 
-def simulation_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The :class:`~ualink_ref.sim.link_run.Simulation` options the fault arguments ask for."""
+def channels(args: argparse.Namespace) -> dict[str, list[Channel]]:
+    """The fault channels per direction that ``--outage`` and ``--dead`` ask for (the
+    ``faults`` of :class:`~ualink_ref.sim.link_run.Simulation`)."""
     faults: dict[str, list[Channel]] = {d: [] for d in DIRECTIONS}
     seed = int(args.seed)
     for n, (start, end, dirs) in enumerate(args.outage):
@@ -87,10 +87,7 @@ def simulation_options(args: argparse.Namespace) -> dict[str, Any]:
             faults[d].append(Outage(start, end, seed=seed * 1000 + n))
     for n, (direction, start) in enumerate(args.dead):
         faults[direction].append(Outage(start, None, seed=seed * 1000 + 500 + n))
-    options: dict[str, Any] = {"faults": {d: c for d, c in faults.items() if c}}
-    if args.stall_slots is not None:
-        options["stall_slots"] = args.stall_slots
-    return options
+    return {d: c for d, c in faults.items() if c}
 
 
-__all__ = ["add_arguments", "dead", "outage", "simulation_options", "stall_slots"]
+__all__ = ["add_arguments", "channels", "dead", "outage", "stall_slots"]

@@ -16,11 +16,15 @@ from ualink_ref.cli.options import (
     progress_bar,
     resolve,
 )
+from ualink_ref.dl.config import LinkStateConfig
 from ualink_ref.errors import UALinkError
+from ualink_ref.phy.config import PhyConfig
+from ualink_ref.sim.config import Burst, SimConfig
 from ualink_ref.sim.faults import FaultPlan
-from ualink_ref.sim.link_run import Burst, simulate
+from ualink_ref.sim.link_run import simulate
 from ualink_ref.sim.workloads import random_workload
 from ualink_ref.tl.completer import SPLIT_MODES
+from ualink_ref.tl.config import TLConfig
 
 #: The subcommand's ``--help`` description.
 DESCRIPTION = (
@@ -33,34 +37,20 @@ DESCRIPTION = (
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
     resolve(args)
-    burst = Burst(args.burst[0], args.burst[1]) if args.burst else None
     # Lazy: ops are drawn as the simulation issues them, so the bar moves at once.
     workload = random_workload(args.ops, args.seed, span=args.span)
     try:
+        config = sim_config(args, LinkStateConfig(retrain_slots=args.retrain_slots,
+                                                  max_retrains=args.max_retrains))
         plan = FaultPlan.parse(args.faults, args.seed) if args.faults else None
-        if plan is not None:
-            plan.tl_options(args.timeout)  # stop-tag without --timeout: refused before running
+        if plan is not None:  # stop-tag without --timeout: refused before running
+            plan.checked_stop_tags(args.timeout)
     except UALinkError as exc:
         return fail("simulate", str(exc), 2)
     bar = progress_bar(args.ops, not args.no_progress)
     try:
-        report = simulate(
-            workload,
-            fec=args.fec,
-            ber=args.ber,
-            burst=burst,
-            seed=args.seed,
-            latency=args.latency,
-            batch=args.batch,
-            max_outstanding=args.max_outstanding,
-            progress=bar.update if bar is not None else None,
-            **faults.simulation_options(args),
-            fault_plan=plan,
-            split=args.split,
-            timeout_slots=args.timeout,
-            endpoint_options={"retrain_slots": args.retrain_slots,
-                              "max_retrains": args.max_retrains},
-        )
+        report = simulate(workload, config, faults=faults.channels(args), fault_plan=plan,
+                          progress=bar.update if bar is not None else None)
     finally:
         if bar is not None:
             bar.close()
@@ -90,6 +80,20 @@ def register(sub: Any) -> None:
     p.set_defaults(func=_cmd_simulate)
 
 
+def sim_config(args: argparse.Namespace,
+               link_state: LinkStateConfig | None = None) -> SimConfig:
+    """The :class:`~ualink_ref.sim.config.SimConfig` the run options ask for (shared by
+    ``simulate`` and ``capture``): the replay timeout the link run derives from latency
+    and batch, ``--split`` / ``--timeout`` on both TLs."""
+    burst = Burst(args.burst[0], args.burst[1]) if args.burst else None
+    return SimConfig(phy=PhyConfig(args.fec),
+                     link_state=link_state if link_state is not None else LinkStateConfig(),
+                     tl=TLConfig(split=args.split, timeout_slots=args.timeout),
+                     ber=args.ber, burst=burst, seed=args.seed,
+                     latency=args.latency, batch=args.batch,
+                     max_outstanding=args.max_outstanding, stall_slots=args.stall_slots)
+
+
 def add_tl_arguments(p: Any) -> None:
     """``--split`` and ``--timeout`` (the TL error paths, specs/tl.md S2 and T1)."""
     p.add_argument("--split", choices=SPLIT_MODES, default="never",
@@ -101,4 +105,4 @@ def add_tl_arguments(p: Any) -> None:
                         "needed by a fault plan with stop-tag")
 
 
-__all__ = ["TextProgress", "add_tl_arguments", "register"]
+__all__ = ["TextProgress", "add_tl_arguments", "register", "sim_config"]

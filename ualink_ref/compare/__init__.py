@@ -8,8 +8,8 @@
 * :mod:`ualink_ref.compare.report` — the side-by-side table, the mixed
   workload, the literature figures; ``ualink-ref compare`` prints it.
 
-The RoCEv2 frames themselves are built with Scapy in
-:mod:`ualink_ref.scapy.roce` (imported only when a report is made).
+The RoCEv2 frames themselves are built with Scapy in :mod:`ualink_ref.scapy.roce`,
+whose counter the caller passes in (``ualink-ref compare`` does).
 """
 
 from __future__ import annotations

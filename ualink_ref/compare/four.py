@@ -30,12 +30,6 @@ STACKS: tuple[tuple[str, str], ...] = (
 Counter = Callable[[CompareOp, str, int], Any]
 
 
-def _counter() -> Counter:
-    from ualink_ref.scapy import scaleup as scapy_scaleup
-
-    return scapy_scaleup.count_op
-
-
 @dataclass(frozen=True)
 class Cell:
     """One protocol's bytes for one op: MAC level per direction, and how it was mapped."""
@@ -87,16 +81,18 @@ def four_row(row: Row, pmtu: int, counter: Counter) -> FourRow:
     return FourRow(row.op, row.size, row.useful, cells, row.ualink_wire)
 
 
-def four_rows(report: Report, counter: Counter | None = None) -> list[FourRow]:
-    """Every row of ``report`` with SUE and UET added."""
-    c = counter or _counter()
+def four_rows(report: Report, counter: Counter) -> list[FourRow]:
+    """Every row of ``report`` with SUE and UET added, their frames counted by ``counter``
+    (the command line passes the Scapy-built :func:`ualink_ref.scapy.scaleup.count_op`)."""
+    c = counter
     return [four_row(r, report.pmtu, c) for r in report.rows]
 
 
-def four_headline(report: Report, seed: int = 0, count: int = 200,
-                  counter: Counter | None = None) -> dict[str, dict[str, float]]:
-    """Efficiency of the mixed workload per protocol at both levels (same ops as the headline)."""
-    c = counter or _counter()
+def four_headline(report: Report, counter: Counter, seed: int = 0,
+                  count: int = 200) -> dict[str, dict[str, float]]:
+    """Efficiency of the mixed workload per protocol at both levels (same ops as the
+    headline), SUE and UET frames counted by ``counter``."""
+    c = counter
     h = report.headline
     ops = mix_ops(count, seed)
     out = {"roce": {"mac": h.efficiency("roce", "mac"), "wire": h.efficiency("roce", "wire")},

@@ -1,7 +1,7 @@
 """The side-by-side report: RoCEv2 frames vs ualink_ref flits, op by op and size by size.
 
 Both sides are counted, not computed from a formula: the RoCEv2 side from
-frames built with Scapy (:func:`ualink_ref.scapy.roce.count_mapping`), the
+frames built with Scapy (:func:`ualink_ref.scapy.roce.count_mapping`, passed in), the
 ualink side by running the stack (:func:`ualink_side.measure_ualink`).
 
 Two accounting levels, never mixed in one figure:
@@ -120,19 +120,6 @@ class Row:
         return self.efficiency("ualink", level, busy=busy) / roce if roce else 0.0
 
 
-def _roce_counter() -> RoceCounter:
-    try:
-        from ualink_ref.scapy import roce as scapy_roce
-    except ModuleNotFoundError as exc:  # scapy is an optional extra
-        if not (exc.name or "").split(".")[0] == "scapy":
-            raise  # a real import bug must not pass for a missing extra
-        raise RuntimeError(
-            "the RoCEv2 side builds real frames with Scapy, which is not installed: "
-            "pip install 'ualink_ref[scapy]'"
-        ) from exc
-    return scapy_roce.count_mapping
-
-
 def make_row(op: CompareOp, *, pmtu: int, ip: str, ualink: UalinkCount, repeat: int,
              roce_counter: RoceCounter) -> Row:
     """Combine the RoCEv2 frame count and a ualink measurement of ``repeat`` × ``op``."""
@@ -202,11 +189,13 @@ class Headline:
         return self.efficiency("ualink", level, busy) / self.efficiency("roce", level)
 
 
-def headline(*, pmtu: int = 1024, ip: str = "ipv4", fec: str = "kp4", count: int = 200,
-             seed: int = 0, measure: UalinkMeasure = measure_ualink,
-             roce_counter: RoceCounter | None = None) -> Headline:
-    """Run the mixed workload through both stacks (RoCEv2: frames; ualink: one stream)."""
-    counter = roce_counter or _roce_counter()
+def headline(roce_counter: RoceCounter, *, pmtu: int = 1024, ip: str = "ipv4",
+             fec: str = "kp4", count: int = 200, seed: int = 0,
+             measure: UalinkMeasure = measure_ualink) -> Headline:
+    """Run the mixed workload through both stacks (RoCEv2: frames counted by
+    ``roce_counter``, e.g. :func:`ualink_ref.scapy.roce.count_mapping`; ualink: one
+    stream)."""
+    counter = roce_counter
     ops = mix_ops(count, seed)
     useful = sum(op.useful_fwd + op.useful_rev for op in ops)
     roce_mac = 0
@@ -242,13 +231,14 @@ class Report:
     ualink_method: str
 
 
-def build_report(*, pmtu: int = 1024, ip: str = "ipv4", fec: str = "kp4",
-                 ops: Sequence[CompareOp] | None = None, repeat: int = DEFAULT_REPEAT,
-                 seed: int = 0,
-                 measure: UalinkMeasure = measure_ualink,
-                 roce_counter: RoceCounter | None = None) -> Report:
-    """Measure every op of ``ops`` (default :func:`default_ops`) on both stacks."""
-    counter = roce_counter or _roce_counter()
+def build_report(roce_counter: RoceCounter, *, pmtu: int = 1024, ip: str = "ipv4",
+                 fec: str = "kp4", ops: Sequence[CompareOp] | None = None,
+                 repeat: int = DEFAULT_REPEAT, seed: int = 0,
+                 measure: UalinkMeasure = measure_ualink) -> Report:
+    """Measure every op of ``ops`` (default :func:`default_ops`) on both stacks, the
+    RoCEv2 frames counted by ``roce_counter`` (the command line passes the Scapy-built
+    :func:`ualink_ref.scapy.roce.count_mapping`)."""
+    counter = roce_counter
     rows = []
     method = ""
     for op in ops if ops is not None else default_ops():
@@ -256,8 +246,7 @@ def build_report(*, pmtu: int = 1024, ip: str = "ipv4", fec: str = "kp4",
         method = ua.method
         rows.append(make_row(op, pmtu=pmtu, ip=ip, ualink=ua, repeat=repeat,
                              roce_counter=counter))
-    head = headline(pmtu=pmtu, ip=ip, fec=fec, seed=seed, measure=measure,
-                    roce_counter=counter)
+    head = headline(counter, pmtu=pmtu, ip=ip, fec=fec, seed=seed, measure=measure)
     return Report(pmtu, ip, fec, repeat, tuple(rows), head, literature_figures(counter),
                   method or head.ualink_method)
 

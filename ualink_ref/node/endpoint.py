@@ -285,6 +285,11 @@ class Endpoint:
         """Send a vendor-defined DL message (reliably, in order)."""
         self.link_end.send_vendor(message)
 
+    @property
+    def credits_owed(self) -> bool:
+        """True while the TL owes its peer credit returns."""
+        return self.tl.rx_credits.owed_any  # MERGE: the TL's own property
+
     def urge_credit_return(self) -> bool:
         """Have the TL return every credit it owes at its next flit, not waiting for a
         batch (a run closing its books); True if any were owed."""

@@ -33,7 +33,7 @@ import math
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Literal
 
 from ualink_ref.dl.config import DLConfig
 from ualink_ref.errors import LinkStalledError
@@ -293,11 +293,6 @@ class FabricRun:
     slots: float
 
 
-def build_fabric(**options: Any) -> Fabric:
-    """A :class:`Fabric` from :class:`FabricConfig` keyword options."""
-    return Fabric(FabricConfig(**options))
-
-
 __all__ = [
     "FLOW_CONTROLS",
     "PFC_CREDITS",
@@ -306,6 +301,5 @@ __all__ = [
     "FabricConfig",
     "FabricRun",
     "FlowControlMode",
-    "build_fabric",
     "pfc_for",
 ]

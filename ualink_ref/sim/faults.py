@@ -147,17 +147,17 @@ class FaultPlan:
         """The wire tags of every ``stop-tag`` entry."""
         return frozenset(e.value or 0 for e in self.entries if e.kind == "stop-tag")
 
-    def tl_options(self, timeout_slots: float | None) -> dict[str, object]:
-        """TransactionLayer arguments for the TL-side entries (``stop_tags``); raises
+    def checked_stop_tags(self, timeout_slots: float | None) -> frozenset[int]:
+        """The tags the ``stop-tag`` entries stop (for ``TLConfig.stop_tags``); raises
         :class:`~ualink_ref.errors.FaultPlanError` for a ``stop-tag`` entry without a
         completion timeout (rule T5: the originator would otherwise wait for good)."""
         if not self.stop_tags:
-            return {}
+            return frozenset()
         if timeout_slots is None:
             entry = next(e.text() for e in self.entries if e.kind == "stop-tag")
             raise FaultPlanError("a target that never answers needs a completion timeout at "
                                  "the originator (timeout_slots / --timeout SLOTS)", entry)
-        return {"stop_tags": self.stop_tags}
+        return frozenset(self.stop_tags)
 
     def apply_tl(self, memories: list[Memory]) -> None:
         """Poison every ``poison`` byte in each target memory (before the first slot)."""

@@ -35,139 +35,23 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence, Sized
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Sequence, Sized
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ualink_ref.errors import LinkStalledError
+from ualink_ref.errors import ConfigError, LinkStalledError
 from ualink_ref.net.channels import ErrorBursts, RandomBitErrors
-from ualink_ref.net.harness import Channel, Edge, Network, Tap, chain
-from ualink_ref.net.timeouts import replay_timeout_for, stall_slots_for
+from ualink_ref.net.harness import Channel, Network, Tap, chain
+from ualink_ref.node.config import EndpointConfig
 from ualink_ref.node.endpoint import Completion, Endpoint
-from ualink_ref.sim.endpoint_options import endpoint_config
+from ualink_ref.sim.config import SimConfig
 from ualink_ref.sim.faults import FaultPlan
-from ualink_ref.sim.model import expected, memory_mismatches, tl_lines, tl_report
-from ualink_ref.sim.workloads import (
-    OP_KINDS,
-    SIDES,
-    Op,
-)
+from ualink_ref.sim.link_report import SimReport
+from ualink_ref.sim.model import expected, memory_mismatches, tl_report
+from ualink_ref.sim.workloads import OP_KINDS, SIDES, Op
 from ualink_ref.sizes import FecMode
-from ualink_ref.tl import CreditConfig, Status
-from ualink_ref.tl.completer import SplitMode, check_split
+from ualink_ref.tl import Status
 from ualink_ref.tl.events import LateResponse
-
-ACC = {"a": 1, "b": 2}
-
-
-@dataclass(frozen=True)
-class Burst:
-    """Error bursts on top of random bit errors: ``length_bits`` long (any length: a
-    burst carries over from one batch to the next), starting at each bit with
-    probability ``rate`` (see :class:`~ualink_ref.net.channels.ErrorBursts`)."""
-
-    length_bits: int = 20
-    rate: float = 1e-5
-    density: float = 0.5
-
-
-@dataclass(frozen=True)
-class SimReport:
-    """What :func:`simulate` measured (``ab`` = a to b, ``ba`` = b to a)."""
-
-    ops: int
-    ops_completed: int
-    ops_okay: int
-    data_mismatches: int | None
-    slots: int
-    fec: FecMode
-    ber: float
-    seed: int
-    wire_bytes_ab: int
-    wire_bytes_ba: int
-    flits_ab: int
-    flits_ba: int
-    tl_flits_ab: int
-    tl_flits_ba: int
-    bit_errors_injected: int
-    fec_corrected_symbols: int
-    fec_corrected_codewords: int
-    fec_corrected_flits: int
-    fec_uncorrectable_codewords: int
-    fec_uncorrectable_flits: int
-    crc_errors: int
-    replays: int
-    replayed_flits: int
-    retrains_needed: int
-    credit_stalls: int
-    latency_mean: float
-    latency_p99: float
-    latency_max: int
-    #: Link state changes on either end, as ``(slot, side, old, new, cause)``.
-    link_changes: tuple[tuple[float, str, str, str, str], ...] = ()
-    #: Slots each end spent in a state carrying no data (training, down, fault).
-    slots_down_a: float = 0.0
-    slots_down_b: float = 0.0
-    #: Why the link failed for good (``None``: it did not), and the ops it failed.
-    link_fault: str | None = None
-    ops_failed_by_fault: int = 0
-    faults: str = ""
-    #: TL error paths: response pieces received, ops ended by the completion timer,
-    #: responses discarded after their op timed out, completions with poisoned beats.
-    split: str = "never"
-    timeout_slots: float | None = None
-    split_responses: int = 0
-    timeouts: int = 0
-    late_responses: int = 0
-    poisoned_completions: int = 0
-    #: Why ops did not end OKAY: ``(kind, count)``, most frequent first, and the first
-    #: few as ``(op index, side, kind, status, error)``.
-    failures: tuple[tuple[str, int], ...] = ()
-    first_failures: tuple[tuple[int, str, str, str, str], ...] = ()
-
-    def as_dict(self) -> dict[str, Any]:
-        """The report as a JSON-ready dict."""
-        return asdict(self)
-
-    def format(self) -> str:
-        """A human-readable rendering (what ``ualink-ref simulate`` prints)."""
-        check = ("not checked" if self.data_mismatches is None
-                 else f"{self.data_mismatches} data mismatch(es)")
-        return "\n".join([
-            f"ops: {self.ops_completed}/{self.ops} completed, {self.ops_okay} OKAY, {check}",
-            f"fec: {self.fec}  pre-FEC BER: {self.ber:g}  seed: {self.seed}  slots: {self.slots}",
-            f"wire a->b: {self.wire_bytes_ab} bytes in {self.flits_ab} DL flits "
-            f"({self.tl_flits_ab} TL flits)",
-            f"wire b->a: {self.wire_bytes_ba} bytes in {self.flits_ba} DL flits "
-            f"({self.tl_flits_ba} TL flits)",
-            f"bit errors injected: {self.bit_errors_injected}  FEC corrected: "
-            f"{self.fec_corrected_symbols} symbols in {self.fec_corrected_codewords} codewords "
-            f"({self.fec_corrected_flits} flits)",
-            f"uncorrectable: {self.fec_uncorrectable_codewords} codewords "
-            f"({self.fec_uncorrectable_flits} flits)",
-            f"CRC errors: {self.crc_errors}  replays: {self.replays} "
-            f"({self.replayed_flits} flits)  retrains needed: {self.retrains_needed}",
-            f"credit stalls: {self.credit_stalls}",
-            f"latency (flit slots): mean {self.latency_mean:.1f}  p99 {self.latency_p99:.0f}  "
-            f"max {self.latency_max}",
-            *self._link_lines(),
-            *tl_lines(self),
-        ])
-
-    def _link_lines(self) -> list[str]:
-        if not (self.link_changes or self.faults):
-            return []
-        lines = [f"fault plan: {self.faults or '-'}",
-                 f"link state changes: {len(self.link_changes)}  slots down: "
-                 f"a {self.slots_down_a:g}, b {self.slots_down_b:g}"]
-        lines += [f"  slot {slot:g} {side}: {old} -> {new} ({cause})"
-                  for slot, side, old, new, cause in self.link_changes[:20]]
-        if len(self.link_changes) > 20:
-            lines.append(f"  ... {len(self.link_changes) - 20} more")
-        if self.link_fault:
-            lines.append(f"LINK FAULT: {self.link_fault}; {self.ops_failed_by_fault} op(s) "
-                         "completed with an error status")
-        return lines
 
 
 @dataclass
@@ -184,50 +68,27 @@ class Simulation:
     After the run, ``results[i]`` is op i's :class:`Completion` and ``a`` / ``b``
     are the endpoints (their memories hold the final state). ``network`` is the
     harness the endpoints are ports of (ports ``"a"`` and ``"b"``); add taps to
-    it to observe the wire. ``acc_ids`` and ``edge`` exist for the slot-accurate
-    scripted captures (:mod:`ualink_ref.capture.run`); simulations keep the
-    defaults. ``channels`` replaces the ``ber`` / ``burst`` channels of a
-    direction (``"ab"`` or ``"ba"``); ``faults`` adds channels after them
-    (e.g. :class:`~ualink_ref.net.channels.Outage`), per direction.
+    it to observe the wire. ``channels`` replaces the ``ber`` / ``burst`` channel of a
+    direction (``"ab"`` or ``"ba"``); ``faults`` adds channels after them (e.g.
+    :class:`~ualink_ref.net.channels.Outage`), per direction; ``fault_plan`` adds
+    its entries (its TL entries to both ends' configurations).
 
     The run stops with :class:`~ualink_ref.errors.LinkStalledError` when
-    ``stall_slots`` (K; default :func:`stall_slots_for` the replay timeout)
-    slots pass with no progress — no op completed and no DL advance (neither
-    DL's acknowledged nor accepted count moved). ``max_slots``, if given, is an
-    absolute bound on the run as well.
+    ``config.watchdog_slots`` pass with no progress — no op completed and no DL
+    advance (neither DL's acknowledged nor accepted count moved), rule S2 — or past
+    ``config.max_slots``.
     """
 
     def __init__(
         self,
         workload: Iterable[Op],
+        config: SimConfig | None = None,
         *,
-        fec: FecMode = "kp4",
-        ber: float = 0.0,
-        burst: Burst | None = None,
-        seed: int = 0,
-        latency: int = 8,
-        batch: int = 8,
-        max_outstanding: int = 64,
-        credits: CreditConfig | None = None,
-        credits_b: CreditConfig | None = None,
-        compress: bool = True,
-        max_slots: int | None = None,
-        acc_ids: tuple[int, int] = (1, 2),
-        edge: Edge = "boundary",
-        channels: dict[str, Channel | None] | None = None,
-        faults: dict[str, Sequence[Channel]] | None = None,
-        stall_slots: int | None = None,
+        channels: Mapping[str, Channel | None] | None = None,
+        faults: Mapping[str, Sequence[Channel]] | None = None,
         fault_plan: FaultPlan | None = None,
-        endpoint_options: dict[str, Any] | None = None,
-        split: SplitMode = "never",
-        timeout_slots: float | None = None,
-        **dl_options: Any,
     ) -> None:
-        if batch < 1 or latency < 0 or max_outstanding < 1:
-            raise ValueError(
-                f"need batch >= 1, latency >= 0 and max_outstanding >= 1 (got batch {batch}, "
-                f"latency {latency}, max_outstanding {max_outstanding})"
-            )
+        self.config = config = config if config is not None else SimConfig()
         if not isinstance(workload, Sized):
             workload = tuple(workload)
         # Ops are drawn from the workload as they are issued (a lazy workload of a
@@ -235,21 +96,17 @@ class Simulation:
         self._total = len(workload)
         self._source = iter(workload)
         self.workload: list[Op] = []
-        self.fec, self.ber, self.burst, self.seed = fec, ber, burst, seed
-        self.latency, self.batch, self.max_outstanding = latency, batch, max_outstanding
-        if "replay_timeout" not in dl_options:
-            dl_options["replay_timeout"] = replay_timeout_for(latency, batch)
-        id_a, id_b = acc_ids
-        ep_opts = {**dl_options, **(endpoint_options or {})}
-        self.split, self.timeout_slots = check_split(split), timeout_slots
-        tl_opts = {"split": split, "timeout_slots": timeout_slots, **ep_opts.pop("tl_options", {}),
-                   **(fault_plan.tl_options(timeout_slots) if fault_plan is not None else {})}
-        self.a = Endpoint(id_a, config=endpoint_config(
-            fec, {**ep_opts, "tl_options": {**tl_opts, "split_seed": seed * 2}},
-            credits=credits, compress=compress))
-        self.b = Endpoint(id_b, config=endpoint_config(
-            fec, {**ep_opts, "tl_options": {**tl_opts, "split_seed": seed * 2 + 1}},
-            credits=credits if credits_b is None else credits_b, compress=compress))
+        self.fec: FecMode = config.phy.fec
+        self.ber, self.burst, self.seed = config.ber, config.burst, config.seed
+        self.max_outstanding = config.max_outstanding
+        tl = config.endpoint_config.tl
+        self.split, self.timeout_slots = tl.split, tl.timeout_slots
+        id_a, id_b = config.acc_ids
+        stop_tags = (fault_plan.checked_stop_tags(tl.timeout_slots) if fault_plan is not None
+                     else frozenset())
+        self.a = Endpoint(id_a, config=_side(config.endpoint_config, config.seed * 2, stop_tags))
+        self.b = Endpoint(id_b, config=_side(config.endpoint_config_b, config.seed * 2 + 1,
+                                             stop_tags))
         if fault_plan is not None:  # poison entries: both targets, before slot 0
             fault_plan.apply_tl([self.a.memory, self.b.memory])
         #: Ops that timed out (workload index by (side, handle)) and those of them whose
@@ -259,13 +116,8 @@ class Simulation:
         self.fault_plan = fault_plan
         self.results: list[Completion | None] = []
         self.latencies: list[int] = []
-        self.max_slots = max_slots
-        # An op waiting for its completion timeout makes no progress by design.
-        self.stall_slots = (stall_slots if stall_slots is not None
-                            else stall_slots_for(dl_options["replay_timeout"])
-                            + math.ceil(timeout_slots or 0))
-        if self.stall_slots < 1:
-            raise ValueError(f"stall_slots must be >= 1, got {self.stall_slots}")
+        self.max_slots = config.max_slots
+        self.stall_slots = config.watchdog_slots
         #: Stall-free stretches survived: the longest time, in slots, without progress.
         self.longest_quiet = 0
         self._sides = {s: _Side(ep, dst) for s, ep, dst in (("a", self.a, id_b),
@@ -275,17 +127,17 @@ class Simulation:
         extra = faults or {}
         unknown = (set(given) | set(extra)) - {"ab", "ba"}
         if unknown:
-            raise ValueError(f"channel directions are 'ab' and 'ba', got {sorted(unknown)}")
-        chans = {d: chain([given[d] if d in given else self._channel(seed * 4 + k),
+            raise ConfigError("channels", f"directions are 'ab' and 'ba', got {sorted(unknown)}")
+        chans = {d: chain([given[d] if d in given else self._channel(config.seed * 4 + k),
                            *extra.get(d, ())])
                  for k, d in enumerate(("ab", "ba"))}
         if fault_plan is not None:  # the plan's channels see the slot the harness is at
-            planned = fault_plan.channels(lambda: self.network.now, fec, self.a.interleave)
+            planned = fault_plan.channels(lambda: self.network.now, self.fec, self.a.interleave)
             chans = {d: chain([chans[d], planned[d]]) for d in chans}
-        self.network = Network(batch=batch, edge=edge)
+        self.network = Network(batch=config.batch, edge=config.edge)
         self.network.add_port("a", self.a)
         self.network.add_port("b", self.b)
-        self.network.connect("a", "b", latency=latency, channel_ab=chans["ab"],
+        self.network.connect("a", "b", latency=config.latency, channel_ab=chans["ab"],
                              channel_ba=chans["ba"])
         self._done = 0
 
@@ -403,8 +255,7 @@ class Simulation:
     def drain(self, max_slots: int = 100_000) -> None:
         """Keep stepping until both endpoints are idle and nothing is on the wire."""
         limit = self.now + max_slots
-        while (self.network.busy
-               or self.a.tl.rx_credits.owed_any or self.b.tl.rx_credits.owed_any):
+        while self.network.busy or self.a.credits_owed or self.b.credits_owed:
             if self.now > limit:
                 raise LinkStalledError(max_slots, "link did not drain", seed=self.seed)
             self._force_credit_returns()
@@ -504,30 +355,31 @@ class Simulation:
         return sum(1 for r in self.results if r is not None and r.status == status)
 
 
+def _side(config: EndpointConfig, split_seed: int, stop_tags: frozenset[int]) -> EndpointConfig:
+    """One end's configuration in a run: its split draws seeded from the run's seed,
+    and the fault plan's stopped tags added (specs/tl.md rule 10)."""
+    tl = replace(config.tl, split_seed=split_seed, stop_tags=config.tl.stop_tags | stop_tags)
+    return replace(config, tl=tl)
+
+
 def simulate(
     workload: Iterable[Op],
+    config: SimConfig | None = None,
     *,
-    fec: FecMode = "kp4",
-    ber: float = 0.0,
-    burst: Burst | None = None,
-    seed: int = 0,
+    faults: Mapping[str, Sequence[Channel]] | None = None,
+    fault_plan: FaultPlan | None = None,
     progress: Callable[[int], None] | None = None,
     verify: bool = True,
-    **options: Any,
 ) -> SimReport:
-    """Run ``workload`` between two endpoints over a faulty channel; return the report.
+    """Run ``workload`` between two endpoints as ``config`` says; return the report.
 
-    ``options`` go to :class:`Simulation` (``latency``, ``batch``,
-    ``max_outstanding``, ``credits``, ``compress``, ``faults``, ``stall_slots``,
-    ``max_slots``, DL options).
-    With ``verify`` the report counts data mismatches against a sequential model.
+    ``faults`` and ``fault_plan`` as :class:`Simulation` takes them. With ``verify``
+    the report counts data mismatches against a sequential model.
     """
-    sim = Simulation(workload, fec=fec, ber=ber, burst=burst, seed=seed, **options)
-    return sim.run(progress, verify)
+    return Simulation(workload, config, faults=faults, fault_plan=fault_plan).run(progress, verify)
 
 
 __all__ = [
-    "Burst",
     "SimReport",
     "Simulation",
     "simulate",

@@ -26,6 +26,8 @@ from ualink_ref.capture.format import CaptureRecord, encode_capture
 from ualink_ref.capture.run import capture_simulation, run_scenario
 from ualink_ref.dl import DLFlit
 from ualink_ref.dl.formats import FlitOp
+from ualink_ref.phy.config import PhyConfig
+from ualink_ref.sim.config import SimConfig
 from ualink_ref.sim.workloads import random_workload
 
 
@@ -43,13 +45,14 @@ def _half(rng: random.Random) -> bytes:
 def records() -> list[CaptureRecord]:
     """The pinned capture's records."""
     # from link start, addresses above 2**24: ways loaded and used with non-zero bits
-    recs = capture_simulation(random_workload(200, 2, base=0x0500_0000), fec="kp4",
-                              ber=2e-4, seed=2)[0][:30]
+    recs = capture_simulation(random_workload(200, 2, base=0x0500_0000),
+                              SimConfig(phy=PhyConfig(fec="kp4"), ber=2e-4, seed=2))[0][:30]
     recs.insert(20, recs[14])  # a duplicate
     del recs[26]  # a gap (or a lost command flit)
     # from the middle of another run (ports 5/6): synchronisation, unknown ways
-    recs += [replace(r, port=5 if r.direction == "a_to_b" else 6) for r in capture_simulation(
-        random_workload(300, 2), fec="kp4", ber=2e-4, seed=2)[0][13:33]]
+    middle = capture_simulation(random_workload(300, 2),
+                                SimConfig(phy=PhyConfig(fec="kp4"), ber=2e-4, seed=2))[0][13:33]
+    recs += [replace(r, port=5 if r.direction == "a_to_b" else 6) for r in middle]
     recs += [replace(r, port=3 if r.direction == "a_to_b" else 4)
              for r in run_scenario("atomics").records[:14]]
     rng = random.Random(12)
