@@ -16,6 +16,7 @@ import importlib
 from typing import Any
 
 from ualink_ref.errors import (
+    ConfigError,
     CrcError,
     CreditError,
     DecodeError,
@@ -36,7 +37,8 @@ __version__ = "0.1.0"
 # Public names that live in submodules, loaded on first use (see __getattr__).
 _LAZY: dict[str, str] = {
     "Endpoint": "ualink_ref.node.endpoint",
-    "Completion": "ualink_ref.node.endpoint",
+    "EndpointConfig": "ualink_ref.node.config",
+    "Completion": "ualink_ref.tl.events",
 }
 
 
@@ -52,11 +54,13 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "Completion",
+    "ConfigError",
     "CrcError",
     "CreditError",
     "DecodeError",
     "EncodeError",
     "Endpoint",
+    "EndpointConfig",
     "FecUncorrectableError",
     "FieldRangeError",
     "LinkStalledError",

@@ -23,9 +23,10 @@ from ualink_ref.dl.formats import header_payload
 from ualink_ref.dl.linkstate import TRANSITIONS, LinkInput, LinkManager, LinkState
 from ualink_ref.net.harness import Network
 from ualink_ref.node.config import EndpointConfig, LinkConfig
-from ualink_ref.node.endpoint import Completion, Endpoint
+from ualink_ref.node.endpoint import Endpoint
 from ualink_ref.phy.config import PhyConfig
 from ualink_ref.tl import Status
+from ualink_ref.tl.events import Completion
 
 
 @dataclass

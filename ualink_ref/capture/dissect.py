@@ -53,7 +53,7 @@ from ualink_ref.dl.messages import (
 )
 from ualink_ref.dl.verdict import Verdict, classify, implicit_seq, next_seq, phase_matches
 from ualink_ref.errors import CaptureFormatError, CrcError, DecodeError
-from ualink_ref.node.endpoint import decode_wire
+from ualink_ref.node.linkend import decode_wire
 from ualink_ref.sizes import DL_FLIT_BYTES, MAX_WINDOW, check_fec
 from ualink_ref.tl.codec import TLField
 from ualink_ref.tl.flit import TLFlitView, dissect

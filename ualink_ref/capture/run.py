@@ -35,7 +35,8 @@ from ualink_ref.errors import CaptureIncomplete, ConfigError, LinkStalledError
 from ualink_ref.net.channels import RandomBitErrors, ScriptedFlips
 from ualink_ref.net.harness import Channel, Network, WireChunk, chain
 from ualink_ref.node.config import EndpointConfig, LinkConfig
-from ualink_ref.node.endpoint import Completion, Endpoint, FecDecoded
+from ualink_ref.node.endpoint import Endpoint
+from ualink_ref.node.linkend import FecDecoded
 from ualink_ref.sim.config import SimConfig
 from ualink_ref.sim.faults import FaultPlan
 from ualink_ref.sim.link_report import SimReport
@@ -44,7 +45,7 @@ from ualink_ref.sim.workloads import Op, random_workload
 from ualink_ref.sizes import DL_FLIT_BYTES, SLOT_NS, WIRE_BYTES_PER_FLIT, FecMode
 from ualink_ref.tl import CreditConfig
 from ualink_ref.tl.config import TLConfig
-from ualink_ref.tl.events import FieldRejected, LateResponse
+from ualink_ref.tl.events import Completion, FieldRejected, LateResponse
 from ualink_ref.tl.upli import AtomicOp
 
 #: Capture direction and pseudo-header port of each sending port.

@@ -30,10 +30,11 @@ from ualink_ref.net.harness import Network
 from ualink_ref.net.link_pair import LinkPair
 from ualink_ref.net.tl_pair import TLPair
 from ualink_ref.node.config import EndpointConfig
-from ualink_ref.node.endpoint import Completion, Endpoint
+from ualink_ref.node.endpoint import Endpoint
 from ualink_ref.phy import MODES
 from ualink_ref.sizes import DL_FLIT_BYTES, MAX_REQUEST_BYTES, WIRE_BYTES_PER_FLIT, FecMode
 from ualink_ref.tl import Status, TransactionLayer, dissect_stream
+from ualink_ref.tl.events import Completion
 
 #: The largest single UALink request (declared in ualink_ref.sizes).
 MAX_REQUEST = MAX_REQUEST_BYTES

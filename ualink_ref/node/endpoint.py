@@ -55,7 +55,7 @@ from ualink_ref.dl import DataLink, DLEvent
 from ualink_ref.dl.linkstate import LinkEvent, LinkManager, LinkState
 from ualink_ref.dl.messages import VendorMessage
 from ualink_ref.node.config import EndpointConfig
-from ualink_ref.node.linkend import FecDecoded, LinkEnd, decode_wire
+from ualink_ref.node.linkend import FecDecoded, LinkEnd
 from ualink_ref.sizes import FecMode
 from ualink_ref.tl import Memory, Status, TransactionLayer
 from ualink_ref.tl.events import Completion, FieldRejected, LateResponse, LinkFailed
@@ -337,5 +337,4 @@ class Endpoint:
         )
 
 
-__all__ = ["Completion", "Endpoint", "EndpointConfig", "EndpointCounters", "EndpointEvent",
-           "FecDecoded", "TLOnLink", "decode_wire"]
+__all__ = ["Endpoint", "EndpointCounters", "EndpointEvent", "TLOnLink"]

@@ -41,7 +41,7 @@ from ualink_ref.net.channels import RandomBitErrors
 from ualink_ref.net.harness import Network
 from ualink_ref.net.timeouts import replay_timeout_for
 from ualink_ref.node.config import EndpointConfig, LinkConfig, PfcConfig, SwitchConfig
-from ualink_ref.node.endpoint import Completion, Endpoint
+from ualink_ref.node.endpoint import Endpoint
 from ualink_ref.node.switch import Switch
 from ualink_ref.phy.config import PhyConfig
 from ualink_ref.sim.workloads import FabricOp
@@ -49,6 +49,7 @@ from ualink_ref.sizes import SLOT_NS, FecMode
 from ualink_ref.tl import CreditConfig, Memory
 from ualink_ref.tl.config import TLConfig
 from ualink_ref.tl.credits import NUM_VCS, POOL
+from ualink_ref.tl.events import Completion
 
 FlowControlMode = Literal["cbfc", "pfc"]
 FLOW_CONTROLS: tuple[FlowControlMode, ...] = ("cbfc", "pfc")

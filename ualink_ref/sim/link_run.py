@@ -43,7 +43,7 @@ from ualink_ref.errors import ConfigError, LinkStalledError
 from ualink_ref.net.channels import ErrorBursts, RandomBitErrors
 from ualink_ref.net.harness import Channel, Network, Tap, chain
 from ualink_ref.node.config import EndpointConfig
-from ualink_ref.node.endpoint import Completion, Endpoint
+from ualink_ref.node.endpoint import Endpoint
 from ualink_ref.sim.config import SimConfig
 from ualink_ref.sim.faults import FaultPlan
 from ualink_ref.sim.link_report import SimReport
@@ -51,7 +51,7 @@ from ualink_ref.sim.model import expected, memory_mismatches, tl_report
 from ualink_ref.sim.workloads import OP_KINDS, SIDES, Op
 from ualink_ref.sizes import FecMode
 from ualink_ref.tl import Status
-from ualink_ref.tl.events import LateResponse
+from ualink_ref.tl.events import Completion, LateResponse
 
 
 @dataclass

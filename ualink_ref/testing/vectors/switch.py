@@ -30,10 +30,10 @@ from typing import Any
 
 from ualink_ref.dl import TLFlitDelivered
 from ualink_ref.net.harness import WireChunk
-from ualink_ref.node.endpoint import Completion
 from ualink_ref.sim.fabric import Fabric, FabricConfig
 from ualink_ref.sizes import FEC_MODES, check_fec
 from ualink_ref.testing.vectors import VectorInput, hexstr, unhex
+from ualink_ref.tl.events import Completion
 
 LAYER = "switch"
 DESCRIPTION = (
