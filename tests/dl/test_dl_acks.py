@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 from ualink_ref.dl import DataLink, DLFlit, FlitOp, ReplayStarted
+from ualink_ref.dl.config import DLConfig
 from ualink_ref.net.link_pair import FaultyChannel, LinkPair, carries_payload, flip_bits
 from ualink_ref.sim.link_run import Simulation
 from ualink_ref.sim.workloads import random_workload, uniform_workload
@@ -100,7 +101,7 @@ def test_linkpair_duplicate_is_reacked_in_the_next_slot() -> None:
     # b saturates b->a with explicit data; all of its ack-only flits are lost until a
     # times out. The replay's first duplicate must draw an ack-only flit at once.
     delay = 10
-    a = DataLink(replay_timeout=100)
+    a = DataLink(DLConfig(replay_timeout=100))
     pair = LinkPair(a=a, ab=FaultyChannel(delay=delay),
                     ba=FaultyChannel(delay=delay, drop_commands=1.0))
     pair.record_wire = True
@@ -122,8 +123,8 @@ def test_linkpair_duplicate_is_reacked_in_the_next_slot() -> None:
 
 
 def test_busy_sender_acks_within_ack_delay() -> None:
-    a, b = DataLink(), DataLink(replay_timeout=128)
-    assert b.ack_delay == 32  # default: a quarter of the replay timeout
+    a, b = DataLink(), DataLink(DLConfig(replay_timeout=128))
+    assert b.config.effective_ack_delay == 32  # default: a quarter of the replay timeout
     _busy(b)
     a.send(_flits(5, 9))  # one DL flit
     b.receive(_send(a, 1, 0)[0], 100)
@@ -131,7 +132,7 @@ def test_busy_sender_acks_within_ack_delay() -> None:
     ack = b.poll(132)
     assert ack is not None and _op(ack) is FlitOp.ACK and _ack_value(ack) == 1
     assert carries_payload(b.poll(133) or b"")  # settled: no ack storm
-    custom, peer = DataLink(replay_timeout=128, ack_delay=5), DataLink()
+    custom, peer = DataLink(DLConfig(replay_timeout=128, ack_delay=5)), DataLink()
     _busy(custom)
     peer.send(_flits(6, 9))
     custom.receive(_send(peer, 1, 0)[0], 100)
@@ -184,7 +185,8 @@ def test_replay_timer_below_round_trip_still_drains_under_faults() -> None:
     # prompt duplicate acks keep both ends making progress once faults stop.
     for seed, (delay, timeout) in enumerate([(4, 5), (8, 10), (20, 10), (20, 30)]):
         faults = {"drop": 0.02, "corrupt": 0.02, "drop_commands": 0.3}
-        pair = LinkPair(a=DataLink(replay_timeout=timeout), b=DataLink(replay_timeout=timeout),
+        pair = LinkPair(a=DataLink(DLConfig(replay_timeout=timeout)),
+                                            b=DataLink(DLConfig(replay_timeout=timeout)),
                         ab=FaultyChannel(seed=seed, delay=delay, **faults),
                         ba=FaultyChannel(seed=seed + 50, delay=delay, **faults))
         sa, sb = _flits(seed + 10, 1500), _flits(seed + 20, 300)

@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ualink_ref.dl import DataLink, DeviceId, DLFlit, DLMessageReceived, FlitOp, TLRateNotification
+from ualink_ref.dl.config import DLConfig
 from ualink_ref.errors import EncodeError
 from ualink_ref.net.link_pair import FaultyChannel, LinkPair, flip_bits
 from ualink_ref.testing.strategies import dl_flits
@@ -46,7 +47,7 @@ def test_send_rejects_wrong_size() -> None:
 
 
 def test_timer_only_runs_while_flits_are_unacknowledged() -> None:
-    link = DataLink(replay_timeout=50)
+    link = DataLink(DLConfig(replay_timeout=50))
     assert link.next_timer() is None and link.poll(0) is None
     link.send(_flits(1, 1))
     link.poll(3)
@@ -104,7 +105,7 @@ def test_one_replay_request_per_error_episode() -> None:
 
 def test_duplicates_are_dropped_and_reacked() -> None:
     # b's acks are lost for a while: a times out and replays flits b already has.
-    pair = LinkPair(a=DataLink(replay_timeout=20),
+    pair = LinkPair(a=DataLink(DLConfig(replay_timeout=20)),
                     ba=FaultyChannel(script={i: "drop" for i in range(12)}))
     sent = _flits(5, 40)
     pair.a.send(sent)
@@ -114,7 +115,7 @@ def test_duplicates_are_dropped_and_reacked() -> None:
 
 
 def test_window_caps_flits_in_flight() -> None:
-    pair = LinkPair(a=DataLink(replay_timeout=10_000), ba=FaultyChannel(drop=1.0))
+    pair = LinkPair(a=DataLink(DLConfig(replay_timeout=10_000)), ba=FaultyChannel(drop=1.0))
     pair.a.send(_flits(6, 3000))
     pair.run(400)
     assert pair.a.in_flight == 256

@@ -13,6 +13,7 @@ import random
 import pytest
 
 from ualink_ref.dl import DataLink, DLFlit, FlitOp, ReplayStarted, RetrainNeeded
+from ualink_ref.dl.config import DLConfig
 
 TL = [bytes([i]) * 64 for i in range(256)]
 
@@ -20,7 +21,7 @@ TL = [bytes([i]) * 64 for i in range(256)]
 def _data_flits(n: int, seed: int = 0) -> list[bytes]:
     """``n`` consecutive data flits as a sender builds them (explicit headers, seq 1..n)."""
     rng = random.Random(seed)
-    sender = DataLink(explicit_interval=1, replay_timeout=10**9)
+    sender = DataLink(DLConfig(explicit_interval=1, replay_timeout=10**9))
     sender.send([rng.randbytes(64) for _ in range(10 * n + 10)])
     flits = []
     for t in range(n):
@@ -41,7 +42,7 @@ def _corrupt(flit: bytes) -> bytes:
 def _busy_receiver(**options: float) -> DataLink:
     """A receiver with plenty of its own data, every data flit explicit (so it can never
     piggy-back an ack): acks leave only as ack-only flits, when rule 8 makes one due."""
-    link = DataLink(explicit_interval=1, **options)  # type: ignore[arg-type]
+    link = DataLink(DLConfig(explicit_interval=1, **options))  # type: ignore[arg-type]
     link.send(TL * 4)
     return link
 
@@ -89,7 +90,7 @@ def test_a_duplicate_makes_an_ack_due_at_once() -> None:
 
 
 def _sender(max_replays: int, timeout: float = 10) -> tuple[DataLink, float]:
-    link = DataLink(max_replays=max_replays, replay_timeout=timeout)
+    link = DataLink(DLConfig(max_replays=max_replays, replay_timeout=timeout))
     link.send(TL[:40])
     for t in range(4):
         link.poll(t)
@@ -145,7 +146,7 @@ def test_stale_ack_is_not_progress() -> None:
 def test_every_error_episode_gets_its_replay_request() -> None:
     # Mutation caught: `_rr_outstanding = False` dropped on acceptance (a request only for
     # the first error ever).
-    rx = DataLink(replay_timeout=10**9)
+    rx = DataLink(DLConfig(replay_timeout=10**9))
     flits = _data_flits(6)
     t = 0
     for episode in range(3):
@@ -162,7 +163,7 @@ def test_every_error_episode_gets_its_replay_request() -> None:
 
 
 def test_a_gap_is_an_error_episode_and_a_duplicate_is_not() -> None:
-    rx = DataLink(replay_timeout=10**9)
+    rx = DataLink(DLConfig(replay_timeout=10**9))
     flits = _data_flits(3)
     rx.receive(flits[0], 0)
     rx.receive(flits[0], 1)  # duplicate: an ack, never a request
@@ -178,7 +179,7 @@ def test_a_gap_is_an_error_episode_and_a_duplicate_is_not() -> None:
 
 @pytest.mark.parametrize("window", [1, 2, 4, 256])
 def test_window_edge(window: int) -> None:
-    link = DataLink(window=window, replay_timeout=10**9)
+    link = DataLink(DLConfig(window=window, replay_timeout=10**9))
     link.send(TL * 12)
     sent = [link.poll(t) for t in range(window)]
     assert all(s is not None for s in sent)
@@ -188,7 +189,7 @@ def test_window_edge(window: int) -> None:
 
 
 def test_implicit_form_only_within_reach_seven() -> None:
-    link = DataLink(replay_timeout=10**9)
+    link = DataLink(DLConfig(replay_timeout=10**9))
     link.send(TL * 12)
     ops = [_op(link.poll(t)) for t in range(9)]
     # flits 1..7 may piggy-back (0..6 unacknowledged before each); the 8th may not
@@ -197,7 +198,7 @@ def test_implicit_form_only_within_reach_seven() -> None:
 
 
 def test_replay_goes_back_to_the_oldest_unacknowledged_flit_in_order() -> None:
-    link = DataLink(replay_timeout=10)
+    link = DataLink(DLConfig(replay_timeout=10))
     link.send(TL * 12)
     for t in range(5):
         link.poll(t)

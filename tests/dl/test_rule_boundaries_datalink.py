@@ -21,6 +21,7 @@ from ualink_ref.dl import (
     TLFlitDelivered,
     crc32,
 )
+from ualink_ref.dl.config import DLConfig
 from ualink_ref.dl.messages import NoOp, TLRateNotification, UartData
 from ualink_ref.errors import EncodeError
 
@@ -34,7 +35,7 @@ def _decode(flit: bytes | None) -> DLFlit:
 
 
 def _data_sender(n: int = 512, **options: float) -> DataLink:
-    link = DataLink(replay_timeout=NEVER, **options)  # type: ignore[arg-type]
+    link = DataLink(DLConfig(replay_timeout=NEVER, **options))  # type: ignore[arg-type]
     link.send(TL[:n])
     return link
 
@@ -90,7 +91,7 @@ def test_both_ends_of_the_rate_range_are_accepted(rate: int) -> None:
 def test_replays_are_not_paced() -> None:
     # Rule 10: only *new* data is paced; a replay goes out in consecutive slots, and the
     # first new flit after pacing starts is not held back (nothing new went out yet).
-    link = DataLink(replay_timeout=NEVER, explicit_interval=1)
+    link = DataLink(DLConfig(replay_timeout=NEVER, explicit_interval=1))
     link.send(TL)
     for t in range(3):
         link.poll(t)  # seq 1..3, unpaced
@@ -110,11 +111,11 @@ def test_replays_are_not_paced() -> None:
 def test_retrained_owes_a_request_from_the_expected_point_then_replays_from_acked() -> None:
     # Rule 11: `retrained` replays everything unacknowledged from the acked point and asks
     # the peer to replay from the expected one — the request first (rule 7's priority).
-    link = DataLink(replay_timeout=NEVER)
+    link = DataLink(DLConfig(replay_timeout=NEVER))
     link.send(TL)
     for t in range(3):
         link.poll(t)  # seq 1..3 out
-    peer = DataLink(explicit_interval=1, replay_timeout=NEVER)
+    peer = DataLink(DLConfig(explicit_interval=1, replay_timeout=NEVER))
     peer.send(TL)
     for t in range(2):
         link.receive(peer.poll(t), t)  # type: ignore[arg-type]  # accepted 1, 2
@@ -131,7 +132,7 @@ def test_retrained_owes_a_request_from_the_expected_point_then_replays_from_acke
 
 def test_a_retrain_replay_is_not_counted_futile() -> None:
     # Rule 11 / 6: the retrain's own replay does not count toward max_replays.
-    link = DataLink(replay_timeout=10, max_replays=1)
+    link = DataLink(DLConfig(replay_timeout=10, max_replays=1))
     link.send(TL)
     link.poll(0)
     events = link.retrained(1)
@@ -142,7 +143,7 @@ def test_a_retrain_replay_is_not_counted_futile() -> None:
 
 
 def test_retrained_with_nothing_unacknowledged_stops_the_timer() -> None:
-    link = DataLink(replay_timeout=10)
+    link = DataLink(DLConfig(replay_timeout=10))
     assert link.retrained(0) == []
     assert link.next_timer() is None
     assert _decode(link.poll(1)).op is FlitOp.REPLAY_REQUEST  # still owes the request
@@ -150,13 +151,13 @@ def test_retrained_with_nothing_unacknowledged_stops_the_timer() -> None:
 
 def test_discard_empties_every_queue_and_the_link_stays_idle() -> None:
     # Rule 11: a fault drops everything queued, unacknowledged or owed.
-    link = DataLink(replay_timeout=10)
+    link = DataLink(DLConfig(replay_timeout=10))
     link.send(TL)
     link.poll(0)
     link.send_message(NoOp())
     link.send_message(NoOp(), control=True)
     link.send_message(UartData(b"x"), reliable=True)
-    peer = DataLink(explicit_interval=1, replay_timeout=NEVER)
+    peer = DataLink(DLConfig(explicit_interval=1, replay_timeout=NEVER))
     peer.send(TL)
     link.receive(peer.poll(0), 1)  # type: ignore[arg-type]  # an ack owed
     link.receive(b"\0" * 640, 2)  # a CRC error: a replay request owed
@@ -172,7 +173,7 @@ def test_discard_empties_every_queue_and_the_link_stays_idle() -> None:
 
 
 def test_plain_messages_ride_in_the_next_flit_data_or_command() -> None:
-    link = DataLink(replay_timeout=NEVER)
+    link = DataLink(DLConfig(replay_timeout=NEVER))
     link.send_message(NoOp())
     alone = _decode(link.poll(0))  # nothing else to send: a command flit carries it
     assert alone.op is FlitOp.ACK and alone.messages[0] == NoOp().encode()
@@ -184,7 +185,7 @@ def test_plain_messages_ride_in_the_next_flit_data_or_command() -> None:
 
 def test_reliable_messages_wait_for_a_new_data_flit() -> None:
     # Rule 9: a reliable message never rides in a command flit or a replay.
-    link = DataLink(replay_timeout=10)
+    link = DataLink(DLConfig(replay_timeout=10))
     link.send_message(UartData(b"ab"), reliable=True)
     assert link.poll(0) is None and link.reliable_pending == 1
     link.send(TL[:1])
@@ -196,7 +197,7 @@ def test_reliable_messages_wait_for_a_new_data_flit() -> None:
 
 
 def test_control_messages_force_a_command_flit_ahead_of_waiting_data() -> None:
-    link = DataLink(replay_timeout=NEVER)
+    link = DataLink(DLConfig(replay_timeout=NEVER))
     link.send(TL[:4])
     link.send_message(NoOp(), control=True)
     assert link.control_only is False  # data waits too
@@ -207,7 +208,7 @@ def test_control_messages_force_a_command_flit_ahead_of_waiting_data() -> None:
 
 
 def test_poll_control_sends_only_control_messages() -> None:
-    link = DataLink(replay_timeout=NEVER)
+    link = DataLink(DLConfig(replay_timeout=NEVER))
     link.send(TL[:2])
     assert link.poll_control(0) is None  # data is not control
     link.send_message(NoOp(), control=True)
@@ -217,11 +218,11 @@ def test_poll_control_sends_only_control_messages() -> None:
 
 
 def test_received_messages_are_reported_in_segment_order_with_the_tl_flits() -> None:
-    sender = DataLink(replay_timeout=NEVER)
+    sender = DataLink(DLConfig(replay_timeout=NEVER))
     sender.send(TL[:2])
     sender.send_message(NoOp())
     sender.send_message(TLRateNotification(3))
-    rx = DataLink(replay_timeout=NEVER)
+    rx = DataLink(DLConfig(replay_timeout=NEVER))
     events = rx.receive(sender.poll(0), 0)  # type: ignore[arg-type]
     assert isinstance(events[0], DLMessageReceived)  # segment 0: its message, then TL bytes
     got = [e.message for e in events if isinstance(e, DLMessageReceived)]
@@ -231,10 +232,10 @@ def test_received_messages_are_reported_in_segment_order_with_the_tl_flits() -> 
 
 
 def test_a_gap_reports_the_expected_and_the_received_number() -> None:
-    sender = DataLink(explicit_interval=1, replay_timeout=NEVER)
+    sender = DataLink(DLConfig(explicit_interval=1, replay_timeout=NEVER))
     sender.send(TL)
     flits = [sender.poll(t) for t in range(3)]
-    rx = DataLink(replay_timeout=NEVER)
+    rx = DataLink(DLConfig(replay_timeout=NEVER))
     rx.receive(flits[0], 0)  # type: ignore[arg-type]
     [gap] = [e for e in rx.receive(flits[2], 1) if isinstance(e, SequenceGap)]  # type: ignore[arg-type]
     assert (gap.expected_seq, gap.received_seq) == (2, 3)
@@ -245,7 +246,8 @@ def test_after_discard_new_data_starts_at_a_tl_flit_boundary_and_is_acked() -> N
     # Rule 11: discard forgets a half-packed TL flit and any ack timing, so a link reused
     # after it packs from a TL-flit boundary (kills `_tx_phase = 1` in discard) and
     # acknowledges by rule 8's time rule (kills `_unacked_since` left non-None).
-    link = DataLink(replay_timeout=NEVER, ack_delay=10, ack_interval=32, explicit_interval=1)
+    link = DataLink(DLConfig(replay_timeout=NEVER, ack_delay=10, ack_interval=32,
+                             explicit_interval=1))
     link.send(TL[:3])
     link.poll(0)  # 3 TL flits: 192 bytes, the phase is back at 0 anyway
     link.send(TL[:10])
@@ -255,7 +257,7 @@ def test_after_discard_new_data_starts_at_a_tl_flit_boundary_and_is_acked() -> N
     link.send(TL)  # plenty: every slot carries explicit data unless an ack is due
     flit = _decode(link.poll(2))
     assert flit.first_tl_start == 0 and flit.tl[:64] == TL[0]
-    peer = DataLink(explicit_interval=1, replay_timeout=NEVER)
+    peer = DataLink(DLConfig(explicit_interval=1, replay_timeout=NEVER))
     peer.send(TL)
     link.receive(peer.poll(0), 3)  # type: ignore[arg-type]
     assert all(_decode(link.poll(t)).payload for t in range(3, 13))
@@ -267,10 +269,11 @@ def test_after_a_retrain_the_first_duplicate_owes_an_ack() -> None:
     # Rules 5 and 11: a retrain starts a new replay run, so the first duplicate after it
     # makes an ack due at once, ahead of this end's own replay (kills the one-ack-per-run
     # flag left set by `retrained`).
-    rx = DataLink(explicit_interval=1, ack_interval=32, ack_delay=NEVER, replay_timeout=NEVER)
+    rx = DataLink(DLConfig(explicit_interval=1, ack_interval=32, ack_delay=NEVER,
+                           replay_timeout=NEVER))
     rx.send(TL)
     rx.poll(0)  # one flit of its own unacknowledged: the retrain replays it
-    peer = DataLink(explicit_interval=1, replay_timeout=NEVER)
+    peer = DataLink(DLConfig(explicit_interval=1, replay_timeout=NEVER))
     peer.send(TL)
     first = peer.poll(0)
     rx.receive(first, 1)  # type: ignore[arg-type]
@@ -288,7 +291,7 @@ def test_after_a_retrain_the_first_duplicate_owes_an_ack() -> None:
 def test_a_replayed_flit_restarts_the_implicit_count() -> None:
     # Rule 4: at most explicit_interval - 1 implicit flits since the last explicit one;
     # every replayed flit is explicit, so after a replay the full allowance is back.
-    link = DataLink(explicit_interval=3, replay_timeout=NEVER)
+    link = DataLink(DLConfig(explicit_interval=3, replay_timeout=NEVER))
     link.send(TL)
     assert [_decode(link.poll(t)).op for t in (0, 1)] == [FlitOp.ACK, FlitOp.ACK]
     link.receive(DLFlit(FlitOp.REPLAY_REQUEST, ack_req_seq=2).encode(), 2)  # seq 1 acked
@@ -302,7 +305,7 @@ def test_a_replayed_flit_restarts_the_implicit_count() -> None:
 
 
 def test_replay_started_names_its_cause() -> None:
-    link = DataLink(replay_timeout=10)
+    link = DataLink(DLConfig(replay_timeout=10))
     link.send(TL)
     link.poll(0)
     [by_request] = link.receive(DLFlit(FlitOp.REPLAY_REQUEST, ack_req_seq=1).encode(), 1)
@@ -313,7 +316,7 @@ def test_replay_started_names_its_cause() -> None:
 
 
 def test_counters_count_each_event_exactly_once() -> None:
-    link = DataLink(replay_timeout=10, max_replays=2, explicit_interval=1)
+    link = DataLink(DLConfig(replay_timeout=10, max_replays=2, explicit_interval=1))
     link.send(TL)
     for t in range(3):
         link.poll(t)  # seq 1..3, explicit
@@ -327,9 +330,9 @@ def test_counters_count_each_event_exactly_once() -> None:
     got = (c.acks_received, c.replay_requests_received, c.stale_acks, c.replays,
            c.retrains, c.flits_replayed, c.explicit_flits_sent, c.timeouts)
     assert got == (2, 2, 1, 2, 1, 1, 4, 1)
-    peer = DataLink(explicit_interval=1, replay_timeout=NEVER)
+    peer = DataLink(DLConfig(explicit_interval=1, replay_timeout=NEVER))
     peer.send(TL[:20])
-    rx = DataLink(replay_timeout=NEVER)
+    rx = DataLink(DLConfig(replay_timeout=NEVER))
     for t in range(2):
         rx.receive(peer.poll(t), t)  # type: ignore[arg-type]
     delivered = rx.counters.tl_flits_delivered
@@ -350,7 +353,7 @@ def test_the_default_replay_timeout_is_128_slots_and_the_ack_delay_a_quarter() -
     # specs/dl.md: defaults assume `now` counts flit slots; 128-slot timeout, ack_delay
     # replay_timeout / 4 (rule 8).
     link = DataLink()
-    assert (link.replay_timeout, link.ack_delay) == (128, 32)
+    assert (link.config.replay_timeout, link.config.effective_ack_delay) == (128, 32)
     link.send(TL[:1])
     link.poll(5)
     assert link.next_timer() == 133
@@ -359,9 +362,10 @@ def test_the_default_replay_timeout_is_128_slots_and_the_ack_delay_a_quarter() -
 def test_one_duplicate_ack_per_replay_run() -> None:
     # Rule 5: the first duplicate after a flit with op `replay` owes one ack; later
     # duplicates of the same run coalesce into it (no second forced ack-only flit).
-    rx = DataLink(explicit_interval=1, ack_interval=32, ack_delay=NEVER, replay_timeout=NEVER)
+    rx = DataLink(DLConfig(explicit_interval=1, ack_interval=32, ack_delay=NEVER,
+                           replay_timeout=NEVER))
     rx.send(TL)  # busy: data leaves every slot unless an ack is forced
-    sender = DataLink(explicit_interval=1, replay_timeout=NEVER)
+    sender = DataLink(DLConfig(explicit_interval=1, replay_timeout=NEVER))
     sender.send(TL)
     flits = [sender.poll(t) for t in range(3)]
     for t, flit in enumerate(flits):
@@ -382,7 +386,7 @@ def test_a_bad_message_word_is_reported_with_the_word() -> None:
     bad = 0x00000002  # a NoOp with its reserved bit 1 set
     sender_flit = DLFlit(FlitOp.EXPLICIT, flit_seq=1, tl=TL[0],
                          messages=(bad, None, None, None, None)).encode()
-    rx = DataLink(replay_timeout=NEVER)
+    rx = DataLink(DLConfig(replay_timeout=NEVER))
     events = rx.receive(sender_flit, 0)
     malformed = [e for e in events if type(e).__name__ == "MalformedFlit"]
     assert len(malformed) == 1 and "0x00000002" in malformed[0].reason  # type: ignore[attr-defined]
@@ -390,11 +394,11 @@ def test_a_bad_message_word_is_reported_with_the_word() -> None:
 
 
 def test_receive_counters_count_each_flit_once() -> None:
-    sender = DataLink(explicit_interval=1, replay_timeout=NEVER)
+    sender = DataLink(DLConfig(explicit_interval=1, replay_timeout=NEVER))
     sender.send(TL[:30])
     flits = [sender.poll(t) for t in range(4)]
     assert sender.counters.tl_flits_sent == 30
-    rx = DataLink(replay_timeout=NEVER)
+    rx = DataLink(DLConfig(replay_timeout=NEVER))
     rx.receive(flits[0], 0)  # type: ignore[arg-type]
     rx.receive(b"\x55" * 640, 1)  # bad CRC
     rx.receive(DLFlit(FlitOp.ACK).encode()[:639] + b"\0", 2)  # bad CRC too
@@ -414,7 +418,7 @@ def test_receive_counters_count_each_flit_once() -> None:
 def test_parameters_outside_their_range_are_refused(options: dict[str, float]) -> None:
     # Rules 2, 4, 6, 8: window 1..256, explicit_interval 1..32, the rest positive.
     with pytest.raises(ValueError):
-        DataLink(**options)  # type: ignore[arg-type]
+        DataLink(DLConfig(**options))  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("options", [
@@ -422,16 +426,16 @@ def test_parameters_outside_their_range_are_refused(options: dict[str, float]) -
     {"replay_timeout": 0.5}, {"max_replays": 1}, {"ack_interval": 1}, {"ack_delay": 0.25},
 ])
 def test_parameters_at_the_edge_of_their_range_are_accepted(options: dict[str, float]) -> None:
-    link = DataLink(**options)  # type: ignore[arg-type]
+    link = DataLink(DLConfig(**options))  # type: ignore[arg-type]
     for name, value in options.items():
-        assert getattr(link, name) == value
+        assert getattr(link.config, name) == value
 
 
 def test_a_tl_stream_phase_mismatch_is_one_malformed_flit() -> None:
     # Rule 5: a flit whose first TL-flit boundary disagrees with the bytes the receiver
     # holds is malformed: dropped, counted once, and a replay request is owed.
     flit = DLFlit(FlitOp.EXPLICIT, flit_seq=1, tl=bytes(68), first_tl_start=4).encode()
-    rx = DataLink(replay_timeout=NEVER)
+    rx = DataLink(DLConfig(replay_timeout=NEVER))
     events = rx.receive(flit, 0)
     assert [type(e).__name__ for e in events] == ["MalformedFlit"]
     assert (rx.counters.malformed, rx.accepted) == (1, 0)

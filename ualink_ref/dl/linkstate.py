@@ -57,6 +57,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from ualink_ref.dl import messages as dlm
+from ualink_ref.dl.config import LinkStateConfig
 from ualink_ref.dl.datalink import DataLink
 from ualink_ref.dl.events import DLEvent, DLMessageReceived, RetrainNeeded, TLFlitDelivered
 
@@ -78,8 +79,6 @@ class LinkState(Enum):
 
 #: The states that send TL data (a set: this runs for every slot).
 _CARRIES_DATA = frozenset((LinkState.UP, LinkState.IDLE))
-# Enum members read once: on Python 3.11 ``Enum.MEMBER`` costs several times a global.
-_TRAINING, _UP, _IDLE = LinkState.TRAINING, LinkState.UP, LinkState.IDLE
 #: Event types ``on_events`` has nothing to do for.
 _ONLY_DELIVERIES = frozenset((TLFlitDelivered,))
 #: The two channel-negotiation messages this machine sends (values: one instance each).
@@ -185,35 +184,28 @@ class LinkManager:
     Use it in place of the DataLink's own ``poll`` / timer: ``poll(now)``,
     ``run_timer(now)`` and ``on_events(dl_events, now)`` (every event list the
     DataLink returns). Each returns or appends :class:`LinkStateChanged` and
-    :class:`UartReceived` events. ``start_up=False`` begins ``down`` (call
+    :class:`UartReceived` events. ``LinkStateConfig(start_up=False)`` begins ``down`` (call
     :meth:`start`); the default begins ``up``, as an already trained link.
     """
 
-    def __init__(
-        self,
-        dl: DataLink,
-        *,
-        retrain_slots: float = 128,
-        max_retrains: int = 3,
-        request_interval: float = 16,
-        idle_after: float = 256,
-        start_up: bool = True,
-    ) -> None:
-        if retrain_slots <= 0 or request_interval <= 0 or idle_after <= 0 or max_retrains < 1:
-            raise ValueError("retrain_slots, request_interval, idle_after and max_retrains "
-                             "must be positive")
+    def __init__(self, dl: DataLink,
+                 config: LinkStateConfig = LinkStateConfig()) -> None:  # noqa: B008 (frozen)
+        if not isinstance(config, LinkStateConfig):
+            raise TypeError(f"LinkManager takes a LinkStateConfig, got {type(config).__name__}")
         self.dl = dl
-        self.retrain_slots = retrain_slots
-        self.max_retrains = max_retrains
-        self.request_interval = request_interval
-        self.idle_after = idle_after
+        self._config = config
+        self._retrain_slots = config.retrain_slots
+        self._max_retrains = config.max_retrains
+        self._request_interval = config.request_interval
+        self._idle_after = config.idle_after
+        start_up = config.start_up
         self.state = LinkState.UP if start_up else LinkState.DOWN
         self.counters = LinkCounters()
         #: Every state change so far, in order.
         self.changes: list[LinkStateChanged] = []
-        #: Events produced while polling (state changes to idle and back); the owner
-        #: takes them (``Endpoint.drain_events``).
-        self.pending: list[DLEvent | LinkEvent] = []
+        # Events produced while polling (state changes to idle and back), until the
+        # owner takes them (take_events).
+        self._pending: list[DLEvent | LinkEvent] = []
         #: Why the link is in fault (``None`` until then).
         self.fault_reason: str | None = None
         self._attempts = 0
@@ -226,6 +218,17 @@ class LinkManager:
         self._next_probe: float | None = None
         self._down_since: float | None = None if start_up else 0.0
         self._time_down = 0.0
+
+    @property
+    def config(self) -> LinkStateConfig:
+        """The options this end was built with (frozen)."""
+        return self._config
+
+    def take_events(self) -> list[DLEvent | LinkEvent]:
+        """Hand over the events produced while polling (state changes to idle and back,
+        rules L1, L10) and forget them: each is returned exactly once."""
+        out, self._pending = self._pending, []
+        return out
 
     # -- the table -------------------------------------------------------------------
 
@@ -250,8 +253,8 @@ class LinkManager:
             self.dl.send_message(_REQUEST_ONLINE, control=True)
             self.counters.probes_sent += 1
             if self._probe_deadline is None:
-                self._probe_deadline = now + self.retrain_slots
-            self._next_probe = now + self.idle_after
+                self._probe_deadline = now + self._retrain_slots
+            self._next_probe = now + self._idle_after
         elif action is LinkAction.CONFIRM:
             self._probe_deadline = None
         elif action is LinkAction.FAIL:
@@ -279,7 +282,7 @@ class LinkManager:
         self._attempts += 1
         self.counters.trainings += 1
         self._handshake = False
-        self._train_end = now + self.retrain_slots
+        self._train_end = now + self._retrain_slots
         self._next_request = now
 
     # -- driving ---------------------------------------------------------------------
@@ -309,7 +312,7 @@ class LinkManager:
                 return self.handle(LinkInput.TRAINED, now, "trained")
             self.counters.trainings_failed += 1
             self._progress()
-            spent = self._attempts >= self.max_retrains
+            spent = self._attempts >= self._max_retrains
             return self.handle(
                 LinkInput.TRAIN_EXHAUSTED if spent else LinkInput.TRAIN_FAILED, now,
                 f"{self._attempts} training(s) without progress, no answer from the peer"
@@ -332,11 +335,11 @@ class LinkManager:
         ``waiting``: the layer above has work outstanding on the peer (L10 probes
         again while it waits in ``idle``)."""
         state = self.state
-        if state is _TRAINING:
+        if state is LinkState.TRAINING:
             if self._next_request is not None and now >= self._next_request:
                 self.dl.send_message(_REQUEST_ONLINE, control=True)
                 self.counters.requests_sent += 1
-                self._next_request = now + self.request_interval
+                self._next_request = now + self._request_interval
             return self.dl.poll_control(now)
         if not state.carries_data:
             return None
@@ -345,15 +348,15 @@ class LinkManager:
         if (flit is None or control_only) and self.dl.idle:  # L10: control is not traffic
             if self._quiet_since is None:
                 self._quiet_since = now
-            elif state is _UP and now - self._quiet_since >= self.idle_after:
-                self.pending.extend(self.handle(LinkInput.QUIET, now, "quiet"))
-            elif (state is _IDLE and waiting and self._next_probe is not None
+            elif state is LinkState.UP and now - self._quiet_since >= self._idle_after:
+                self._pending.extend(self.handle(LinkInput.QUIET, now, "quiet"))
+            elif (state is LinkState.IDLE and waiting and self._next_probe is not None
                   and now >= self._next_probe):
-                self.pending.extend(self.handle(LinkInput.PROBE, now, "probe"))
+                self._pending.extend(self.handle(LinkInput.PROBE, now, "probe"))
         else:
             self._quiet_since = None
-            if state is _IDLE:
-                self.pending.extend(self.handle(LinkInput.TRAFFIC, now, "traffic"))
+            if state is LinkState.IDLE:
+                self._pending.extend(self.handle(LinkInput.TRAFFIC, now, "traffic"))
         return flit
 
     def on_events(self, events: list[DLEvent | LinkEvent], now: float) -> None:
@@ -394,7 +397,7 @@ class LinkManager:
     def _retrain_needed(self, now: float, why: str) -> list[DLEvent | LinkEvent]:
         """RetrainNeeded (L2), or fault once ``max_retrains`` attempts are spent (L5)."""
         self._progress()
-        spent = self._attempts >= self.max_retrains
+        spent = self._attempts >= self._max_retrains
         return self.handle(
             LinkInput.RETRAIN_EXHAUSTED if spent else LinkInput.RETRAIN_NEEDED, now,
             f"{self._attempts} retrain(s) without progress, {why}" if spent

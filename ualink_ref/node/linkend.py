@@ -38,6 +38,7 @@ from ualink_ref.dl import (
     SequenceGap,
     TLFlitDelivered,
 )
+from ualink_ref.dl.config import DLConfig, LinkStateConfig
 from ualink_ref.dl.datalink import check_time
 from ualink_ref.dl.linkstate import LinkManager, LinkState, LinkStateChanged, UartReceived
 from ualink_ref.dl.messages import VendorMessage
@@ -127,10 +128,10 @@ class LinkEnd:
             )
         self.interleave = interleave
         self.upper = upper
-        self.dl = DataLink(**dl_options)
+        self.dl = DataLink(DLConfig(**dl_options))
         #: The link state machine beside the DL (``dl/linkstate.py``, specs/dl.md §8).
-        self.link = LinkManager(self.dl, retrain_slots=retrain_slots,
-                                max_retrains=max_retrains, start_up=start_up)
+        self.link = LinkManager(self.dl, LinkStateConfig(
+            retrain_slots=retrain_slots, max_retrains=max_retrains, start_up=start_up))
         #: Every UART byte received from the peer, in order.
         self.uart_received = bytearray()
         self._pending: list[Any] = []  # events raised outside receive (timers, polls)
@@ -202,9 +203,7 @@ class LinkEnd:
             self._pending.extend(self._on_fault())
         self._feed(now)
         flit = link.poll(now, waiting=self.upper.busy)
-        if link.pending:
-            self._pending.extend(link.pending)
-            link.pending.clear()
+        self._pending.extend(link.take_events())
         if flit is not None and self.trace is not None:
             self.trace.append(("dl", flit))
         return flit
