@@ -1,54 +1,10 @@
 """DL link states, retrain and the DL messages that act (sans-IO).
 
 A :class:`LinkManager` sits on one :class:`~ualink_ref.dl.DataLink` and runs
-the link state machine beside it. Rules (the same text, with provenance, is in
-``specs/dl.md`` section 8, rules L1-L10):
-
-L1. States: ``down`` (never trained), ``training``, ``up``, ``idle`` (up with
-    nothing to send for ``idle_after`` time units), ``fault`` (given up;
-    terminal). Transitions are the table :data:`TRANSITIONS`,
-    ``(state, input) -> (action, next state)``; a pair not in the table
-    changes nothing.
-L2. ``RetrainNeeded`` from the DL (``max_replays`` futile replays) starts a
-    training; so does a peer's online request while ``down``.
-L3. A training lasts ``retrain_slots``. Meanwhile only control flits leave:
-    a channel-online request (``ChannelNegotiation(REQUEST_ONLINE)``) at the
-    start and every ``request_interval``, and an ``ACK`` for every request
-    received. Received flits are still processed (the receive side keeps
-    its position); the replay timer is stopped.
-L4. The training succeeds if the peer's ``ACK`` arrived by its end (both
-    directions carried a control flit); the link is then ``up`` and the DL
-    ``retrained``: its replay buffer, sequence numbers and receive position
-    are kept, it replays from the acknowledged point and asks the peer to
-    replay from the expected one — no TL flit is lost or duplicated.
-L5. Attempts count the trainings begun since the DL's acknowledged point last
-    advanced. A training that fails with fewer than ``max_retrains`` attempts
-    starts another; ``RetrainNeeded`` or a failed training at
-    ``max_retrains`` attempts takes the link to ``fault``: the DL discards
-    everything and the layer above fails every outstanding operation. The
-    time to fault is bounded: at most ``max_retrains`` trainings, and
-    between two of them at most ``max_replays`` replay timeouts.
-L6. An ``up`` or ``idle`` end answers a peer's online request with an ``ACK``
-    (the peer is retraining, this end is fine).
-L7. Pacing: a received ``TLRateNotification(rate)`` sets the DL's transmit
-    pacing (DL rule 10); ``notify_rate`` sends one to the peer (reliable).
-L8. UART stream: ``uart_send(data)`` splits bytes of any length into
-    two-byte ``UartData`` messages sent reliably (DL rule 9): the peer
-    reports them as :class:`UartReceived`, exactly once and in order,
-    across replays and retrains.
-L9. Vendor-defined messages are passed up as they are (the
-    ``DLMessageReceived`` event); unknown classes or types are counted
-    (``unknown_messages``) and otherwise ignored; no state changes.
-L10. Idle probe (liveness): a link in ``idle`` sends nothing, so an end whose
-    peer went to ``fault`` (and fell silent) would wait forever when it has
-    nothing the DL could replay (say, TL work blocked on credits the peer
-    never returned). So an end entering ``idle`` sends an online request as a
-    probe, and sends another every ``idle_after`` while it stays ``idle``
-    with the layer above waiting (``poll(now, waiting=True)``). The peer
-    answers with an ``ACK`` (L6); no ``ACK`` within ``retrain_slots`` counts
-    as ``RetrainNeeded`` (L2, L5): a silent peer takes this end to ``fault``
-    in bounded time. Control-only flits (probes, answers) are not traffic:
-    they neither end ``idle`` nor restart the quiet time.
+the link state machine beside it: the states, the table :data:`TRANSITIONS`
+(``(state, input) -> (action, next state)``; a pair not in it changes nothing)
+and rules L1-L10 are stated once, with their provenance, in specs/dl.md
+section 8; docstrings here cite them by number.
 """
 
 from __future__ import annotations
