@@ -27,7 +27,7 @@ def _positive_real(option: str, value: object) -> None:
 
 @dataclass(frozen=True)
 class DLConfig:
-    """Options of one :class:`~ualink_ref.dl.datalink.DataLink` (specs/dl.md section 6, rules 2, 4, 6, 8).
+    """Options of one :class:`~ualink_ref.dl.datalink.DataLink` (specs/dl.md §6, rules 2-8).
 
     * ``window``: data flits unacknowledged at most (rule 2; 1..``MAX_WINDOW``);
     * ``replay_timeout``: slots without an ack before a replay (rule 6);
@@ -61,7 +61,7 @@ class DLConfig:
 
 @dataclass(frozen=True)
 class LinkStateConfig:
-    """Options of one :class:`~ualink_ref.dl.linkstate.LinkManager` (specs/dl.md section 8, rules L1-L10).
+    """Options of one :class:`~ualink_ref.dl.linkstate.LinkManager` (specs/dl.md §8, L1-L10).
 
     * ``retrain_slots``: how long a retrain takes;
     * ``max_retrains``: retrains without progress before the link faults;
