@@ -39,6 +39,7 @@ from _harness import RAW_ONLY, main
 with atheris.instrument_imports():
     from ualink_ref.bitfields import BitFormat
     from ualink_ref.dl import DataLink, DLFlit, decode_message, encode_message
+    from ualink_ref.dl.config import DLConfig, LinkStateConfig
     from ualink_ref.dl.events import DLMessageReceived
     from ualink_ref.dl.formats import FlitOp
     from ualink_ref.dl.linkstate import LinkManager, UartReceived
@@ -148,9 +149,9 @@ def run_link(script: bytes) -> None:
             continue
         if encode_message(message) != raw:
             raise AssertionError(f"{raw.hex()} decodes to {message} which encodes differently")
-    link = DataLink(replay_timeout=16, max_replays=2)
-    end = LinkManager(link, retrain_slots=8, request_interval=2, idle_after=4,
-                      start_up=not (script[:1] or b"\0")[0] & 0x08)
+    link = DataLink(DLConfig(replay_timeout=16, max_replays=2))
+    end = LinkManager(link, LinkStateConfig(retrain_slots=8, request_interval=2, idle_after=4,
+                      start_up=not (script[:1] or b"\0")[0] & 0x08))
     link.send([bytes(64)] * (len(entries) % 4))  # its own data: paced once a TL rate arrives
     received: list[object] = []
     reported: list[bytes] = []

@@ -3,7 +3,8 @@ sees when a link re-delivers an old flit, for implicit and explicit sequence num
 
 from __future__ import annotations
 
-from ualink_ref.dl import DLFlit, FlitOp, SequenceGap, TLFlitDelivered
+from ualink_ref.dl import DataLink, DLFlit, FlitOp, SequenceGap, TLFlitDelivered
+from ualink_ref.dl.config import DLConfig
 from ualink_ref.net.link_pair import LinkPair
 
 TL = [bytes([n]) * 64 for n in range(1, 40)]
@@ -60,9 +61,8 @@ def test_late_redelivery_of_an_implicit_flit_is_accepted_as_new() -> None:
 def test_late_redelivery_of_an_explicit_flit_is_a_harmless_duplicate() -> None:
     # Explicit numbers survive the same fault: 9 bits within a 256-flit window tell
     # "behind" from "ahead", so the old flit is dropped and re-acknowledged.
-    pair = LinkPair()
+    pair = LinkPair(a=DataLink(DLConfig(explicit_interval=1)))  # every data flit explicit
     pair.record_wire = True
-    pair.a.explicit_interval = 1  # every data flit explicit
     queue = list(TL[:20])
     _trickle(pair, queue, until_accepted=9)
     old = _wire_flit(pair, 2, FlitOp.EXPLICIT)

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from ualink_ref.dl import DataLink, TLFlitDelivered
+from ualink_ref.dl.config import DLConfig
 from ualink_ref.net.link_pair import carries_payload, flip_bits
 
 TIMEOUT = 40.0
@@ -27,7 +28,8 @@ TIMEOUT = 40.0
 class GoBackN(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
-        self.ends = {"A": DataLink(replay_timeout=TIMEOUT), "B": DataLink(replay_timeout=TIMEOUT)}
+        self.ends = {"A": DataLink(DLConfig(replay_timeout=TIMEOUT)),
+                                            "B": DataLink(DLConfig(replay_timeout=TIMEOUT))}
         self.sent: dict[str, list[bytes]] = {"A": [], "B": []}
         self.got: dict[str, list[bytes]] = {"A": [], "B": []}  # delivered AT this end
         self.wire: dict[str, deque[bytes]] = {"A": deque(), "B": deque()}  # towards this end

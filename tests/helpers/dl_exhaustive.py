@@ -1,4 +1,4 @@
-"""Exhaustive exploration of the go-back-N retry over the real DataLink (issue 15, item 8).
+"""Exhaustive exploration of the go-back-N retry over the real DataLink (specs/dl.md).
 
 Two ``DataLink`` ends, a FIFO channel each way holding at most ``capacity`` flits,
 and discrete time. From every state, every action is tried on a deep copy:
@@ -31,6 +31,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ualink_ref.dl import DataLink, TLFlitDelivered
+from ualink_ref.dl.config import DLConfig
+from ualink_ref.dl.receive import Receiver
+from ualink_ref.dl.transmit import Transmitter
 
 
 def tl_flit(n: int) -> bytes:
@@ -58,34 +61,41 @@ class SafetyViolation(AssertionError):
     """A delivery out of order, twice, or of data never sent."""
 
 
-#: DataLink's mutable containers (copied by :func:`clone_link`; everything else is
-#: immutable and shared). The test fails loudly if DataLink grows another one.
+#: The halves' mutable containers (copied by :func:`clone_link`; everything else is
+#: immutable and shared). The test fails loudly if a half grows another one.
 _MUTABLE = ("_txq", "_msgq", "_buffer", "_rx_partial", "_ctlq", "_rmsgq")
-_TIMES = ("_deadline", "_unacked_since")
+#: Absolute times, made relative to ``now`` in the state key (the machine is
+#: time-shift invariant).
+_TIMES = ("_deadline", "_pace_next", "_unacked_since")
+#: Not explored: the counters only count.
+_IGNORED = ("_counters",)
+_HALVES = (Transmitter, Receiver)
 
 
-def _state(link: DataLink) -> dict[str, Any]:
-    """The link's attributes by name: its ``__dict__``, or what a native (mypyc)
-    instance, which has none, gives as its state."""
-    own = getattr(link, "__dict__", None)
-    return dict(own) if own is not None else link.__getstate__()  # type: ignore[no-any-return]
+def _halves(link: DataLink) -> dict[str, Any]:
+    """The link's transmitter and receiver by attribute name (a DataLink holds its
+    configuration, which never changes, and these two, which own all its state)."""
+    return {name: part for name, part in vars(link).items() if isinstance(part, _HALVES)}
 
 
-_FIELDS = tuple(sorted(set(_state(DataLink())) - {"_counters"}))
+def _clone_half(part: Any) -> Any:
+    new = type(part).__new__(type(part))
+    state = dict(vars(part))
+    for name in _MUTABLE:
+        if name in state:
+            state[name] = copy.copy(state[name])
+    vars(new).update(state)
+    return new
 
 
 def clone_link(link: DataLink) -> DataLink:
     """A copy of ``link`` sharing nothing mutable that affects behaviour (much faster
-    than ``deepcopy``). Replay-buffer entries are shared (DataLink never changes one
-    after making it); so are the counters, which only count and are not explored."""
+    than ``deepcopy``). Replay-buffer entries are shared (frozen); so are the counters,
+    which only count and are not explored."""
     new = DataLink.__new__(DataLink)
-    state = _state(link)
-    for name in _MUTABLE:
-        state[name] = copy.copy(state[name])
-    if hasattr(new, "__dict__"):
-        new.__dict__.update(state)
-    else:
-        new.__setstate__(state)  # type: ignore[attr-defined]
+    vars(new).update(vars(link))
+    for name, part in _halves(link).items():
+        vars(new)[name] = _clone_half(part)
     return new
 
 
@@ -95,26 +105,35 @@ def clone(w: World) -> World:
                  w.delivered, w.faults, list(w.trace))
 
 
+def _value_key(name: str, value: Any, now: int) -> Any:
+    if name in _TIMES:
+        return None if value is None else value - now
+    if name in _MUTABLE:
+        return (bytes(value) if isinstance(value, bytearray)
+                else tuple((e.tl, e.first_tl_start, e.messages) if hasattr(e, "tl") else e
+                           for e in value))
+    return value
+
+
 def _link_key(link: DataLink, now: int) -> tuple[Any, ...]:
-    d = _state(link)
-    out = [d[name] for name in _FIELDS]
-    for i, name in enumerate(_FIELDS):
-        value = out[i]
-        if name in _TIMES:
-            out[i] = None if value is None else value - now
-        elif name in _MUTABLE:
-            out[i] = (bytes(value) if isinstance(value, bytearray)
-                      else tuple((e.tl, e.first_tl_start, e.messages) if hasattr(e, "tl") else e
-                                 for e in value))
-    return tuple(out)
+    return tuple(_value_key(name, value, now)
+                 for part in _halves(link).values()
+                 for name, value in sorted(vars(part).items()) if name not in _IGNORED)
 
 
 def check_fields() -> None:
-    """Every mutable DataLink field is known to :func:`clone_link` (a new container
-    field would otherwise be shared between explored states)."""
-    for name, value in _state(DataLink()).items():
-        mutable = isinstance(value, bytearray | deque | list | dict | set)
-        assert not mutable or name in _MUTABLE, f"DataLink.{name} is mutable: add it to _MUTABLE"
+    """Every mutable field of either half is known to :func:`clone_link` (a new
+    container field would otherwise be shared between explored states), and the
+    DataLink keeps its state in its two halves only."""
+    link = DataLink()
+    assert len(_halves(link)) == 2, "DataLink should be a transmitter and a receiver"
+    for name, value in vars(link).items():
+        assert name in _halves(link) or isinstance(value, DLConfig), f"DataLink.{name}"
+    for part in _halves(link).values():
+        for name, value in vars(part).items():
+            mutable = isinstance(value, bytearray | deque | list | dict | set)
+            assert not mutable or name in _MUTABLE or name in _IGNORED, (
+                f"{type(part).__name__}.{name} is mutable: add it to _MUTABLE")
 
 
 def key(w: World) -> tuple[Any, ...]:
@@ -253,8 +272,8 @@ def explore(*, window: int, flits: int, budget: int, capacity: int = 2, warmup: 
     finite (times are relative), so an unbounded one is itself a bug (e.g. a timer
     that never re-arms).
     """
-    start = World(DataLink(window=window, replay_timeout=replay_timeout, **options),  # type: ignore[arg-type]
-                  DataLink(window=window, replay_timeout=replay_timeout, **options))  # type: ignore[arg-type]
+    config = DLConfig(window=window, replay_timeout=replay_timeout, **options)  # type: ignore[arg-type]
+    start = World(DataLink(config), DataLink(config))
     if warmup:
         *_, start = settle(start, warmup, capacity, bound + 4 * warmup)
         start.trace = []

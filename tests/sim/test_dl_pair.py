@@ -7,6 +7,7 @@ import random
 import pytest
 
 from ualink_ref.dl import DataLink, ReplayStarted, RetrainNeeded
+from ualink_ref.dl.config import DLConfig
 from ualink_ref.net.link_pair import FaultyChannel, LinkPair
 
 
@@ -87,7 +88,8 @@ def test_faulty_channel_delivers_everything_once_in_order(
 
 
 def test_dead_link_reports_retrain_needed() -> None:
-    pair = LinkPair(ab=FaultyChannel(drop=1.0), a=DataLink(replay_timeout=20, max_replays=4))
+    pair = LinkPair(ab=FaultyChannel(drop=1.0), a=DataLink(DLConfig(replay_timeout=20,
+                                                                    max_replays=4)))
     pair.a.send(_flits(5, 5))
     pair.run(200)
     replays = [e for e in pair.events["a"] if isinstance(e, ReplayStarted)]

@@ -63,7 +63,7 @@ def test_error_free_link_never_replays_at_long_latency(latency: int) -> None:
 def test_explicit_replay_timeout_is_kept() -> None:
     sim = Simulation(uniform_workload(3, "read"),
                      SimConfig(latency=200, dl=DLConfig(replay_timeout=50)))
-    assert sim.a.dl.replay_timeout == sim.b.dl.replay_timeout == 50
+    assert sim.a.dl.config.replay_timeout == sim.b.dl.config.replay_timeout == 50
 
 
 def test_check_counts_stray_bytes_outside_the_model() -> None:

@@ -3,8 +3,8 @@
 Public names:
 
 * :class:`DLFlit` — one flit as values; ``encode()`` -> 640 bytes, ``DLFlit.decode``;
-* :class:`DataLink` — one end of a link: ``send / poll(now) / receive(flit, now) /
-  next_timer() / handle_timer(now) / counters / tx_backlog``;
+* :class:`DataLink` — one end of a link, ``DataLink(DLConfig(...))``: ``send / poll(now) /
+  receive(flit, now) / next_timer() / handle_timer(now) / counters / tx_backlog``;
 * events: :class:`TLFlitDelivered`, :class:`CrcErrorDetected`, :class:`ReplayStarted`,
   :class:`RetrainNeeded`, :class:`SequenceGap`, :class:`MalformedFlit`,
   :class:`DLMessageReceived`;
@@ -12,7 +12,7 @@ Public names:
 * two DataLinks over a seeded faulty channel: ``ualink_ref.net.link_pair.LinkPair`` and
   ``ualink_ref.net.channels.FaultyChannel`` (on the one harness, above this layer).
 
-The rules are in ``ualink_ref/dl/datalink.py`` and ``specs/dl.md``.
+The rules are stated once, in ``specs/dl.md`` (sections 6 and 8).
 """
 
 from __future__ import annotations

@@ -27,12 +27,12 @@ def _positive_real(option: str, value: object) -> None:
 
 @dataclass(frozen=True)
 class DLConfig:
-    """Options of one :class:`~ualink_ref.dl.datalink.DataLink` (specs/dl.md, rules 2, 7-9).
+    """Options of one :class:`~ualink_ref.dl.datalink.DataLink` (specs/dl.md §6, rules 2-8).
 
     * ``window``: data flits unacknowledged at most (rule 2; 1..``MAX_WINDOW``);
-    * ``replay_timeout``: slots without an ack before a replay (rule 7);
-    * ``max_replays``: replays of one flit before the link asks for a retrain (rule 7);
-    * ``explicit_interval``: data flits between explicit sequence numbers (rule 3; 1..32);
+    * ``replay_timeout``: slots without an ack before a replay (rule 6);
+    * ``max_replays``: futile replays before the link asks for a retrain (rule 6);
+    * ``explicit_interval``: data flits between explicit sequence numbers (rule 4; 1..32);
     * ``ack_interval`` / ``ack_delay``: acks every so many flits or slots (rule 8);
       ``ack_delay`` ``None`` is a quarter of ``replay_timeout``.
     """
@@ -61,7 +61,7 @@ class DLConfig:
 
 @dataclass(frozen=True)
 class LinkStateConfig:
-    """Options of one :class:`~ualink_ref.dl.linkstate.LinkManager` (specs/dl.md, L1-L10).
+    """Options of one :class:`~ualink_ref.dl.linkstate.LinkManager` (specs/dl.md §8, L1-L10).
 
     * ``retrain_slots``: how long a retrain takes;
     * ``max_retrains``: retrains without progress before the link faults;

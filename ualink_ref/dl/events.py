@@ -1,15 +1,13 @@
-"""Events a :class:`~ualink_ref.dl.DataLink` reports upward (small frozen dataclasses with
-slots: one is made per TL flit delivered, and slots make that a fifth cheaper)."""
+"""Events a :class:`~ualink_ref.dl.DataLink` reports upward: small frozen dataclasses
+(specs/dl.md section 6, "For the layer above")."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from ualink_ref.dl.messages import DLMessage
-from ualink_ref.slotted import direct_init
 
 
-@direct_init  # one is made per TL flit delivered: see ualink_ref.slotted
 @dataclass(frozen=True, slots=True)
 class TLFlitDelivered:
     """A 64-byte TL flit received in order, exactly once."""
@@ -53,7 +51,7 @@ class ReplayStarted:
 
     from_seq: int
     flits: int
-    reason: str  # "request" (the peer asked) or "timeout" (replay timer)
+    reason: str  # "request" (the peer asked), "timeout" (replay timer) or "retrain"
 
 
 @dataclass(frozen=True, slots=True)

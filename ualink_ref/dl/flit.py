@@ -94,12 +94,11 @@ def capacity(messages: tuple[int | None, ...]) -> int:
 
 
 def layout_problem(
-    tl_len: int, first_tl_start: object, messages: tuple[int | None, ...]
+    tl_len: int, first_tl_start: int, messages: tuple[int | None, ...]
 ) -> str | None:
     """Why ``(len(tl), first_tl_start, messages)`` cannot form a flit, or ``None``.
 
-    ``first_tl_start`` may be anything (a caller's value): the native build then
-    passes it here unconverted, so both builds judge it alike.
+    The values are a caller's, unchecked: a wrong type is a problem named here too.
     """
     if len(messages) != SEGMENTS:
         return f"messages must have {SEGMENTS} entries, got {len(messages)}"
@@ -148,17 +147,23 @@ def _segment_layout(
     return tuple(out)
 
 
-def header_problem(op: FlitOp, flit_seq: object, ack_req_seq: object, flit_seq_lo: object,
+def header_problem(op: FlitOp, flit_seq: int, ack_req_seq: int, flit_seq_lo: int,
                    payload: bool) -> str | None:
     """Why these header values cannot form a flit header, or ``None``.
 
-    The values may be anything (a caller's): declared ``object`` so that the native
-    build passes them here unconverted, and both builds judge them alike.
+    The values are a caller's, unchecked: a wrong type is a problem named here too.
     """
     for name, value, top in (("flit_seq", flit_seq, SEQ_MAX), ("ack_req_seq", ack_req_seq,
                              SEQ_MAX), ("flit_seq_lo", flit_seq_lo, 7)):
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= top:
             return f"{name}={value!r} does not fit"
+    return _header_rule_problem(op, flit_seq, ack_req_seq, flit_seq_lo, payload)
+
+
+def _header_rule_problem(op: FlitOp, flit_seq: int, ack_req_seq: int, flit_seq_lo: int,
+                         payload: bool) -> str | None:
+    """The header rules between fields that each fit (``header_problem``'s second half;
+    the decoder, whose values come from masked bits, needs only this one)."""
     if op.is_command:
         if flit_seq:
             return f"{op.name} flits carry flit_seq_lo, not flit_seq"
@@ -212,12 +217,9 @@ class DLFlit:
             object.__setattr__(self, "messages", tuple(self.messages))
         except TypeError:
             raise EncodeError("DLFlit: messages must be a sequence", field="messages") from None
-        # The integer fields as the caller gave them: the native build would convert (a
-        # bool) or refuse (TypeError) one read through its declared type. Judged here.
-        given = self.__dict__
-        problem = header_problem(op, given["flit_seq"], given["ack_req_seq"],
-                                 given["flit_seq_lo"], bool(self.tl)) or layout_problem(
-            len(self.tl), given["first_tl_start"], self.messages)
+        problem = header_problem(op, self.flit_seq, self.ack_req_seq, self.flit_seq_lo,
+                                 bool(self.tl)) or layout_problem(
+            len(self.tl), self.first_tl_start, self.messages)
         if problem:
             raise EncodeError(f"DLFlit: {problem}")
 
@@ -491,7 +493,7 @@ _LO_MASK = COMMAND_HEADER.field("flit_seq_lo").max_value
 def _decode_header(word: int, payload: bool) -> tuple[FlitOp, int, int, int] | None:
     """``(op, flit_seq, ack_req_seq, flit_seq_lo)`` of a valid 3-byte header word on a
     flit with (``payload``) or without TL bytes, else ``None``: the declarations' shifts
-    and reserved bits, then the same ``header_problem`` the checked path asks."""
+    and reserved bits, then the same header rules the checked path asks."""
     op = _OPS.get(word >> _E_OP & _OP_MASK)  # the op field sits alike in both layouts
     if op is None:
         return None
@@ -503,7 +505,7 @@ def _decode_header(word: int, payload: bool) -> tuple[FlitOp, int, int, int] | N
         if word & _E_RESERVED or (word >> _E_PAYLOAD & 1) != payload:
             return None
         seq, ack, lo = word >> _E_SEQ & _SEQ_MASK, 0, 0
-    if header_problem(op, seq, ack, lo, payload):
+    if _header_rule_problem(op, seq, ack, lo, payload):  # each field fits: masked bits
         return None
     return op, seq, ack, lo
 

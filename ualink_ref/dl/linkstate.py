@@ -1,54 +1,10 @@
 """DL link states, retrain and the DL messages that act (sans-IO).
 
 A :class:`LinkManager` sits on one :class:`~ualink_ref.dl.DataLink` and runs
-the link state machine beside it. Rules (the same text, with provenance, is in
-``specs/dl.md`` section 8, rules L1-L10):
-
-L1. States: ``down`` (never trained), ``training``, ``up``, ``idle`` (up with
-    nothing to send for ``idle_after`` time units), ``fault`` (given up;
-    terminal). Transitions are the table :data:`TRANSITIONS`,
-    ``(state, input) -> (action, next state)``; a pair not in the table
-    changes nothing.
-L2. ``RetrainNeeded`` from the DL (``max_replays`` futile replays) starts a
-    training; so does a peer's online request while ``down``.
-L3. A training lasts ``retrain_slots``. Meanwhile only control flits leave:
-    a channel-online request (``ChannelNegotiation(REQUEST_ONLINE)``) at the
-    start and every ``request_interval``, and an ``ACK`` for every request
-    received. Received flits are still processed (the receive side keeps
-    its position); the replay timer is stopped.
-L4. The training succeeds if the peer's ``ACK`` arrived by its end (both
-    directions carried a control flit); the link is then ``up`` and the DL
-    ``retrained``: its replay buffer, sequence numbers and receive position
-    are kept, it replays from the acknowledged point and asks the peer to
-    replay from the expected one — no TL flit is lost or duplicated.
-L5. Attempts count the trainings begun since the DL's acknowledged point last
-    advanced. A training that fails with fewer than ``max_retrains`` attempts
-    starts another; ``RetrainNeeded`` or a failed training at
-    ``max_retrains`` attempts takes the link to ``fault``: the DL discards
-    everything and the layer above fails every outstanding operation. The
-    time to fault is bounded: at most ``max_retrains`` trainings, and
-    between two of them at most ``max_replays`` replay timeouts.
-L6. An ``up`` or ``idle`` end answers a peer's online request with an ``ACK``
-    (the peer is retraining, this end is fine).
-L7. Pacing: a received ``TLRateNotification(rate)`` sets the DL's transmit
-    pacing (DL rule 10); ``notify_rate`` sends one to the peer (reliable).
-L8. UART stream: ``uart_send(data)`` splits bytes of any length into
-    two-byte ``UartData`` messages sent reliably (DL rule 9): the peer
-    reports them as :class:`UartReceived`, exactly once and in order,
-    across replays and retrains.
-L9. Vendor-defined messages are passed up as they are (the
-    ``DLMessageReceived`` event); unknown classes or types are counted
-    (``unknown_messages``) and otherwise ignored; no state changes.
-L10. Idle probe (liveness): a link in ``idle`` sends nothing, so an end whose
-    peer went to ``fault`` (and fell silent) would wait forever when it has
-    nothing the DL could replay (say, TL work blocked on credits the peer
-    never returned). So an end entering ``idle`` sends an online request as a
-    probe, and sends another every ``idle_after`` while it stays ``idle``
-    with the layer above waiting (``poll(now, waiting=True)``). The peer
-    answers with an ``ACK`` (L6); no ``ACK`` within ``retrain_slots`` counts
-    as ``RetrainNeeded`` (L2, L5): a silent peer takes this end to ``fault``
-    in bounded time. Control-only flits (probes, answers) are not traffic:
-    they neither end ``idle`` nor restart the quiet time.
+the link state machine beside it: the states, the table :data:`TRANSITIONS`
+(``(state, input) -> (action, next state)``; a pair not in it changes nothing)
+and rules L1-L10 are stated once, with their provenance, in specs/dl.md
+section 8; docstrings here cite them by number.
 """
 
 from __future__ import annotations
@@ -57,6 +13,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from ualink_ref.dl import messages as dlm
+from ualink_ref.dl.config import LinkStateConfig
 from ualink_ref.dl.datalink import DataLink
 from ualink_ref.dl.events import DLEvent, DLMessageReceived, RetrainNeeded, TLFlitDelivered
 
@@ -78,8 +35,6 @@ class LinkState(Enum):
 
 #: The states that send TL data (a set: this runs for every slot).
 _CARRIES_DATA = frozenset((LinkState.UP, LinkState.IDLE))
-# Enum members read once: on Python 3.11 ``Enum.MEMBER`` costs several times a global.
-_TRAINING, _UP, _IDLE = LinkState.TRAINING, LinkState.UP, LinkState.IDLE
 #: Event types ``on_events`` has nothing to do for.
 _ONLY_DELIVERIES = frozenset((TLFlitDelivered,))
 #: The two channel-negotiation messages this machine sends (values: one instance each).
@@ -185,35 +140,28 @@ class LinkManager:
     Use it in place of the DataLink's own ``poll`` / timer: ``poll(now)``,
     ``run_timer(now)`` and ``on_events(dl_events, now)`` (every event list the
     DataLink returns). Each returns or appends :class:`LinkStateChanged` and
-    :class:`UartReceived` events. ``start_up=False`` begins ``down`` (call
+    :class:`UartReceived` events. ``LinkStateConfig(start_up=False)`` begins ``down`` (call
     :meth:`start`); the default begins ``up``, as an already trained link.
     """
 
-    def __init__(
-        self,
-        dl: DataLink,
-        *,
-        retrain_slots: float = 128,
-        max_retrains: int = 3,
-        request_interval: float = 16,
-        idle_after: float = 256,
-        start_up: bool = True,
-    ) -> None:
-        if retrain_slots <= 0 or request_interval <= 0 or idle_after <= 0 or max_retrains < 1:
-            raise ValueError("retrain_slots, request_interval, idle_after and max_retrains "
-                             "must be positive")
+    def __init__(self, dl: DataLink,
+                 config: LinkStateConfig = LinkStateConfig()) -> None:  # noqa: B008 (frozen)
+        if not isinstance(config, LinkStateConfig):
+            raise TypeError(f"LinkManager takes a LinkStateConfig, got {type(config).__name__}")
         self.dl = dl
-        self.retrain_slots = retrain_slots
-        self.max_retrains = max_retrains
-        self.request_interval = request_interval
-        self.idle_after = idle_after
+        self._config = config
+        self._retrain_slots = config.retrain_slots
+        self._max_retrains = config.max_retrains
+        self._request_interval = config.request_interval
+        self._idle_after = config.idle_after
+        start_up = config.start_up
         self.state = LinkState.UP if start_up else LinkState.DOWN
         self.counters = LinkCounters()
         #: Every state change so far, in order.
         self.changes: list[LinkStateChanged] = []
-        #: Events produced while polling (state changes to idle and back); the owner
-        #: takes them (``Endpoint.drain_events``).
-        self.pending: list[DLEvent | LinkEvent] = []
+        # Events produced while polling (state changes to idle and back), until the
+        # owner takes them (take_events).
+        self._pending: list[DLEvent | LinkEvent] = []
         #: Why the link is in fault (``None`` until then).
         self.fault_reason: str | None = None
         self._attempts = 0
@@ -226,6 +174,17 @@ class LinkManager:
         self._next_probe: float | None = None
         self._down_since: float | None = None if start_up else 0.0
         self._time_down = 0.0
+
+    @property
+    def config(self) -> LinkStateConfig:
+        """The options this end was built with (frozen)."""
+        return self._config
+
+    def take_events(self) -> list[DLEvent | LinkEvent]:
+        """Hand over the events produced while polling (state changes to idle and back,
+        rules L1, L10) and forget them: each is returned exactly once."""
+        out, self._pending = self._pending, []
+        return out
 
     # -- the table -------------------------------------------------------------------
 
@@ -250,8 +209,8 @@ class LinkManager:
             self.dl.send_message(_REQUEST_ONLINE, control=True)
             self.counters.probes_sent += 1
             if self._probe_deadline is None:
-                self._probe_deadline = now + self.retrain_slots
-            self._next_probe = now + self.idle_after
+                self._probe_deadline = now + self._retrain_slots
+            self._next_probe = now + self._idle_after
         elif action is LinkAction.CONFIRM:
             self._probe_deadline = None
         elif action is LinkAction.FAIL:
@@ -279,7 +238,7 @@ class LinkManager:
         self._attempts += 1
         self.counters.trainings += 1
         self._handshake = False
-        self._train_end = now + self.retrain_slots
+        self._train_end = now + self._retrain_slots
         self._next_request = now
 
     # -- driving ---------------------------------------------------------------------
@@ -309,7 +268,7 @@ class LinkManager:
                 return self.handle(LinkInput.TRAINED, now, "trained")
             self.counters.trainings_failed += 1
             self._progress()
-            spent = self._attempts >= self.max_retrains
+            spent = self._attempts >= self._max_retrains
             return self.handle(
                 LinkInput.TRAIN_EXHAUSTED if spent else LinkInput.TRAIN_FAILED, now,
                 f"{self._attempts} training(s) without progress, no answer from the peer"
@@ -326,23 +285,17 @@ class LinkManager:
         self.on_events(out, now)
         return out
 
-    def take_events(self) -> list[DLEvent | LinkEvent]:
-        """The events raised outside ``on_events`` since the last call (by ``poll`` and
-        ``run_timer``); each is handed over once."""
-        events, self.pending = self.pending, []
-        return events
-
     def poll(self, now: float, waiting: bool = False) -> bytes | None:
         """The DL flit this end sends in slot ``now`` (by state, rules L1-L3), or ``None``.
 
         ``waiting``: the layer above has work outstanding on the peer (L10 probes
         again while it waits in ``idle``)."""
         state = self.state
-        if state is _TRAINING:
+        if state is LinkState.TRAINING:
             if self._next_request is not None and now >= self._next_request:
                 self.dl.send_message(_REQUEST_ONLINE, control=True)
                 self.counters.requests_sent += 1
-                self._next_request = now + self.request_interval
+                self._next_request = now + self._request_interval
             return self.dl.poll_control(now)
         if not state.carries_data:
             return None
@@ -351,15 +304,15 @@ class LinkManager:
         if (flit is None or control_only) and self.dl.idle:  # L10: control is not traffic
             if self._quiet_since is None:
                 self._quiet_since = now
-            elif state is _UP and now - self._quiet_since >= self.idle_after:
-                self.pending.extend(self.handle(LinkInput.QUIET, now, "quiet"))
-            elif (state is _IDLE and waiting and self._next_probe is not None
+            elif state is LinkState.UP and now - self._quiet_since >= self._idle_after:
+                self._pending.extend(self.handle(LinkInput.QUIET, now, "quiet"))
+            elif (state is LinkState.IDLE and waiting and self._next_probe is not None
                   and now >= self._next_probe):
-                self.pending.extend(self.handle(LinkInput.PROBE, now, "probe"))
+                self._pending.extend(self.handle(LinkInput.PROBE, now, "probe"))
         else:
             self._quiet_since = None
-            if state is _IDLE:
-                self.pending.extend(self.handle(LinkInput.TRAFFIC, now, "traffic"))
+            if state is LinkState.IDLE:
+                self._pending.extend(self.handle(LinkInput.TRAFFIC, now, "traffic"))
         return flit
 
     def on_events(self, events: list[DLEvent | LinkEvent], now: float) -> None:
@@ -400,7 +353,7 @@ class LinkManager:
     def _retrain_needed(self, now: float, why: str) -> list[DLEvent | LinkEvent]:
         """RetrainNeeded (L2), or fault once ``max_retrains`` attempts are spent (L5)."""
         self._progress()
-        spent = self._attempts >= self.max_retrains
+        spent = self._attempts >= self._max_retrains
         return self.handle(
             LinkInput.RETRAIN_EXHAUSTED if spent else LinkInput.RETRAIN_NEEDED, now,
             f"{self._attempts} retrain(s) without progress, {why}" if spent

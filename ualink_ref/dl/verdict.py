@@ -29,9 +29,6 @@ class Verdict(Enum):
     GAP = "gap"
 
 
-# Enum members read once: on Python 3.11 ``Enum.MEMBER`` costs several times a global.
-_ACCEPT, _DUPLICATE, _GAP = Verdict.ACCEPT, Verdict.DUPLICATE, Verdict.GAP
-
 
 def _check(seq: int) -> None:
     if not 1 <= seq <= SEQ_MAX:
@@ -54,14 +51,14 @@ def classify(flit: DLFlit, expected: int) -> tuple[Verdict, int | None]:
     _check(expected)
     if flit.op.is_command:
         if flit.flit_seq_lo != expected & 7:
-            return _GAP, None
-        return _ACCEPT, expected
+            return Verdict.GAP, None
+        return Verdict.ACCEPT, expected
     seq = flit.flit_seq
     if seq == expected:
-        return _ACCEPT, seq
+        return Verdict.ACCEPT, seq
     if (seq - expected) % SEQ_MAX >= MAX_WINDOW:
-        return _DUPLICATE, seq
-    return _GAP, seq
+        return Verdict.DUPLICATE, seq
+    return Verdict.GAP, seq
 
 
 def implicit_seq(expected: int, low_bits: int) -> int:

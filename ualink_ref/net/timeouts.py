@@ -3,10 +3,10 @@ latency needs, and the stall watchdog's length (specs/README.md, "Faults", rule 
 
 from __future__ import annotations
 
-from ualink_ref.dl import DataLink
+from ualink_ref.dl.config import DLConfig
 
 #: The DL's own default replay timeout, in flit slots (128).
-_DL_REPLAY_TIMEOUT = DataLink().replay_timeout
+_DL_REPLAY_TIMEOUT = DLConfig().replay_timeout
 
 
 #: Default stall watchdog, in replay timeouts: a run with no progress for this many

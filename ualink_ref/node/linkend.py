@@ -152,15 +152,9 @@ class LinkEnd:
         self.wire_bytes_per_flit = WIRE_BYTES_PER_FLIT[self.fec]
         self.tl_backlog = self.config.tl_backlog
         self.upper = upper
-        dl, ls = self.config.dl, self.config.link_state  # MERGE: DataLink(config)
-        self.dl = DataLink(window=dl.window, replay_timeout=dl.replay_timeout,
-                           max_replays=dl.max_replays, explicit_interval=dl.explicit_interval,
-                           ack_interval=dl.ack_interval, ack_delay=dl.ack_delay)
+        self.dl = DataLink(self.config.dl)
         #: The link state machine beside the DL (``dl/linkstate.py``, specs/dl.md §8).
-        self.link = LinkManager(self.dl, retrain_slots=ls.retrain_slots,  # MERGE: config
-                                max_retrains=ls.max_retrains,
-                                request_interval=ls.request_interval,
-                                idle_after=ls.idle_after, start_up=ls.start_up)
+        self.link = LinkManager(self.dl, self.config.link_state)
         #: Every UART byte received from the peer, in order.
         self.uart_received = bytearray()
         self._pending: list[Any] = []  # events raised outside receive (timers, polls)

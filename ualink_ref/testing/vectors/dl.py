@@ -23,6 +23,7 @@ from dataclasses import asdict, fields
 from typing import Any
 
 from ualink_ref.dl import messages as dlm
+from ualink_ref.dl.config import DLConfig
 from ualink_ref.dl.datalink import DataLink
 from ualink_ref.dl.events import TLFlitDelivered
 from ualink_ref.dl.flit import DLFlit
@@ -251,7 +252,7 @@ def _scenario(inputs: dict[str, Any]) -> dict[str, Any]:
             0 < timeout < math.inf):
         raise EncodeError(f"scenario replay_timeout must be a positive number, got {timeout!r:.40}")
     pair = LinkPair(
-        DataLink(replay_timeout=timeout), DataLink(replay_timeout=timeout),
+        DataLink(DLConfig(replay_timeout=timeout)), DataLink(DLConfig(replay_timeout=timeout)),
         FaultyChannel(delay=sizes["delay"],
                       script={int(k): v for k, v in inputs["faults_ab"].items()}),
         FaultyChannel(delay=sizes["delay"],
