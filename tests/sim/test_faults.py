@@ -11,8 +11,8 @@ from ualink_ref.dl.config import LinkStateConfig
 from ualink_ref.errors import EncodeError, LinkStalledError
 from ualink_ref.net.channels import ErrorBursts, Outage, dead
 from ualink_ref.net.timeouts import stall_slots_for
-from ualink_ref.sim.config import SimConfig
-from ualink_ref.sim.link_run import Burst, Simulation
+from ualink_ref.sim.config import Burst, SimConfig
+from ualink_ref.sim.link_run import Simulation
 from ualink_ref.sim.workloads import random_workload
 from ualink_ref.sizes import WIRE_BYTES_PER_FLIT
 from ualink_ref.tl import Status

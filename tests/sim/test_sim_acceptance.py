@@ -13,8 +13,8 @@ import pytest
 
 from tests.helpers.tl_model import Model, expect
 from ualink_ref.phy.config import PhyConfig
-from ualink_ref.sim.config import SimConfig
-from ualink_ref.sim.link_run import Burst, Simulation, simulate
+from ualink_ref.sim.config import Burst, SimConfig
+from ualink_ref.sim.link_run import Simulation, simulate
 from ualink_ref.sim.workloads import Op, random_workload
 from ualink_ref.tl import Status
 from ualink_ref.tl.config import TLConfig
