@@ -14,7 +14,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 #: The README and the guide pages that took over its examples.
-DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+DOCUMENTS = [ROOT / "README.md", ROOT / "specs" / "README.md",
+             *sorted((ROOT / "docs").glob("*.md"))]
 
 
 def _python_blocks() -> list[tuple[str, str]]:
