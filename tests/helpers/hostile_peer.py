@@ -227,7 +227,7 @@ class HostilePeer(RuleBasedStateMachine):
         # Between fields (no data owed), the only buffers in use are those of requests
         # waiting for room in the response queue: anything else is a leaked credit.
         tl = self.tl
-        if tl._deframer.pending:  # the engine's own framing state
+        if tl.rx_data_owed:  # the engine's own framing state
             return
         occupied = tl.rx_credits.occupied
         assert all(row[1] == 0 and row[3] == 0 for row in occupied), occupied

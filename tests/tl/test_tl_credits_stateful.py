@@ -10,6 +10,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 
 from ualink_ref.net.tl_pair import TLPair
 from ualink_ref.tl import CreditConfig, Status, TransactionLayer
+from ualink_ref.tl.config import TLConfig
 from ualink_ref.tl.credits import NUM_VCS
 
 CONFIGS = [
@@ -27,8 +28,8 @@ class CreditMachine(RuleBasedStateMachine):
                 batch=st.booleans())
     def setup(self, cfg: CreditConfig, latency: int, seed: int, batch: bool) -> None:
         self.batch = batch
-        self.a = TransactionLayer(1, credits=cfg, batch_credit_returns=batch)
-        self.b = TransactionLayer(2, credits=cfg, batch_credit_returns=batch)
+        self.a = TransactionLayer(1, config=TLConfig(credits=cfg, batch_credit_returns=batch))
+        self.b = TransactionLayer(2, config=TLConfig(credits=cfg, batch_credit_returns=batch))
         self.pair = TLPair(self.a, self.b, latency=latency)
         self.rng = random.Random(seed)
         self.issued = {1: set(), 2: set()}  # type: dict[int, set[int]]

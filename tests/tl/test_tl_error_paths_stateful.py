@@ -35,6 +35,7 @@ from tests.helpers.tl_peer import (
 )
 from ualink_ref.tl import Status, TransactionLayer
 from ualink_ref.tl.codec import Request
+from ualink_ref.tl.config import TLConfig
 from ualink_ref.tl.events import Completion, LateResponse
 from ualink_ref.tl.framing import TLDeframer
 
@@ -76,7 +77,7 @@ class SplitPeer(RuleBasedStateMachine):
 
     def __init__(self) -> None:
         super().__init__()
-        self.tl = TransactionLayer(1, compress=False, timeout_slots=None)
+        self.tl = TransactionLayer(1, config=TLConfig(compress=False, timeout_slots=None))
         self.now = 0.0
         self.walk = TLDeframer()
         drain(self.tl)
@@ -92,7 +93,10 @@ class SplitPeer(RuleBasedStateMachine):
     @rule(timeout=st.sampled_from([None, 5, 40]))
     @precondition(lambda self: self.issued == 0)
     def arm_timeout(self, timeout: int | None) -> None:
-        self.tl.timeout_slots = timeout
+        # The timeout is configuration (a frozen TLConfig): before any op, a fresh engine.
+        self.tl = TransactionLayer(1, config=TLConfig(compress=False, timeout_slots=timeout))
+        drain(self.tl)
+        grant_all(self.tl)
 
     @rule(length=st.sampled_from([4, 64, 100, 128, 192, 256]), write=st.booleans())
     def issue(self, length: int, write: bool) -> None:
@@ -103,7 +107,7 @@ class SplitPeer(RuleBasedStateMachine):
         handle, self.next_handle = self.next_handle, self.next_handle + 1
         self.issued += 1
         for req in self._pump():
-            timeout = self.tl.timeout_slots
+            timeout = self.tl.config.timeout_slots
             self.model[req.tag] = _Model(handle, 0 if write else -(-length // 64),
                                          None if timeout is None else self.now + timeout)
 
@@ -216,7 +220,8 @@ class SplitPeer(RuleBasedStateMachine):
     def teardown(self) -> None:
         # Every tag still waiting (outstanding or quarantined) gets a well-formed last piece.
         for _ in range(3):
-            waiting = sorted({*self.tl._outstanding, *self.tl._ended})
+            tags = self.tl.tag_book()
+            waiting = sorted(tags.outstanding | tags.quarantined)
             for tag in waiting:
                 req = self.requests[tag]
                 read = req.cmd == 0x03
@@ -226,7 +231,7 @@ class SplitPeer(RuleBasedStateMachine):
             self._pump()
         assert len(self.completed) == self.issued, "an operation never completed"
         assert self.tl.outstanding == self.tl.queued == self.tl.quarantined == 0
-        assert len(self.tl._free_tags) == 2048
+        assert len(self.tl.tag_book().free) == 2048
         books_balance(self.tl)
         rx = self.tl.rx_credits  # nothing held: every buffer freed, its credit owed or back
         assert all(v == 0 for row in rx.occupied for v in row)
@@ -254,7 +259,7 @@ class DelayedAnswers(RuleBasedStateMachine):
     @precondition(lambda self: self.tl is None)
     def start(self, timeout: int) -> None:
         self.timeout = timeout
-        self.tl = TransactionLayer(1, compress=False, timeout_slots=timeout)
+        self.tl = TransactionLayer(1, config=TLConfig(compress=False, timeout_slots=timeout))
         drain(self.tl)
         grant_all(self.tl)
 
@@ -332,7 +337,7 @@ class DelayedAnswers(RuleBasedStateMachine):
                 assert done.data == _BEAT * (len(done.data) // 64)
             else:
                 assert done.status == Status.TIMEOUT and done.data is None
-        assert self.tl.quarantined == 0 and len(self.tl._free_tags) == 2048
+        assert self.tl.quarantined == 0 and len(self.tl.tag_book().free) == 2048
         assert sum(e.final for e in self.late) == sum(
             1 for c in self.completed.values() if c.status == Status.TIMEOUT)
         books_balance(self.tl)

@@ -7,6 +7,7 @@ from hypothesis import settings
 
 from tests.helpers.hostile_peer import CREDITS, HONEST, LIMITS, HostilePeer
 from ualink_ref.tl import TransactionLayer
+from ualink_ref.tl.config import TLConfig
 
 
 class HostileTL(HostilePeer):
@@ -14,8 +15,8 @@ class HostileTL(HostilePeer):
 
     def __init__(self) -> None:
         super().__init__()
-        self._tl = TransactionLayer(HONEST, self.memory, credits=CREDITS, compress=False,
-                                    limits=LIMITS)
+        self._tl = TransactionLayer(HONEST, self.memory, config=TLConfig(
+            credits=CREDITS, compress=False, limits=LIMITS))
 
     @property
     def tl(self) -> TransactionLayer:

@@ -37,13 +37,14 @@ from ualink_ref.tl.codec import (
     Request,
     Response,
 )
+from ualink_ref.tl.config import TLConfig
 from ualink_ref.tl.events import Completion, FieldRejected, LateResponse, LinkFailed
 from ualink_ref.tl.limits import TLLimits
 
 
 def _ready(acc: int = 1, **options: object) -> TransactionLayer:
     """A TL that has granted its credits to the peer (us) and holds ours."""
-    tl = TransactionLayer(acc, compress=False, **options)  # type: ignore[arg-type]
+    tl = TransactionLayer(acc, config=TLConfig(compress=False, **options))  # type: ignore[arg-type]
     drain(tl)  # its initial credit grant goes out
     grant_all(tl)
     return tl
@@ -190,7 +191,7 @@ def test_compressed_request_naming_an_empty_way_is_rejected_alone() -> None:
 
 
 def test_over_grant_is_a_credit_error_and_changes_nothing() -> None:
-    tl = TransactionLayer(1, limits=TLLimits(max_credits=100))
+    tl = TransactionLayer(1, config=TLConfig(limits=TLLimits(max_credits=100)))
     events = [e for _ in range(3) for e in tl.receive(flits(halves([FlowControl(40)]))[0])]
     [rejected] = _rejections(events)
     assert isinstance(rejected.error, CreditError) and "maximum 100" in str(rejected.error)

@@ -65,6 +65,7 @@ from ualink_ref.dl.linkstate import LinkEvent, LinkState
 from ualink_ref.node.linkend import FecDecoded, LinkEnd, decode_wire
 from ualink_ref.sizes import FecMode
 from ualink_ref.tl import CreditConfig, Memory, Status, TransactionLayer
+from ualink_ref.tl.config import TLConfig
 from ualink_ref.tl.events import Completion, FieldRejected, LateResponse, LinkFailed
 from ualink_ref.tl.limits import TLLimits
 
@@ -146,8 +147,9 @@ class Endpoint(LinkEnd):
         **dl_options: Any,
     ) -> None:
         # ``tl_options``: further TransactionLayer arguments (split, timeout_slots, ...).
-        self.tl = TransactionLayer(acc_id, memory, credits=credits, compress=compress,
-                                   limits=tl_limits, **(tl_options or {}))
+        self.tl = TransactionLayer(acc_id, memory, config=TLConfig(
+            credits=credits or CreditConfig(), compress=compress, limits=tl_limits or TLLimits(),
+            **(tl_options or {})))
         #: The status every operation gets when the link goes to fault (specs/dl.md L5).
         self.fault_status = fault_status
         super().__init__(self.tl, fec=fec, interleave=interleave, tl_backlog=tl_backlog,

@@ -39,9 +39,6 @@ from ualink_ref.tl.upli import Command, Status, is_known, request_data_halves
 
 _REQUESTS = (Request, CompressedRequest)
 
-# Enum members read once: on Python 3.11 ``Enum.MEMBER`` costs several times a global.
-_OKAY = Status.OKAY
-
 #: Data half-flits of every (known command, numbeats) a request can carry on the wire
 #: (numbeats is 2 bits): rule 3 read from ``request_data_halves`` once, not per field.
 _REQUEST_HALVES: dict[tuple[int, int], int] = {
@@ -59,7 +56,7 @@ def _request_halves(value: Request | CompressedRequest) -> int:
 
 
 def _response_halves(value: Response) -> int:
-    return 2 * (value.len + 1) if value.rd_wr == 0 and value.status == _OKAY else 0
+    return 2 * (value.len + 1) if value.rd_wr == 0 and value.status == Status.OKAY else 0
 
 
 def _response_data_halves(value: CompressedResponseData) -> int:
