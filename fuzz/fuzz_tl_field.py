@@ -34,6 +34,7 @@ from _harness import RAW_ONLY, main
 with atheris.instrument_imports():
     from ualink_ref.errors import DecodeError, UALinkError
     from ualink_ref.tl import Completion, TransactionLayer
+    from ualink_ref.tl.config import TLConfig
     from ualink_ref.tl.credits import CreditConfig
     from ualink_ref.tl.fields import FORMATS, SECTORS, FType, decode_field, encode_field
     from ualink_ref.tl.flit import data_halves_of

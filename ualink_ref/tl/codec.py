@@ -152,6 +152,11 @@ class _Layout(NamedTuple):
     ftype_bits: int  # FTYPE << its shift
     nbytes: int
     spec: tuple[tuple[str, int, int, int], ...]  # (name, shift, mask, low bits dropped)
+    # The same declaration arranged as packing walks it, per field: (largest value, low
+    # bits that must be zero, low bits dropped, shift); byte addresses drop 2 low bits.
+    pack_spec: tuple[tuple[int, int, int, int], ...]
+    # ... and as unpacking walks it, per field: (shift, mask, low bits put back).
+    unpack_spec: tuple[tuple[int, int, int], ...]
 
 
 def _layout(fmt: BitFormat, cls: type[TLField]) -> _Layout:
@@ -161,7 +166,10 @@ def _layout(fmt: BitFormat, cls: type[TLField]) -> _Layout:
     spec = tuple((n, fmt.position(n).shift, fmt.field(n).max_value, _BYTE_ADDRESS.get(n, 0))
                  for n in names)
     ftype = fmt.field("ftype").default
-    return _Layout(ftype << fmt.position("ftype").shift, fmt.byte_length, spec)
+    return _Layout(
+        ftype_bits=ftype << fmt.position("ftype").shift, nbytes=fmt.byte_length, spec=spec,
+        pack_spec=tuple((m << low, (1 << low) - 1, low, s) for _n, s, m, low in spec),
+        unpack_spec=tuple((s, m, low) for _n, s, m, low in spec))
 
 
 _LAYOUTS: dict[type[TLField], _Layout] = {
@@ -179,8 +187,14 @@ SECTORS_OF: tuple[int, ...] = tuple(
 )
 
 
-def _misfit(cls: type[TLField], name: str, value: object) -> EncodeError:
-    return EncodeError(f"{cls.__name__}.{name} = {value!r} does not fit", field=name)
+def _misfit(value: TLField) -> EncodeError:
+    """The error naming the first field of ``value`` that does not fit (the packer's
+    check, again, field by field, on the way out)."""
+    layout = _LAYOUTS[type(value)]
+    for v, (name, _shift, mask, low) in zip(value, layout.spec, strict=True):
+        if not isinstance(v, int) or v < 0 or (v >> low) > mask or v & ((1 << low) - 1):
+            return EncodeError(f"{type(value).__name__}.{name} = {v!r} does not fit", field=name)
+    return EncodeError(f"{value!r} does not fit its layout")
 
 
 def pack_field(value: TLField) -> bytes:
@@ -194,22 +208,20 @@ def pack_field(value: TLField) -> bytes:
     if layout is None:
         raise EncodeError(f"{type(value).__name__} is not a TL field class")
     word = layout.ftype_bits
-    for v, (name, shift, mask, low) in zip(value, layout.spec, strict=True):
-        if not isinstance(v, int) or v < 0:
-            raise _misfit(type(value), name, v)
-        if low:  # a byte address: its low bits are not on the wire and must be zero
-            if v & ((1 << low) - 1):
-                raise _misfit(type(value), name, v)
-            v >>= low
-        if v > mask:
-            raise _misfit(type(value), name, v)
-        word |= v << shift
+    # One spec entry per field: _layout checked the class against its declaration.
+    for v, (largest, low_mask, low, shift) in zip(value, layout.pack_spec, strict=False):
+        # 0 <= v <= the field's largest value; a byte address's low bits (not on the
+        # wire) zero; then shifted into place.
+        if not (isinstance(v, int) and 0 <= v <= largest) or v & low_mask:
+            raise _misfit(value)
+        word |= (v >> low) << shift
     return word.to_bytes(layout.nbytes, "big")
 
 
 def _unpack(cls: type[TLField], layout: _Layout, word: int) -> TLField:
-    """The ``cls`` value whose bits are ``word``: each field read at its declared place."""
-    return cls._make([(word >> shift & mask) << low for _name, shift, mask, low in layout.spec])
+    """The ``cls`` value whose bits are ``word``: field i is ``(word >> shift_i) & mask_i``,
+    put back at byte-address scale (``<< low_i``)."""
+    return cls._make([(word >> shift & mask) << low for shift, mask, low in layout.unpack_spec])
 
 
 def unpack_word(ftype: int, word: int) -> TLField:

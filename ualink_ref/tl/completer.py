@@ -29,7 +29,7 @@ import random
 from collections import deque
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from ualink_ref.errors import AddressCacheError, ConfigError, CreditError
 from ualink_ref.tl.codec import (
@@ -119,8 +119,7 @@ def pieces(
     return out
 
 
-@dataclass(frozen=True, slots=True)
-class RxRequest:
+class RxRequest(NamedTuple):
     """A received request, expanded from the address cache, and the credits it holds."""
 
     request: Request
@@ -210,7 +209,7 @@ class Completer:
             if request.cload:
                 self._ways[request.cway] = request
         self._counters.requests_received += 1
-        return RxRequest(request, source, data_credits)
+        return RxRequest(request=request, source=source, data_credits=data_credits)
 
     def serve(self, rx: RxRequest, halves: list[bytes]) -> None:
         """The request ``rx`` has its data (``halves``): execute it now when its response

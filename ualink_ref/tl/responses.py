@@ -15,7 +15,7 @@ from __future__ import annotations
 import heapq
 from collections import deque
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from ualink_ref.errors import (
     CreditError,
@@ -43,8 +43,7 @@ from ualink_ref.tl.upli import NUM_TAGS, WIRE_STATUSES, Status
 TagState = Literal["free", "outstanding", "quarantined"]
 
 
-@dataclass(frozen=True, slots=True)
-class RxResponse:
+class RxResponse(NamedTuple):
     """A received response, reduced to what completing its operation needs."""
 
     tag: int

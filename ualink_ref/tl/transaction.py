@@ -29,18 +29,21 @@ rules are stated, with their provenance, in ``specs/tl.md`` ("The engine's rules
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from ualink_ref.errors import CreditError, DecodeError, EncodeError, TruncatedError
 from ualink_ref.sizes import TL_FLIT_BYTES, TL_HALF_BYTES
 from ualink_ref.tl.codec import (
+    AnyResponse,
     CompressedRequest,
     CompressedResponseData,
     CompressedResponseNoData,
     FlowControl,
     Request,
     Response,
+    TLField,
     VcFlowControl,
     pack_field,
 )
@@ -109,6 +112,16 @@ class TransactionLayer:
             compress=config.compress, rx_credits=self._rx_credits, counters=self._counters)
         self._tracker = ResponseTracker(acc_id, config.timeout_slots, self._rx_credits,
                                         self._counters)
+        # Who reads each kind of field from the peer (one lookup by the field's class).
+        self._readers: dict[type, Callable[[Any, list[TLEvent]], object]] = {
+            Request: self._completer.on_request,
+            CompressedRequest: self._completer.on_request,
+            Response: self._response_read,
+            CompressedResponseData: self._response_read,
+            CompressedResponseNoData: self._response_read,
+            FlowControl: self._credit_return,
+            VcFlowControl: self._credit_return,
+        }
 
     # -- UPLI calls (the originator's; specs/upli.md) -------------------------------
 
@@ -380,22 +393,22 @@ class TransactionLayer:
                 self._field_done(pending, events)
         return events
 
-    def _field_read(self, value: object, events: list[TLEvent]) -> RxRequest | RxResponse | None:
-        """A control field just read: hand it to the object it concerns; return what that
-        object needs back once the field's data is complete."""
-        if isinstance(value, Request | CompressedRequest):
-            return self._completer.on_request(value, events)
-        if isinstance(value, Response | CompressedResponseData | CompressedResponseNoData):
-            return self._tracker.on_response(value)
-        if isinstance(value, FlowControl | VcFlowControl):
-            self._credit_return(value, events)
-        return None
+    def _field_read(self, value: TLField | None, events: list[TLEvent]) -> object:
+        """A control field just read: hand it to the object it concerns (by its class,
+        :attr:`_readers`); return what that object needs back once the field's data is
+        complete (``None``: nothing)."""
+        reader = self._readers.get(type(value))
+        return reader(value, events) if reader is not None else None
+
+    def _response_read(self, value: AnyResponse, events: list[TLEvent]) -> RxResponse:
+        return self._tracker.on_response(value)
 
     def _field_done(self, pending: PendingField, events: list[TLEvent]) -> None:
+        """A field's data is complete: serve its request or end its operation."""
         context = pending.context
-        if isinstance(context, RxRequest):
+        if type(context) is RxRequest:
             self._completer.serve(context, pending.data)
-        elif isinstance(context, RxResponse):
+        elif type(context) is RxResponse:
             self._tracker.complete(context, pending.data, events)
 
     def _credit_return(self, value: FlowControl | VcFlowControl, events: list[TLEvent]) -> None:
