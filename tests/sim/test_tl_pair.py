@@ -26,8 +26,8 @@ def test_random_ops_both_directions_match_sequential_model(
     seed: int, latency: int, compress: bool, credits: CreditConfig | None
 ) -> None:
     rng = random.Random(seed)
-    a = TransactionLayer(1, config=TLConfig(compress=compress, credits=credits))
-    b = TransactionLayer(2, config=TLConfig(compress=compress, credits=credits))
+    config = TLConfig(compress=compress, credits=credits or CreditConfig())
+    a, b = TransactionLayer(1, config=config), TransactionLayer(2, config=config)
     pair = TLPair(a, b, latency=latency)
     ops_a = random_ops(rng, 400, 0x10000, 4096)
     ops_b = random_ops(rng, 400, 0x7000_0000, 1024)
