@@ -46,11 +46,12 @@ def test_random_ops_both_directions_match_sequential_model(
         for addr, value in model.mem.items():
             assert target.memory.peek(addr, 1)[0] == value, f"seed {seed} addr {addr:#x}"
     # No credit leak: once quiet, every credit granted is back with the sender.
-    for tx, rx in ((a.tx_credits, b.rx_credits), (b.tx_credits, a.rx_credits)):
+    for tx_tl, rx_tl in ((a, b), (b, a)):
+        tx, rx = tx_tl.credit_books().sender, rx_tl.credit_books().receiver
         for source in range(5):
-            cap = rx.config.capacity(source)
+            cap = rx.capacity[source]
             owed = rx.owed[source]
-            assert [tx.available[source][c] + owed[c] for c in range(4)] == list(cap)
+            assert tuple(tx.available[source][c] + owed[c] for c in range(4)) == cap
 
 
 def test_flits_dissect_as_a_stream() -> None:

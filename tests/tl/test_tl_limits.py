@@ -1,4 +1,4 @@
-"""Issue 15, deliverable 2 (TL part): every resource a peer can grow is bounded by a
+"""Bounded resources (``specs/tl.md`` rule 7): every resource a peer can grow is bounded by a
 configured limit, with back-pressure or a clear error (``specs/tl.md`` rules B1-B4)."""
 
 from __future__ import annotations
