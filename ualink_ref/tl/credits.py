@@ -1,25 +1,11 @@
-"""Credit-based flow control (CBFC) for the transaction layer.
+"""Credit-based flow control (CBFC) for the transaction layer: the two books of one end.
 
-Rules (provenance in ``specs/tl.md``):
-
-* Four credit classes: request commands, response commands, request data,
-  response data (public). One command credit = one header buffer; one data
-  credit = one 64-byte buffer (public).
-* Credits exist per virtual channel (4) and in one shared pool (public); a
-  field says which it used with its ``pool`` bit. A field takes all of its
-  credits from one source (project choice: one bit cannot say more). Senders
-  prefer the VC's own credits and fall back to the pool.
-* A link starts with zero credits. Each receiver first grants its whole
-  buffer capacity, then returns credits as it frees buffers (public).
-  Returns are increments: the DL delivers every TL flit exactly once and in
-  order (go-back-N retry), so an increment is never lost or counted twice
-  (project choice, relying on the DL guarantee).
-* A sender never sends without credits: an operation that cannot get them
-  waits in its queue (back-pressure). A receiver that sees a field consume
-  more credits than it granted raises :class:`~ualink_ref.errors.CreditError`.
-* A sender holds at most a configured number of credits per (source,
-  class); a grant past it raises ``CreditError`` and is not applied
-  (project choice: bounded counters).
+:class:`SenderCredits` holds what the peer granted this end (spent per field sent,
+VC first, then the pool; bounded by ``max_available``, rule B4); :class:`ReceiverCredits`
+holds what this end granted its peer (checked per field received, freed buffers owed
+back, returns taken one field per source). The rules and their provenance are
+``specs/tl.md`` rule 4 and its section "Credit-based flow control"; :class:`SenderBook`
+and :class:`ReceiverBook` are frozen snapshots of the books for an audit.
 """
 
 from __future__ import annotations

@@ -242,7 +242,7 @@ class TransactionLayer:
     @property
     def rx_data_owed(self) -> int:
         """Data half-flits the peer still owes before its next control half-flit
-        (the framing walk's state, :mod:`~ualink_ref.tl.framing` rule 4)."""
+        (the framing walk's state, ``specs/tl.md`` framing rule 3)."""
         return self._deframer.pending
 
     @property
