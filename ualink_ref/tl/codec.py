@@ -19,7 +19,7 @@ These are ``NamedTuple`` s: immutable and typed; build them with keywords
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import NamedTuple
+from typing import NamedTuple, NoReturn
 
 from ualink_ref.bitfields import BitFormat
 from ualink_ref.errors import DecodeError, EncodeError, FieldRangeError, TruncatedError
@@ -152,11 +152,11 @@ class _Layout(NamedTuple):
     ftype_bits: int  # FTYPE << its shift
     nbytes: int
     spec: tuple[tuple[str, int, int, int], ...]  # (name, shift, mask, low bits dropped)
-    # The same declaration arranged as packing walks it, per field: (largest value, low
-    # bits that must be zero, low bits dropped, shift); byte addresses drop 2 low bits.
-    pack_spec: tuple[tuple[int, int, int, int], ...]
-    # ... and as unpacking walks it, per field: (shift, mask, low bits put back).
-    unpack_spec: tuple[tuple[int, int, int], ...]
+    # The same declaration arranged as packing and unpacking walk it. Only a layout with
+    # a byte-address field drops low bits, so the others are walked without that step.
+    addresses: bool  # some field holds a byte address (its low bits are not on the wire)
+    pack_spec: tuple[tuple[int, int, int, int], ...]  # (largest, low bits mask, low, shift)
+    unpack_spec: tuple[tuple[int, int, int], ...]  # (shift, mask, low bits put back)
 
 
 def _layout(fmt: BitFormat, cls: type[TLField]) -> _Layout:
@@ -168,6 +168,7 @@ def _layout(fmt: BitFormat, cls: type[TLField]) -> _Layout:
     ftype = fmt.field("ftype").default
     return _Layout(
         ftype_bits=ftype << fmt.position("ftype").shift, nbytes=fmt.byte_length, spec=spec,
+        addresses=any(low for *_, low in spec),
         pack_spec=tuple((m << low, (1 << low) - 1, low, s) for _n, s, m, low in spec),
         unpack_spec=tuple((s, m, low) for _n, s, m, low in spec))
 
@@ -191,8 +192,13 @@ def _misfit(value: TLField) -> EncodeError:
     """The error naming the first field of ``value`` that does not fit (the packer's
     check, again, field by field, on the way out)."""
     layout = _LAYOUTS[type(value)]
-    for v, (name, _shift, mask, low) in zip(value, layout.spec, strict=True):
-        if not isinstance(v, int) or v < 0 or (v >> low) > mask or v & ((1 << low) - 1):
+    for v, name, (largest, low_mask, _low, _shift) in zip(value, type(value)._fields,
+                                                         layout.pack_spec, strict=True):
+        try:
+            fits = 0 <= v <= largest and not v & low_mask
+        except TypeError:  # not an integer: no order, or no bits
+            fits = False
+        if not fits:
             return EncodeError(f"{type(value).__name__}.{name} = {v!r} does not fit", field=name)
     return EncodeError(f"{value!r} does not fit its layout")
 
@@ -208,20 +214,38 @@ def pack_field(value: TLField) -> bytes:
     if layout is None:
         raise EncodeError(f"{type(value).__name__} is not a TL field class")
     word = layout.ftype_bits
-    # One spec entry per field: _layout checked the class against its declaration.
-    for v, (largest, low_mask, low, shift) in zip(value, layout.pack_spec, strict=False):
-        # 0 <= v <= the field's largest value; a byte address's low bits (not on the
-        # wire) zero; then shifted into place.
-        if not (isinstance(v, int) and 0 <= v <= largest) or v & low_mask:
-            raise _misfit(value)
-        word |= (v >> low) << shift
+    # Each field: 0 <= v <= its largest value (and a byte address's low bits zero), then
+    # shifted into place. One spec entry per field: _layout checked the class against
+    # its declaration. A value that is not an integer is refused by the operators
+    # themselves (TypeError: no order, or no bits to shift).
+    try:
+        if layout.addresses:
+            for v, (largest, low_mask, low, shift) in zip(value, layout.pack_spec, strict=False):
+                if not 0 <= v <= largest or v & low_mask:
+                    raise _misfit(value)
+                word |= (v >> low) << shift
+        else:
+            for v, (largest, _low_mask, _low, shift) in zip(value, layout.pack_spec,
+                                                           strict=False):
+                if not 0 <= v <= largest:
+                    raise _misfit(value)
+                word |= v << shift
+    except TypeError:
+        raise _misfit(value) from None
     return word.to_bytes(layout.nbytes, "big")
 
 
 def _unpack(cls: type[TLField], layout: _Layout, word: int) -> TLField:
     """The ``cls`` value whose bits are ``word``: field i is ``(word >> shift_i) & mask_i``,
     put back at byte-address scale (``<< low_i``)."""
-    return cls._make([(word >> shift & mask) << low for shift, mask, low in layout.unpack_spec])
+    if layout.addresses:
+        return cls._make([(word >> shift & mask) << low
+                          for shift, mask, low in layout.unpack_spec])
+    return cls._make([word >> shift & mask for shift, mask, _low in layout.unpack_spec])
+
+
+def _unknown(ftype: int) -> NoReturn:
+    raise FieldRangeError("ftype", ftype, "unknown TL field type")
 
 
 def unpack_word(ftype: int, word: int) -> TLField:
@@ -265,7 +289,8 @@ def decode_control_half(half: bytes | bytearray | memoryview) -> list[tuple[int,
     out: list[tuple[int, TLField]] = []
     sector = 0
     for ftype, bits in control_words(half):
-        out.append((sector, unpack_word(ftype, bits)))
+        cls, layout = _BY_FTYPE[ftype] or _unknown(ftype)  # control_words checked it
+        out.append((sector, _unpack(cls, layout, bits)))
         sector += SECTORS_OF[ftype]
     return out
 

@@ -8,19 +8,10 @@ credits), and packs queued responses into control half-flits when the peer's
 credits allow (rules 3-5). Requests with a tag in ``stop_tags`` are dropped
 unexecuted (rule T5).
 
-Its answers (``specs/tl.md``, "Split responses" S1-S3 and "Poison" P3):
-
-* A response piece answers beats ``offset .. offset + len`` of the request's data
-  (``len`` = beats - 1); ``last`` = 1 marks the piece sent last for the tag.
-* Only a Read of two or more beats is ever split. How is configured per
-  engine (``TLConfig.split``):
-  ``"never"`` one response; ``"always"`` one piece per beat, in beat order;
-  ``"random"`` seeded random cuts between beats, the pieces sent in a seeded
-  random order (the ``last`` piece is whichever goes last).
-* Poisoned beats (rule P3) are cut out of any read whose beats are not all
-  poisoned, whatever the mode: each run of poisoned beats is one DATA_ERROR piece
-  without data (a response carries data only when OKAY — the framing rule), each
-  run of clean beats one or more OKAY pieces with their data.
+Its answers follow ``specs/tl.md`` rules S1-S3 (one response, or pieces by
+``TLConfig.split``: :func:`pieces`) and P3 (each run of poisoned beats one DATA_ERROR
+piece without data, whatever the mode); all of this is ``specs/tl.md`` rules 3, 5, 7,
+8 and 9 of the engine.
 """
 
 from __future__ import annotations
