@@ -193,11 +193,13 @@ class ResponseTracker:
         out.append(FieldRejected(value, error))
 
     def on_response(
-        self, value: Response | CompressedResponseData | CompressedResponseNoData
+        self, value: Response | CompressedResponseData | CompressedResponseNoData,
+        out: list[TLEvent],
     ) -> RxResponse:
         """A response field just read: its credits consumed (rule E1) and what the field
         alone breaks (rule E3) noted; its operation ends in :meth:`complete`, once its
-        data is in."""
+        data is in. Nothing is reported yet (``out``, where a field's reader puts its
+        events, is taken so that every reader is called alike)."""
         if type(value) is Response:
             status, src, dst = value.status, value.src_acc, value.dst_acc
             beats = value.len + 1 if value.rd_wr == 0 and status == Status.OKAY else 0

@@ -36,14 +36,12 @@ from typing import Any
 from ualink_ref.errors import CreditError, DecodeError, EncodeError, TruncatedError
 from ualink_ref.sizes import TL_FLIT_BYTES, TL_HALF_BYTES
 from ualink_ref.tl.codec import (
-    AnyResponse,
     CompressedRequest,
     CompressedResponseData,
     CompressedResponseNoData,
     FlowControl,
     Request,
     Response,
-    TLField,
     VcFlowControl,
     pack_field,
 )
@@ -112,13 +110,14 @@ class TransactionLayer:
             compress=config.compress, rx_credits=self._rx_credits, counters=self._counters)
         self._tracker = ResponseTracker(acc_id, config.timeout_slots, self._rx_credits,
                                         self._counters)
-        # Who reads each kind of field from the peer (one lookup by the field's class).
+        # Who reads each kind of field from the peer (one lookup by the field's class); a
+        # reader returns what its owner needs back once the field's data is complete.
         self._readers: dict[type, Callable[[Any, list[TLEvent]], object]] = {
             Request: self._completer.on_request,
             CompressedRequest: self._completer.on_request,
-            Response: self._response_read,
-            CompressedResponseData: self._response_read,
-            CompressedResponseNoData: self._response_read,
+            Response: self._tracker.on_response,
+            CompressedResponseData: self._tracker.on_response,
+            CompressedResponseNoData: self._tracker.on_response,
             FlowControl: self._credit_return,
             VcFlowControl: self._credit_return,
         }
@@ -381,6 +380,7 @@ class TransactionLayer:
             for pending in both_data:
                 self._field_done(pending, events)
             return events
+        readers = self._readers
         for half in (first, second):
             try:
                 started, done = self._deframer.feed_half(half)
@@ -388,20 +388,12 @@ class TransactionLayer:
                 self._fail(f"undecodable control half-flit ({exc})", events)
                 break
             for pending in started:  # account for each field as soon as it is read
-                pending.context = self._field_read(pending.value, events)
+                reader = readers.get(type(pending.value))
+                if reader is not None:  # its owner; what it returns comes back when done
+                    pending.context = reader(pending.value, events)
             for pending in done:  # its data is complete: serve a request, end an operation
                 self._field_done(pending, events)
         return events
-
-    def _field_read(self, value: TLField | None, events: list[TLEvent]) -> object:
-        """A control field just read: hand it to the object it concerns (by its class,
-        :attr:`_readers`); return what that object needs back once the field's data is
-        complete (``None``: nothing)."""
-        reader = self._readers.get(type(value))
-        return reader(value, events) if reader is not None else None
-
-    def _response_read(self, value: AnyResponse, events: list[TLEvent]) -> RxResponse:
-        return self._tracker.on_response(value)
 
     def _field_done(self, pending: PendingField, events: list[TLEvent]) -> None:
         """A field's data is complete: serve its request or end its operation."""
