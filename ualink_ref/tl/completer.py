@@ -202,9 +202,10 @@ class Completer:
         self._counters.requests_received += 1
         return RxRequest(request=request, source=source, data_credits=data_credits)
 
-    def serve(self, rx: RxRequest, halves: list[bytes]) -> None:
+    def serve(self, rx: RxRequest, halves: list[bytes], out: list[TLEvent]) -> None:
         """The request ``rx`` has its data (``halves``): execute it now when its response
-        can be held, else queue it behind those already waiting (rule B1)."""
+        can be held, else queue it behind those already waiting (rule B1). Serving reports
+        nothing (``out`` is taken so that every field's finisher is called alike)."""
         if self._waiting or len(self._responses) >= self._limits.max_responses:
             self._waiting.append((rx, halves))
             self._counters.requests_deferred += 1

@@ -62,7 +62,7 @@ from ualink_ref.tl.events import (
     TLCounters,
     TLEvent,
 )
-from ualink_ref.tl.framing import PendingField, TLDeframer, byte_string, pad_control_half
+from ualink_ref.tl.framing import TLDeframer, byte_string, pad_control_half
 from ualink_ref.tl.limits import TLLimits
 from ualink_ref.tl.memory import Memory
 from ualink_ref.tl.originator import Originator, QueuedRequest
@@ -120,6 +120,11 @@ class TransactionLayer:
             CompressedResponseNoData: self._tracker.on_response,
             FlowControl: self._credit_return,
             VcFlowControl: self._credit_return,
+        }
+        # ... and who finishes it, by what its reader returned, once its data is in.
+        self._finishers: dict[type, Callable[[Any, list[bytes], list[TLEvent]], None]] = {
+            RxRequest: self._completer.serve,
+            RxResponse: self._tracker.complete,
         }
 
     # -- UPLI calls (the originator's; specs/upli.md) -------------------------------
@@ -376,9 +381,11 @@ class TransactionLayer:
             events.extend(self._tracker.run_timer(now))
         first, second = flit[:TL_HALF_BYTES], flit[TL_HALF_BYTES:]
         both_data = self._deframer.feed_data_flit(first, second)  # both data: one step
+        finishers = self._finishers
         if both_data is not None:
             for pending in both_data:
-                self._field_done(pending, events)
+                if pending.context is not None:
+                    finishers[type(pending.context)](pending.context, pending.data, events)
             return events
         readers = self._readers
         for half in (first, second):
@@ -392,16 +399,9 @@ class TransactionLayer:
                 if reader is not None:  # its owner; what it returns comes back when done
                     pending.context = reader(pending.value, events)
             for pending in done:  # its data is complete: serve a request, end an operation
-                self._field_done(pending, events)
+                if pending.context is not None:
+                    finishers[type(pending.context)](pending.context, pending.data, events)
         return events
-
-    def _field_done(self, pending: PendingField, events: list[TLEvent]) -> None:
-        """A field's data is complete: serve its request or end its operation."""
-        context = pending.context
-        if type(context) is RxRequest:
-            self._completer.serve(context, pending.data)
-        elif type(context) is RxResponse:
-            self._tracker.complete(context, pending.data, events)
 
     def _credit_return(self, value: FlowControl | VcFlowControl, events: list[TLEvent]) -> None:
         """A flow-control field: the peer's returns granted, all classes or none (rule 4)."""
