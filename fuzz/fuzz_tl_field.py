@@ -34,6 +34,7 @@ from _harness import RAW_ONLY, main
 with atheris.instrument_imports():
     from ualink_ref.errors import DecodeError, UALinkError
     from ualink_ref.tl import Completion, TransactionLayer
+    from ualink_ref.tl.config import TLConfig
     from ualink_ref.tl.credits import CreditConfig
     from ualink_ref.tl.fields import FORMATS, SECTORS, FType, decode_field, encode_field
     from ualink_ref.tl.flit import data_halves_of
@@ -62,8 +63,9 @@ def new_engine() -> tuple[TransactionLayer, int]:
     """An honest engine with every kind of operation outstanding; (engine, ops issued)."""
     memory = Memory([MAPPED], max_pages=4)
     memory.poison(POISONED, 16)
-    tl = TransactionLayer(ME, memory, credits=CreditConfig((2, 2, 4, 4), (6, 6, 10, 10)),
-                          limits=TLLimits(max_responses=2, max_messages=1, max_credits=260))
+    tl = TransactionLayer(ME, memory, config=TLConfig(
+        credits=CreditConfig((2, 2, 4, 4), (6, 6, 10, 10)),
+        limits=TLLimits(max_responses=2, max_messages=1, max_credits=260)))
     tl.receive(_grant())
     tl.read(PEER, 0x100, 64)
     tl.write(PEER, 0x200, bytes(range(64)))

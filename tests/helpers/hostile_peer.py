@@ -218,7 +218,7 @@ class HostilePeer(RuleBasedStateMachine):
         books_balance(tl)
         assert tl.responses_queued <= LIMITS.max_responses
         assert len(tl.messages) <= LIMITS.max_messages
-        for row in tl.tx_credits.available:
+        for row in tl.credit_books().sender.available:
             assert all(0 <= n <= LIMITS.max_credits for n in row)
         assert len(tl.memory._pages) <= tl.memory.max_pages
 
@@ -227,9 +227,9 @@ class HostilePeer(RuleBasedStateMachine):
         # Between fields (no data owed), the only buffers in use are those of requests
         # waiting for room in the response queue: anything else is a leaked credit.
         tl = self.tl
-        if tl._deframer.pending:  # the engine's own framing state
+        if tl.rx_data_owed:  # the engine's own framing state
             return
-        occupied = tl.rx_credits.occupied
+        occupied = tl.credit_books().receiver.occupied
         assert all(row[1] == 0 and row[3] == 0 for row in occupied), occupied
         assert sum(row[0] for row in occupied) == tl.requests_waiting, occupied
 

@@ -75,15 +75,15 @@ def books_balance(tl: TransactionLayer) -> None:
     """The receive-side credit books: in use + owed + held by the peer = capacity, all >= 0;
     and the wire tags: free + outstanding + quarantined (an ended op whose last piece
     has not come, specs/tl.md rules S7, T4) = all, no tag in two of them."""
-    rx = tl.rx_credits
+    rx = tl.credit_books().receiver
     for source in range(NUM_VCS + 1):
-        cap = rx.config.capacity(source)
+        cap = rx.capacity[source]
         for cls in range(4):
             parts = (rx.occupied[source][cls], rx.owed[source][cls], rx.outstanding[source][cls])
             assert min(parts) >= 0, (source, cls, parts)
             assert sum(parts) == cap[cls], (source, cls, parts, cap)
-    free = list(tl._free_tags)  # the engine's own books
-    assert len(set(free)) == len(free)
-    assert not set(free) & set(tl._outstanding)
-    assert not set(free) & set(tl._ended) and not set(tl._ended) & set(tl._outstanding)
-    assert len(free) + tl.outstanding + tl.quarantined == 2048
+    tags = tl.tag_book()  # the engine's own books
+    assert len(tags.outstanding) == tl.outstanding and len(tags.quarantined) == tl.quarantined
+    assert not tags.free & tags.outstanding
+    assert not tags.free & tags.quarantined and not tags.quarantined & tags.outstanding
+    assert len(tags.free) + tl.outstanding + tl.quarantined == 2048

@@ -177,7 +177,7 @@ def test_upli_calls_are_the_transaction_layers_own() -> None:
             ep.read(3, 0x80, 128, vc=2, metadata=9),
             ep.atomic(4, 0xC0, "add", 5, None, 4, False, vc=3)]
     queued = [(op.handle, Command(op.cmd), op.dst, op.addr, op.vc, op.metadata)
-              for op in ep.tl._req_q]
+              for op in ep.tl.queued_requests()]
     assert queued == [(tags[0], Command.WRITE, 2, 0x40, 1, 7),
                       (tags[1], Command.READ, 3, 0x80, 2, 9),
                       (tags[2], Command.ATOMIC_NR, 4, 0xC0, 3, 0)]

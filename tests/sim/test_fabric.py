@@ -3,12 +3,17 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from ualink_ref.errors import LinkStalledError, UnsupportedError
+from ualink_ref.node.endpoint import Endpoint
+from ualink_ref.sim import fabric as fabric_module
 from ualink_ref.sim.fabric import Fabric, FabricConfig
 from ualink_ref.sim.fabric_report import run_fabric, zero_load_load64
 from ualink_ref.sim.workloads import PATTERNS, FabricOp, Op, fabric_workload
+from ualink_ref.tl import Memory
 
 
 def _acceptance(n_ops: int, fec: str, planes: int, accelerators: int = 16) -> None:
@@ -94,9 +99,16 @@ def test_unroutable_request_answered_unsupported() -> None:
     assert [(e.handle, e.status.name) for e in events] == [(handle, "UNSUPPORTED_REQUEST")]
 
 
-def test_compressed_response_is_refused() -> None:
+def test_compressed_response_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = fabric_module.Endpoint
+
+    def endpoint(acc: int, memory: Memory, **options: Any) -> Endpoint:
+        if acc == 1:  # a completer that compresses its responses (a frozen TL option)
+            options["compress"] = True
+        return real(acc, memory, **options)
+
+    monkeypatch.setattr(fabric_module, "Endpoint", endpoint)
     fabric = Fabric(FabricConfig(accelerators=2))
-    fabric.endpoints[0][1].tl.compress = True  # a completer that compresses its responses
     fabric.endpoints[0][0].read(1, 0x1000, 64)
     with pytest.raises(UnsupportedError):
         fabric.network.run(max_slots=400)

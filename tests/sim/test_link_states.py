@@ -219,7 +219,7 @@ def test_a_silent_faulted_peer_is_found_by_the_idle_probe() -> None:
     for _ in range(40):
         _step(net, sides)
     assert a.dl.acked >= 1 and a.dl.in_flight == 0
-    assert a.tl.tx_credits.received_total == [0, 0, 0, 0]  # no credits: the TL must wait
+    assert a.tl.credit_books().sender.received_total == (0, 0, 0, 0)  # no credits: the TL must wait
     b.link.handle(LinkInput.TRAIN_EXHAUSTED if b.link_state is LinkState.TRAINING
                   else LinkInput.RETRAIN_EXHAUSTED, net.now, "forced for the test")
     assert b.link_state is LinkState.FAULT

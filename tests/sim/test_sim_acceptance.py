@@ -52,11 +52,11 @@ def check_run(sim: Simulation) -> None:
                     assert model.mem.get(base + off) == byte, f"seed {seed} stray {base + off:#x}"
     sim.drain()
     for tx_ep, rx_ep in ((sim.a, sim.b), (sim.b, sim.a)):
-        tx, rx = tx_ep.tl.tx_credits, rx_ep.tl.rx_credits
+        tx, rx = tx_ep.tl.credit_books().sender, rx_ep.tl.credit_books().receiver
         for source in range(NUM_VCS + 1):
-            cap = rx.config.capacity(source)
-            assert [tx.available[source][c] + rx.owed[source][c] for c in range(4)] == list(cap)
-            assert rx.occupied[source] == [0, 0, 0, 0]
+            cap = rx.capacity[source]
+            assert tuple(tx.available[source][c] + rx.owed[source][c] for c in range(4)) == cap
+            assert rx.occupied[source] == (0, 0, 0, 0)
 
 
 CONFIGS = {

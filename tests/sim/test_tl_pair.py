@@ -9,6 +9,7 @@ import pytest
 from tests.helpers.tl_model import Model, expect, issue, random_ops
 from ualink_ref.net.tl_pair import TLPair
 from ualink_ref.tl import CreditConfig, Status, TransactionLayer
+from ualink_ref.tl.config import TLConfig
 from ualink_ref.tl.flit import dissect_stream
 
 
@@ -25,8 +26,8 @@ def test_random_ops_both_directions_match_sequential_model(
     seed: int, latency: int, compress: bool, credits: CreditConfig | None
 ) -> None:
     rng = random.Random(seed)
-    a = TransactionLayer(1, compress=compress, credits=credits)
-    b = TransactionLayer(2, compress=compress, credits=credits)
+    config = TLConfig(compress=compress, credits=credits or CreditConfig())
+    a, b = TransactionLayer(1, config=config), TransactionLayer(2, config=config)
     pair = TLPair(a, b, latency=latency)
     ops_a = random_ops(rng, 400, 0x10000, 4096)
     ops_b = random_ops(rng, 400, 0x7000_0000, 1024)
@@ -45,11 +46,12 @@ def test_random_ops_both_directions_match_sequential_model(
         for addr, value in model.mem.items():
             assert target.memory.peek(addr, 1)[0] == value, f"seed {seed} addr {addr:#x}"
     # No credit leak: once quiet, every credit granted is back with the sender.
-    for tx, rx in ((a.tx_credits, b.rx_credits), (b.tx_credits, a.rx_credits)):
+    for tx_tl, rx_tl in ((a, b), (b, a)):
+        tx, rx = tx_tl.credit_books().sender, rx_tl.credit_books().receiver
         for source in range(5):
-            cap = rx.config.capacity(source)
+            cap = rx.capacity[source]
             owed = rx.owed[source]
-            assert [tx.available[source][c] + owed[c] for c in range(4)] == list(cap)
+            assert tuple(tx.available[source][c] + owed[c] for c in range(4)) == cap
 
 
 def test_flits_dissect_as_a_stream() -> None:
@@ -68,7 +70,8 @@ def test_flits_dissect_as_a_stream() -> None:
 
 def test_out_of_wire_tags_is_back_pressure() -> None:
     big = CreditConfig(per_vc=(0, 0, 0, 0), pool=(4000, 4000, 8000, 8000))
-    a, b = TransactionLayer(1, credits=big), TransactionLayer(2, credits=big)
+    config = TLConfig(credits=big)
+    a, b = TransactionLayer(1, config=config), TransactionLayer(2, config=config)
     handles = [a.read(2, 64 * (i % 1000), 4) for i in range(3000)]
     got, _ = TLPair(a, b, latency=40).run()
     assert a.counters.tag_stalls > 100  # only 2048 wire tags: the rest waited

@@ -1,4 +1,4 @@
-"""Issue 15, deliverable 4 (TL and endpoint entry points): any input of any type raises
+"""TL and endpoint entry points (``specs/tl.md`` rule 6): any input of any type raises
 only ``UALinkError`` — wrong-length bytes, ``str``, ``None``, numbers, lists, arrays of
 the wrong dtype or shape."""
 

@@ -1,4 +1,4 @@
-"""Issue 15, deliverable 2 (TL part): every resource a peer can grow is bounded by a
+"""Bounded resources (``specs/tl.md`` rule 7): every resource a peer can grow is bounded by a
 configured limit, with back-pressure or a clear error (``specs/tl.md`` rules B1-B4)."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from ualink_ref.errors import CreditError
 from ualink_ref.net.tl_pair import TLPair
 from ualink_ref.tl import Memory, Status, TransactionLayer
 from ualink_ref.tl.codec import FlowControl, Request
+from ualink_ref.tl.config import TLConfig
 from ualink_ref.tl.credits import SenderCredits
 from ualink_ref.tl.framing import TLDeframer
 from ualink_ref.tl.limits import TLLimits
@@ -30,7 +31,7 @@ def test_peer_that_never_grants_response_credits_cannot_grow_the_response_queue(
     # used to queue 100,000 responses. Now the queue stops at max_responses and the
     # peer runs out of request credits (they are returned only as requests are served).
     limit = 8
-    tl = TransactionLayer(2, compress=False, limits=TLLimits(max_responses=limit))
+    tl = TransactionLayer(2, config=TLConfig(compress=False, limits=TLLimits(max_responses=limit)))
     walk = TLDeframer()
     held = _pool_returns(drain(tl), walk)  # the initial grant: 256 pool request credits
     sent = 0
@@ -102,7 +103,7 @@ def test_page_cap_through_the_link_and_zero_writes() -> None:
 
 def test_write_message_buffer_is_bounded() -> None:
     a = TransactionLayer(1)
-    b = TransactionLayer(2, limits=TLLimits(max_messages=2))
+    b = TransactionLayer(2, config=TLConfig(limits=TLLimits(max_messages=2)))
     handles = [a.write(2, 0x40 * i, bytes([i]) * 8, message=True) for i in range(4)]
     got, _ = TLPair(a, b).run()
     by = {c.handle: c.status for c in got}

@@ -1,15 +1,18 @@
-"""Issue 15, deliverable 1: a peer's bad TL field is handled on its own.
+"""Errors from the peer (``specs/tl.md`` rule 6, E1-E7): a peer's bad TL field is
+handled on its own.
 
-Each test is one of the issue's reproducers or one rule of ``specs/tl.md``
-("Errors from the peer", E1-E7): the field is rejected, counted and reported
+Each test is one reproducer or one rule: the field is rejected, counted and reported
 with its reason; the fields around it are processed; every operation ends with
-exactly one completion; tags and credits never leak.
+exactly one completion; tags and credits never leak. Last, a bare TransactionLayer
+against a hostile peer (rules and invariants in ``tests/helpers/hostile_peer.py``).
 """
 
 from __future__ import annotations
 
 import pytest
+from hypothesis import settings
 
+from tests.helpers.hostile_peer import CREDITS, HONEST, LIMITS, HostilePeer
 from tests.helpers.tl_peer import (
     books_balance,
     drain,
@@ -37,13 +40,15 @@ from ualink_ref.tl.codec import (
     Request,
     Response,
 )
+from ualink_ref.tl.config import TLConfig
 from ualink_ref.tl.events import Completion, FieldRejected, LateResponse, LinkFailed
 from ualink_ref.tl.limits import TLLimits
 
+# -- Issue 15, deliverable 1: a peer's bad TL field is handled on its own
 
 def _ready(acc: int = 1, **options: object) -> TransactionLayer:
     """A TL that has granted its credits to the peer (us) and holds ours."""
-    tl = TransactionLayer(acc, compress=False, **options)  # type: ignore[arg-type]
+    tl = TransactionLayer(acc, config=TLConfig(compress=False, **options))  # type: ignore[arg-type]
     drain(tl)  # its initial credit grant goes out
     grant_all(tl)
     return tl
@@ -135,8 +140,7 @@ def test_misaddressed_responses_do_not_leak_credits() -> None:
     # Issue reproducer: 16 misaddressed responses leaked 16 credits for good and the 17th
     # raised CreditError. Now each is rejected on its own and its credit comes back.
     tl = _ready()
-    rx = tl.rx_credits
-    held = rx.outstanding[0][1]  # response-command credits we hold on VC 0
+    held = tl.credit_books().receiver.outstanding[0][1]  # response-command credits we hold
     assert held == 16
     bogus = Response(vchan=0, tag=5, pool=0, len=0, offset=0, status=0, rd_wr=1, last=1,
                      src_acc=2, dst_acc=33)
@@ -147,7 +151,7 @@ def test_misaddressed_responses_do_not_leak_credits() -> None:
             assert isinstance(rejected.error, MisroutedError), round_
         books_balance(tl)
         drain(tl)  # the TL returns the 16 credits
-        assert rx.outstanding[0][1] == 16
+        assert tl.credit_books().receiver.outstanding[0][1] == 16
     assert tl.counters.fields_rejected == 48
 
 
@@ -162,7 +166,7 @@ def test_overspent_credits_reject_the_field_and_keep_the_books() -> None:
 
 def test_overspent_response_still_ends_its_operation() -> None:
     tl = _ready()
-    rx = tl.rx_credits
+    rx = tl._rx_credits  # the books as a peer that spent every credit would leave them
     for source in range(5):
         rx.owed[source] = [a + b for a, b in zip(rx.owed[source], rx.outstanding[source],
                                                  strict=True)]
@@ -190,11 +194,11 @@ def test_compressed_request_naming_an_empty_way_is_rejected_alone() -> None:
 
 
 def test_over_grant_is_a_credit_error_and_changes_nothing() -> None:
-    tl = TransactionLayer(1, limits=TLLimits(max_credits=100))
+    tl = TransactionLayer(1, config=TLConfig(limits=TLLimits(max_credits=100)))
     events = [e for _ in range(3) for e in tl.receive(flits(halves([FlowControl(40)]))[0])]
     [rejected] = _rejections(events)
     assert isinstance(rejected.error, CreditError) and "maximum 100" in str(rejected.error)
-    assert tl.tx_credits.available[4][0] == 80
+    assert tl.credit_books().sender.available[4][0] == 80
 
 
 def test_undecodable_framing_fails_the_link_and_completes_everything_once() -> None:
@@ -222,3 +226,40 @@ def test_compressed_responses_for_unknown_tags_are_rejected() -> None:
                                CompressedResponseData(0, 78, 1, 0)], [bytes(32)] * 2))
     assert [type(r.error) for r in _rejections(events)] == [TagError, TagError]
     books_balance(tl)
+
+
+
+# -- Issue 15, deliverable 7: a bare TransactionLayer against a hostile peer
+
+class HostileTL(HostilePeer):
+    """The peer's TL flits go straight to the honest TL; its output comes straight back."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._tl = TransactionLayer(HONEST, self.memory, config=TLConfig(
+            credits=CREDITS, compress=False, limits=LIMITS))
+
+    @property
+    def tl(self) -> TransactionLayer:
+        return self._tl
+
+    def deliver(self, tl_flits: list[bytes]) -> list[object]:
+        events: list[object] = []
+        for flit in tl_flits:
+            events.extend(self._tl.receive(flit))
+        return events
+
+    def collect(self, budget: int) -> list[bytes]:
+        out = []
+        for _ in range(budget):
+            flit = self._tl.poll()
+            if flit is None:
+                break
+            out.append(flit)
+        return out
+
+
+HostileTL.TestCase.settings = settings(
+    HostileTL.TestCase.settings, stateful_step_count=80, max_examples=100
+)
+TestHostileTL = HostileTL.TestCase

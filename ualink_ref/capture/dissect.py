@@ -204,8 +204,6 @@ def _where(number: int, record: CaptureRecord, raw: bytes, symbols_corrected: in
 
 
 _new, _set = object.__new__, object.__setattr__
-#: Enum members read once: on Python 3.11 ``Enum.MEMBER`` costs several times a global.
-_REPLAY, _GAP, _ACCEPT, _DUPLICATE = FlitOp.REPLAY, Verdict.GAP, Verdict.ACCEPT, Verdict.DUPLICATE
 
 
 def dissect_records(records: Iterable[CaptureRecord]) -> list[DissectedFlit]:
@@ -346,7 +344,7 @@ def _dissect_flit(st: _Direction, values: dict[str, Any]) -> DissectedFlit:
                 return _made(values, status="unsynchronised",
                              notes=("implicit sequence number before synchronisation",))
         verdict, _ = classify(flit, st.expected)  # the DL receiver's own rule
-        if verdict is _GAP:
+        if verdict is Verdict.GAP:
             # The sender goes implicit only within 7 flits of the acked point, so the
             # number is the first one from `expected` on with these low bits (dl rule 4).
             seq = implicit_seq(st.expected, flit.flit_seq_lo)
@@ -361,7 +359,7 @@ def _dissect_flit(st: _Direction, values: dict[str, Any]) -> DissectedFlit:
             # Synchronise on: seq 1 (link start); a replay (it starts where the receiver
             # asked, DL rule 3); or any explicit flit when nothing was lost before it (a
             # capture that starts mid-stream). After a loss, wait for one of the first two.
-            if seq != 1 and op is not _REPLAY and st.lossy:
+            if seq != 1 and op is not FlitOp.REPLAY and st.lossy:
                 st.unplaced += 1
                 return _made(values, seq=seq, status="unsynchronised", notes=(
                     "waiting for sequence 1 or a replay after a lost flit",))
@@ -376,10 +374,10 @@ def _dissect_flit(st: _Direction, values: dict[str, Any]) -> DissectedFlit:
             st.expected = seq
         else:
             verdict, _ = classify(flit, st.expected)  # the DL receiver's own rule
-            if verdict is not _ACCEPT:
-                replayed = op is _REPLAY or _seen(st, seq)
+            if verdict is not Verdict.ACCEPT:
+                replayed = op is FlitOp.REPLAY or _seen(st, seq)
                 _remember(st, seq)
-                if verdict is _DUPLICATE:
+                if verdict is Verdict.DUPLICATE:
                     return _made(values, seq=seq, status="duplicate", replayed=replayed,
                                  notes=("already received",))
                 return _made(values, seq=seq, status="gap", replayed=replayed,
@@ -387,7 +385,7 @@ def _dissect_flit(st: _Direction, values: dict[str, Any]) -> DissectedFlit:
     # Accepted (the common case: kept lean, it runs for nearly every data flit).
     recent = st.recent
     when = recent.get(seq)
-    values["replayed"] = op is _REPLAY or (
+    values["replayed"] = op is FlitOp.REPLAY or (
         when is not None and st.data_flits - when <= _REPLAY_MEMORY)  # _seen, inline
     stream = st.tl
     if not notes and not phase_matches(flit, len(stream.partial)):

@@ -59,6 +59,7 @@ from ualink_ref.node.linkend import FecDecoded, LinkEnd
 from ualink_ref.sizes import FecMode
 from ualink_ref.tl import Memory, Status, TransactionLayer
 from ualink_ref.tl.events import Completion, FieldRejected, LateResponse, LinkFailed
+from ualink_ref.tl.transaction import CreditBooks
 
 #: What :meth:`Endpoint.receive` returns: the chunk's FEC verdict, DL events, completions.
 EndpointEvent = (FecDecoded | DLEvent | LinkEvent | Completion | FieldRejected | LinkFailed
@@ -165,12 +166,7 @@ class Endpoint:
     def __init__(self, acc_id: int, memory: Memory | None = None, *,
                  config: EndpointConfig | None = None) -> None:
         self.config = config if config is not None else EndpointConfig()
-        tl_config = self.config.tl  # MERGE: TransactionLayer(acc_id, memory, config=...)
-        self.tl = TransactionLayer(
-            acc_id, memory, credits=tl_config.credits, compress=tl_config.compress,
-            batch_credit_returns=tl_config.batch_credit_returns, limits=tl_config.limits,
-            split=tl_config.split, split_seed=tl_config.split_seed,
-            timeout_slots=tl_config.timeout_slots, stop_tags=tl_config.stop_tags)
+        self.tl = TransactionLayer(acc_id, memory, config=self.config.tl)
         self.link_end = LinkEnd(TLOnLink(self.tl, self.config.fault_status), self.config.link)
 
     # -- UPLI side (delegated to the TL) -------------------------------------------
@@ -288,16 +284,16 @@ class Endpoint:
     @property
     def credits_owed(self) -> bool:
         """True while the TL owes its peer credit returns."""
-        return self.tl.rx_credits.owed_any  # MERGE: the TL's own property
+        return self.tl.credits_owed
 
     def urge_credit_return(self) -> bool:
         """Have the TL return every credit it owes at its next flit, not waiting for a
         batch (a run closing its books); True if any were owed."""
-        rx = self.tl.rx_credits  # MERGE: the TL's own method
-        if not rx.owed_any:
-            return False
-        rx.urgent = True
-        return True
+        return self.tl.urge_credit_return()
+
+    def credit_books(self) -> CreditBooks:
+        """The TL's credit books as a frozen snapshot (an audit)."""
+        return self.tl.credit_books()
 
     def schedule_pause(self, at: float, paused: bool) -> None:
         """The switch pauses (or resumes) this endpoint's TL from slot ``at`` (S8)."""

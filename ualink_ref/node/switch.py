@@ -23,6 +23,7 @@ from ualink_ref.node.pause import Pausable, PauseControl
 from ualink_ref.sizes import TL_HALF_BYTES
 from ualink_ref.tl import codec, credits
 from ualink_ref.tl.framing import PendingField, TLDeframer, pad_control_half
+from ualink_ref.tl.transaction import CreditBooks
 from ualink_ref.tl.upli import Command, Status, request_data_credits
 
 _ZERO_HALF = bytes(TL_HALF_BYTES)
@@ -269,10 +270,12 @@ class SwitchPort:
     def urge_credit_return(self) -> bool:
         """Return every credit this ingress owes at the next flit (a pod draining its
         books, specs/fabric.md F7); True if any were owed."""
-        if not self.rx_credits.owed_any:
-            return False
-        self.rx_credits.urgent = True
-        return True
+        return self.rx_credits.urge()
+
+    def credit_books(self) -> CreditBooks:
+        """This port's credit books as a frozen snapshot: ``sender`` what its accelerator
+        granted this egress, ``receiver`` what this ingress granted it (S4)."""
+        return CreditBooks(self.tx_credits.snapshot(), self.rx_credits.snapshot())
 
     @property
     def occupied_buffers(self) -> int:

@@ -265,17 +265,18 @@ class Fabric:
             if sw.held:
                 out.append(f"plane {p}: {sw.held} fields still held")
             for acc, agent in enumerate(sw.agents):
-                ep = self.endpoints[p][acc]
-                pairs = ((f"p{p} acc{acc}->sw", ep.tl.tx_credits, agent.rx_credits),
-                         (f"p{p} sw->acc{acc}", agent.tx_credits, ep.tl.rx_credits))
+                ep_books = self.endpoints[p][acc].credit_books()
+                sw_books = agent.credit_books()
+                pairs = ((f"p{p} acc{acc}->sw", ep_books.sender, sw_books.receiver),
+                         (f"p{p} sw->acc{acc}", sw_books.sender, ep_books.receiver))
                 for label, tx, rx in pairs:
                     for source in (*range(NUM_VCS), POOL):
-                        cap = list(rx.config.capacity(source))
-                        if (tx.available[source] != cap or any(rx.occupied[source])
-                                or any(rx.owed[source]) or rx.outstanding[source] != cap):
-                            out.append(f"{label} source {source}: holds {tx.available[source]}, "
-                                       f"capacity {cap}, occupied {rx.occupied[source]}, "
-                                       f"owed {rx.owed[source]}")
+                        cap = rx.capacity[source]
+                        if tx.available[source] != cap or not rx.balanced(source):
+                            out.append(f"{label} source {source}: holds "
+                                       f"{list(tx.available[source])}, capacity {list(cap)}, "
+                                       f"occupied {list(rx.occupied[source])}, "
+                                       f"owed {list(rx.owed[source])}")
         for eps in self.endpoints:
             for ep in eps:
                 if ep.tl.busy:

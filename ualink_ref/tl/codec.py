@@ -12,14 +12,14 @@ addresses: the wire carries bits 56..2 (``addr``) or 23..2 (``addr_lo``), so
 packing drops the two low bits (which must be zero) and unpacking puts them
 back as zeros.
 
-These are ``NamedTuple`` s: immutable, typed, and cheap to build on the
-engine's hot path.
+These are ``NamedTuple`` s: immutable and typed; build them with keywords
+(``Request(cmd=..., tag=..., ...)``) so that no two fields can be swapped silently.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any, NamedTuple, NoReturn
+from collections.abc import Mapping
+from typing import NamedTuple, NoReturn
 
 from ualink_ref.bitfields import BitFormat
 from ualink_ref.errors import DecodeError, EncodeError, FieldRangeError, TruncatedError
@@ -152,6 +152,11 @@ class _Layout(NamedTuple):
     ftype_bits: int  # FTYPE << its shift
     nbytes: int
     spec: tuple[tuple[str, int, int, int], ...]  # (name, shift, mask, low bits dropped)
+    # The same declaration arranged as packing and unpacking walk it. Only a layout with
+    # a byte-address field drops low bits, so the others are walked without that step.
+    addresses: bool  # some field holds a byte address (its low bits are not on the wire)
+    pack_spec: tuple[tuple[int, int, int, int], ...]  # (largest, low bits mask, low, shift)
+    unpack_spec: tuple[tuple[int, int, int], ...]  # (shift, mask, low bits put back)
 
 
 def _layout(fmt: BitFormat, cls: type[TLField]) -> _Layout:
@@ -161,7 +166,11 @@ def _layout(fmt: BitFormat, cls: type[TLField]) -> _Layout:
     spec = tuple((n, fmt.position(n).shift, fmt.field(n).max_value, _BYTE_ADDRESS.get(n, 0))
                  for n in names)
     ftype = fmt.field("ftype").default
-    return _Layout(ftype << fmt.position("ftype").shift, fmt.byte_length, spec)
+    return _Layout(
+        ftype_bits=ftype << fmt.position("ftype").shift, nbytes=fmt.byte_length, spec=spec,
+        addresses=any(low for *_, low in spec),
+        pack_spec=tuple((m << low, (1 << low) - 1, low, s) for _n, s, m, low in spec),
+        unpack_spec=tuple((s, m, low) for _n, s, m, low in spec))
 
 
 _LAYOUTS: dict[type[TLField], _Layout] = {
@@ -179,101 +188,73 @@ SECTORS_OF: tuple[int, ...] = tuple(
 )
 
 
-#: Per class, its packer taking the field values in order (see :func:`packer`).
-_PACK_VALUES: dict[type, Callable[..., bytes]] = {}
-
-
-def _compile(cls: type[TLField], layout: _Layout) -> tuple[Callable[..., bytes],
-                                                            Callable[[int], TLField]]:
-    """Straight-line pack and unpack functions for one class, generated from its layout.
-
-    Generated rather than looped because this is the TL engine's hot path; the
-    code holds nothing but the declaration's shifts and masks.
-    """
-    names = [n for n, *_ in layout.spec]
-    fits = " and ".join(
-        f"0 <= {n} <= {m << low}" + (f" and not {n} & {(1 << low) - 1}" if low else "")
-        for n, _s, m, low in layout.spec)
-    word = " | ".join([str(layout.ftype_bits)] + [
-        f"({n} >> {low}) << {s}" if low else f"{n} << {s}" for n, s, _m, low in layout.spec])
-    fields = ", ".join(
-        f"(word >> {s} & {m}) << {low}" if low else f"word >> {s} & {m}"
-        for _n, s, m, low in layout.spec)
-    source = (
-        f"def pack(value):\n"
-        f"    {', '.join(names)}, = value\n"
-        f"    return pack_values({', '.join(names)})\n"
-        f"def pack_values({', '.join(names)}):\n"
-        f"    try:\n"
-        f"        if {fits}:\n"
-        f"            return ({word}).to_bytes({layout.nbytes}, 'big')\n"
-        f"    except TypeError:  # a value that is not an integer: said below\n"
-        f"        pass\n"
-        f"    raise_misfit(new(cls, ({', '.join(names)},)))\n"
-        f"def unpack(word):\n"
-        f"    return new(cls, ({fields},))\n"
-    )
-    scope: dict[str, Any] = {"raise_misfit": _raise_misfit, "new": tuple.__new__, "cls": cls}
-    exec(compile(source, f"<tl codec: {cls.__name__}>", "exec"), scope)
-    pack_values = scope["pack_values"]
-    # The class's trailing defaults, so a packer is called as the class is.
-    pack_values.__defaults__ = tuple(cls._field_defaults[n] for n in names
-                                     if n in cls._field_defaults) or None
-    _PACK_VALUES[cls] = pack_values
-    return scope["pack"], scope["unpack"]
-
-
-def _raise_misfit(value: TLField) -> NoReturn:
-    for v, (name, _shift, mask, low) in zip(value, _LAYOUTS[type(value)].spec, strict=True):
-        if not isinstance(v, int) or v < 0 or (v >> low) > mask or (low and v & ((1 << low) - 1)):
-            raise EncodeError(f"{type(value).__name__}.{name} = {v!r} does not fit", field=name)
-    raise EncodeError(f"{value!r} does not fit its layout")
-
-
-_CODE = {cls: _compile(cls, layout) for cls, layout in _LAYOUTS.items()}
-
-
-def _unknown_ftype(ftype: int) -> Callable[[int], TLField]:
-    def refuse(word: int) -> TLField:
-        raise FieldRangeError("ftype", ftype, "unknown TL field type")
-    return refuse
-
-
-#: FTYPE -> the unpack of its bits; an unknown FTYPE's entry raises FieldRangeError.
-_UNPACK_BY_FTYPE: tuple[Callable[[int], TLField], ...] = tuple(
-    _CODE[entry[0]][1] if entry else _unknown_ftype(ftype)
-    for ftype, entry in enumerate(_BY_FTYPE)
-)
-
-
-_PACK_BY_CLASS: dict[type, Callable[[TLField], bytes]] = {
-    cls: code[0] for cls, code in _CODE.items()}
+def _misfit(value: TLField) -> EncodeError:
+    """The error naming the first field of ``value`` that does not fit (the packer's
+    check, again, field by field, on the way out)."""
+    layout = _LAYOUTS[type(value)]
+    for v, name, (largest, low_mask, _low, _shift) in zip(value, type(value)._fields,
+                                                         layout.pack_spec, strict=True):
+        try:
+            fits = 0 <= v <= largest and not v & low_mask
+        except TypeError:  # not an integer: no order, or no bits
+            fits = False
+        if not fits:
+            return EncodeError(f"{type(value).__name__}.{name} = {v!r} does not fit", field=name)
+    return EncodeError(f"{value!r} does not fit its layout")
 
 
 def pack_field(value: TLField) -> bytes:
     """The bytes of any typed field (its class names its FTYPE); :class:`EncodeError`
-    for a value that does not fit its field or is not an integer."""
+    for a value that does not fit its field or is not an integer.
+
+    Each field value is checked against its declared width, then shifted into place:
+    the shifts and masks are the declaration's (:data:`_LAYOUTS`), read once at import.
+    """
+    layout = _LAYOUTS.get(type(value))
+    if layout is None:
+        raise EncodeError(f"{type(value).__name__} is not a TL field class")
+    word = layout.ftype_bits
+    # Each field: 0 <= v <= its largest value (and a byte address's low bits zero), then
+    # shifted into place. One spec entry per field: _layout checked the class against
+    # its declaration. A value that is not an integer is refused by the operators
+    # themselves (TypeError: no order, or no bits to shift).
     try:
-        pack = _PACK_BY_CLASS[type(value)]
-    except KeyError:
-        raise EncodeError(f"{type(value).__name__} is not a TL field class") from None
-    return pack(value)
+        if layout.addresses:
+            for v, (largest, low_mask, low, shift) in zip(value, layout.pack_spec, strict=False):
+                if not 0 <= v <= largest or v & low_mask:
+                    raise _misfit(value)
+                word |= (v >> low) << shift
+        else:
+            for v, (largest, _low_mask, _low, shift) in zip(value, layout.pack_spec,
+                                                           strict=False):
+                if not 0 <= v <= largest:
+                    raise _misfit(value)
+                word |= v << shift
+    except TypeError:
+        raise _misfit(value) from None
+    return word.to_bytes(layout.nbytes, "big")
 
 
-def packer(cls: type[TLField]) -> Callable[..., bytes]:
-    """The bytes of a ``cls`` field from its values given in field order, checked as
-    :func:`pack_field` checks them: ``packer(cls)(*values) == pack_field(cls(*values))``
-    without building the value (the TL engine's send path, where that was a third of
-    packing a field). :class:`EncodeError` for a class that is not a TL field's."""
-    try:
-        return _PACK_VALUES[cls]
-    except (KeyError, TypeError):  # TypeError: an unhashable argument
-        raise EncodeError(f"{cls!r} is not a TL field class") from None
+def _unpack(cls: type[TLField], layout: _Layout, word: int) -> TLField:
+    """The ``cls`` value whose bits are ``word``: field i is ``(word >> shift_i) & mask_i``,
+    put back at byte-address scale (``<< low_i``)."""
+    if layout.addresses:
+        return cls._make([(word >> shift & mask) << low
+                          for shift, mask, low in layout.unpack_spec])
+    return cls._make([word >> shift & mask for shift, mask, _low in layout.unpack_spec])
+
+
+def _unknown(ftype: int) -> NoReturn:
+    raise FieldRangeError("ftype", ftype, "unknown TL field type")
 
 
 def unpack_word(ftype: int, word: int) -> TLField:
-    """The typed value of a field of type ``ftype`` whose bits are ``word`` (no checks)."""
-    return _UNPACK_BY_FTYPE[ftype](word)
+    """The typed value of a field of type ``ftype`` whose bits are ``word`` (no checks
+    but the FTYPE: an unknown one is a :class:`FieldRangeError`)."""
+    entry = _BY_FTYPE[ftype] if 0 <= ftype < 16 else None
+    if entry is None:
+        raise FieldRangeError("ftype", ftype, "unknown TL field type")
+    return _unpack(entry[0], entry[1], word)
 
 
 def unpack_field(data: bytes | bytearray | memoryview) -> TLField:
@@ -307,9 +288,9 @@ def decode_control_half(half: bytes | bytearray | memoryview) -> list[tuple[int,
     """
     out: list[tuple[int, TLField]] = []
     sector = 0
-    unpack_by_ftype = _UNPACK_BY_FTYPE
     for ftype, bits in control_words(half):
-        out.append((sector, unpack_by_ftype[ftype](bits)))
+        cls, layout = _BY_FTYPE[ftype] or _unknown(ftype)  # control_words checked it
+        out.append((sector, _unpack(cls, layout, bits)))
         sector += SECTORS_OF[ftype]
     return out
 
@@ -388,7 +369,6 @@ __all__ = [
     "format_of",
     "from_dict",
     "pack_field",
-    "packer",
     "unpack_field",
     "unpack_word",
 ]

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from ualink_ref.errors import ConfigError
 from ualink_ref.tl.completer import SPLIT_MODES, SplitMode
-from ualink_ref.tl.credits import CreditConfig
+from ualink_ref.tl.credits import CreditConfig, check_config
 from ualink_ref.tl.limits import TLLimits
 from ualink_ref.tl.upli import NUM_TAGS
 
@@ -37,6 +37,7 @@ class TLConfig:
     def __post_init__(self) -> None:
         if not isinstance(self.credits, CreditConfig):
             raise ConfigError("credits", f"must be a CreditConfig, got {self.credits!r}")
+        check_config(self.credits)  # every VC can carry a maximal field (credit rules)
         if not isinstance(self.limits, TLLimits):
             raise ConfigError("limits", f"must be a TLLimits, got {self.limits!r}")
         for name in ("compress", "batch_credit_returns"):
@@ -59,4 +60,7 @@ class TLConfig:
         object.__setattr__(self, "stop_tags", tags)  # any iterable given, kept as a frozenset
 
 
-__all__ = ["TLConfig"]
+#: The configuration a :class:`~ualink_ref.tl.transaction.TransactionLayer` gets by default.
+DEFAULT_TL_CONFIG = TLConfig()
+
+__all__ = ["DEFAULT_TL_CONFIG", "TLConfig"]

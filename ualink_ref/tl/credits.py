@@ -1,32 +1,18 @@
-"""Credit-based flow control (CBFC) for the transaction layer.
+"""Credit-based flow control (CBFC) for the transaction layer: the two books of one end.
 
-Rules (provenance in ``specs/tl.md``):
-
-* Four credit classes: request commands, response commands, request data,
-  response data (public). One command credit = one header buffer; one data
-  credit = one 64-byte buffer (public).
-* Credits exist per virtual channel (4) and in one shared pool (public); a
-  field says which it used with its ``pool`` bit. A field takes all of its
-  credits from one source (project choice: one bit cannot say more). Senders
-  prefer the VC's own credits and fall back to the pool.
-* A link starts with zero credits. Each receiver first grants its whole
-  buffer capacity, then returns credits as it frees buffers (public).
-  Returns are increments: the DL delivers every TL flit exactly once and in
-  order (go-back-N retry), so an increment is never lost or counted twice
-  (project choice, relying on the DL guarantee).
-* A sender never sends without credits: an operation that cannot get them
-  waits in its queue (back-pressure). A receiver that sees a field consume
-  more credits than it granted raises :class:`~ualink_ref.errors.CreditError`.
-* A sender holds at most a configured number of credits per (source,
-  class); a grant past it raises ``CreditError`` and is not applied
-  (project choice: bounded counters).
+:class:`SenderCredits` holds what the peer granted this end (spent per field sent,
+VC first, then the pool; bounded by ``max_available``, rule B4); :class:`ReceiverCredits`
+holds what this end granted its peer (checked per field received, freed buffers owed
+back, returns taken one field per source). The rules and their provenance are
+``specs/tl.md`` rule 4 and its section "Credit-based flow control"; :class:`SenderBook`
+and :class:`ReceiverBook` are frozen snapshots of the books for an audit.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ualink_ref.errors import CreditError
+from ualink_ref.errors import ConfigError, CreditError
 
 REQ_CMD, RSP_CMD, REQ_DATA, RSP_DATA = 0, 1, 2, 3
 CLASS_NAMES = ("req_cmd", "rsp_cmd", "req_data", "rsp_data")
@@ -41,8 +27,6 @@ VC_RETURN_MAX = (31, 31, 255, 255)
 MAX_NEED = (1, 1, 5, 4)
 
 
-# A plain Python class in the native build too: a native frozen dataclass cannot be
-# copied or pickled, and a configuration is copied and sent to sweep workers.
 @dataclass(frozen=True)
 class CreditConfig:
     """Receive-buffer capacity a TL grants its peer, per VC and in the pool.
@@ -52,8 +36,7 @@ class CreditConfig:
     DL flits of round trip does not stall on credits.
     """
 
-    # Four counts each, checked by __post_init__. Typed as any tuple so that a wrong
-    # length is its ValueError in the native build too, not that build's TypeError.
+    # Four counts each, checked by __post_init__ (a wrong length is a ConfigError).
     per_vc: tuple[int, ...] = (16, 16, 32, 32)
     pool: tuple[int, ...] = (256, 256, 512, 512)
 
@@ -62,9 +45,49 @@ class CreditConfig:
         return self.pool if source == POOL else self.per_vc
 
     def __post_init__(self) -> None:
-        for values in (self.per_vc, self.pool):
-            if len(values) != 4 or any(v < 0 for v in values):
-                raise ValueError("credit capacities are four non-negative integers")
+        for name in ("per_vc", "pool"):
+            values = getattr(self, name)
+            if isinstance(values, list):  # a list given (parsed JSON, say) is kept as a tuple
+                values = tuple(values)
+                object.__setattr__(self, name, values)
+            if (not isinstance(values, tuple) or len(values) != 4
+                    or any(isinstance(v, bool) or not isinstance(v, int) or v < 0
+                           for v in values)):
+                raise ConfigError(name, f"credit capacities are four non-negative integers, "
+                                        f"got {values!r}")
+
+
+#: Four counts per source: sources 0..3 are the VCs, :data:`POOL` the shared pool.
+Rows = tuple[tuple[int, int, int, int], ...]
+
+
+def _rows(table: list[list[int]]) -> Rows:
+    return tuple((row[0], row[1], row[2], row[3]) for row in table)
+
+
+@dataclass(frozen=True, slots=True)
+class SenderBook:
+    """A snapshot of :class:`SenderCredits`: what the peer granted and this end holds."""
+
+    available: Rows  # per source, per class: credits held, not yet spent
+    received_total: tuple[int, int, int, int]  # per class, granted since the start
+    spent_total: tuple[int, int, int, int]  # per class, spent since the start
+
+
+@dataclass(frozen=True, slots=True)
+class ReceiverBook:
+    """A snapshot of :class:`ReceiverCredits`: the buffers this end granted its peer."""
+
+    capacity: Rows  # per source, per class: the buffers configured (CreditConfig)
+    outstanding: Rows  # credits the peer holds (granted, not yet used)
+    occupied: Rows  # buffers in use: consumed by a received field, not yet freed
+    owed: Rows  # credits freed and not yet returned
+
+    def balanced(self, source: int) -> bool:
+        """True when ``source``'s books are closed: nothing occupied or owed, and the
+        peer holds the whole capacity."""
+        return (not any(self.occupied[source]) and not any(self.owed[source])
+                and self.outstanding[source] == self.capacity[source])
 
 
 class SenderCredits:
@@ -83,6 +106,14 @@ class SenderCredits:
         self.max_available = max_available
         self.received_total = [0, 0, 0, 0]
         self.spent_total = [0, 0, 0, 0]
+
+    def snapshot(self) -> SenderBook:
+        """These books as a frozen value (for an audit; the counters go on changing)."""
+        return SenderBook(_rows(self.available),
+                          (self.received_total[0], self.received_total[1],
+                           self.received_total[2], self.received_total[3]),
+                          (self.spent_total[0], self.spent_total[1],
+                           self.spent_total[2], self.spent_total[3]))
 
     def grant(self, source: int, cls: int, count: int) -> None:
         """Add ``count`` credits returned by the peer (``CreditError`` past the maximum)."""
@@ -151,6 +182,19 @@ class ReceiverCredits:
         self.thresholds = return_thresholds(config)
         # True when some class owes at least its threshold: worth a credit-only flit.
         self.urgent = self.owed_any
+
+    def snapshot(self) -> ReceiverBook:
+        """These books as a frozen value (for an audit; the counters go on changing)."""
+        capacity = tuple(self.config.capacity(s) for s in range(NUM_VCS + 1))
+        return ReceiverBook(tuple((c[0], c[1], c[2], c[3]) for c in capacity),
+                            _rows(self.outstanding), _rows(self.occupied), _rows(self.owed))
+
+    def urge(self) -> bool:
+        """Have whatever is owed returned at the next control half-flit, even below the
+        batching threshold (``specs/tl.md`` rule 4); True when anything is owed."""
+        if self.owed_any:
+            self.urgent = True
+        return self.owed_any
 
     def consume(self, source: int, cmd_cls: int, data_cls: int, data: int) -> None:
         """The peer used credits; raise :class:`CreditError` if it had none."""
@@ -228,7 +272,7 @@ class ReceiverCredits:
 
 
 def check_config(config: CreditConfig) -> None:
-    """Raise ``ValueError`` unless every VC can carry a maximal request and response.
+    """Raise :class:`ConfigError` unless every VC can carry a maximal request and response.
 
     A field takes all its credits from its VC or all from the pool, so for
     each pair (command class, data class) the VC or the pool must hold one
@@ -240,8 +284,8 @@ def check_config(config: CreditConfig) -> None:
         if not any(
             cap[cmd_cls] >= 1 and cap[data_cls] >= need for cap in (config.per_vc, config.pool)
         ):
-            raise ValueError(
-                f"credit config cannot carry a maximal field: {CLASS_NAMES[cmd_cls]} >= 1 and "
+            raise ConfigError(
+                "credits", f"cannot carry a maximal field: {CLASS_NAMES[cmd_cls]} >= 1 and "
                 f"{CLASS_NAMES[data_cls]} >= {need} are needed in the VC or in the pool"
             )
 
@@ -273,7 +317,10 @@ __all__ = [
     "RSP_DATA",
     "VC_RETURN_MAX",
     "CreditConfig",
+    "ReceiverBook",
     "ReceiverCredits",
+    "Rows",
+    "SenderBook",
     "SenderCredits",
     "check_config",
     "return_thresholds",

@@ -5,12 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ualink_ref.errors import UALinkError
-from ualink_ref.slotted import direct_init
 from ualink_ref.tl.codec import TLField
 from ualink_ref.tl.upli import Status
 
 
-@direct_init  # one is made per operation: see ualink_ref.slotted
 @dataclass(frozen=True, slots=True)
 class Completion:
     """The end of one operation: its handle (what ``read`` / ``write`` / ``atomic``

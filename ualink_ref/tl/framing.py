@@ -1,15 +1,11 @@
 """The one half-flit framing walk: which half-flits are control, which are data, and whose.
 
-Rules (``specs/tl.md``, "Half-flit framing", gives their provenance):
-
-1. A 64-byte TL flit is two 32-byte half-flits, read in order as one stream.
-2. A *control* half-flit holds control fields (:mod:`ualink_ref.tl.codec`);
-   each field lies wholly inside it; an all-zero rest is NOP padding.
-3. Every field that carries data is followed, in field order, by its *data*
-   half-flits, right after the control half-flit that holds it —
-   :func:`data_halves` says how many, from the field alone.
-4. After those, the next half-flit is control again. So the only state a
-   receiver keeps between TL flits is how many data half-flits are owed.
+The rules are ``specs/tl.md``, "Telling control from data half-flits", numbered
+there 1-3 and cited below as framing rules 1-3 (the half-flits are read in order as
+one stream; each data-carrying field is followed, in field order, by its data
+half-flits — :func:`data_halves` says how many, from the field alone — after which
+the next half-flit is control again; so the only state kept between TL flits is how
+many are owed). Padding is the same section's "Field placement".
 
 :class:`TLDeframer` applies these rules to a stream and hands each field back
 twice: when it is read (``started``, so a receiver can account for it at
@@ -39,11 +35,8 @@ from ualink_ref.tl.upli import Command, Status, is_known, request_data_halves
 
 _REQUESTS = (Request, CompressedRequest)
 
-# Enum members read once: on Python 3.11 ``Enum.MEMBER`` costs several times a global.
-_OKAY = Status.OKAY
-
 #: Data half-flits of every (known command, numbeats) a request can carry on the wire
-#: (numbeats is 2 bits): rule 3 read from ``request_data_halves`` once, not per field.
+#: (numbeats is 2 bits): framing rule 2 read from ``request_data_halves`` once, not per field.
 _REQUEST_HALVES: dict[tuple[int, int], int] = {
     (int(cmd), beats): request_data_halves(cmd, beats) for cmd in Command for beats in range(4)
 }
@@ -59,7 +52,7 @@ def _request_halves(value: Request | CompressedRequest) -> int:
 
 
 def _response_halves(value: Response) -> int:
-    return 2 * (value.len + 1) if value.rd_wr == 0 and value.status == _OKAY else 0
+    return 2 * (value.len + 1) if value.rd_wr == 0 and value.status == Status.OKAY else 0
 
 
 def _response_data_halves(value: CompressedResponseData) -> int:
@@ -76,7 +69,7 @@ _HALVES_OF: dict[type, Callable[[Any], int]] = {
 
 
 def data_halves(value: TLField) -> int:
-    """Data half-flits that follow control field ``value`` (rule 3).
+    """Data half-flits that follow control field ``value`` (framing rule 2).
 
     A request: a Write's byte-enable half-flit, then 2 per beat for every
     command that carries data; a response: 2 per beat when it is read-type
@@ -119,7 +112,7 @@ _NOTHING: tuple[PendingField, ...] = ()
 
 
 class TLDeframer:
-    """Walks a TL half-flit stream (rules 1-4); see the module docstring.
+    """Walks a TL half-flit stream (framing rules 1-3); see the module docstring.
 
     From link start ``owed`` is 0; a walk that starts mid-stream (a dissector
     given one flit) passes the data half-flits still owed from before, which
@@ -129,7 +122,7 @@ class TLDeframer:
     def __init__(self, owed: int = 0) -> None:
         # Fields read and not yet handed back as done, in order; ``_owing`` is the
         # sub-sequence still owed data, so its head takes the next data half-flit
-        # (rule 3) and everything in front of that head in ``_waiting`` is complete.
+        # (framing rule 2) and everything in front of that head in ``_waiting`` is complete.
         self._waiting: deque[PendingField] = deque()
         self._owing: deque[PendingField] = deque()
         self._owed = owed  # data half-flits owed, over every waiting field
@@ -246,7 +239,7 @@ def byte_string(data: object, what: str, size: int) -> bytes:
 
 def pad_control_half(parts: list[bytes], room: int) -> bytes | None:
     """A control half-flit from the packed fields in ``parts`` with ``room`` sectors
-    left, the rest NOP padding (rule 2); ``None`` when there is no field to send.
+    left, the rest NOP padding ("Field placement"); ``None`` when there is no field to send.
     The padding is appended to ``parts`` (the caller's list, built for this half)."""
     if not parts:
         return None

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ualink_ref.errors import ConfigError
+
 
 @dataclass(frozen=True)
 class TLLimits:
@@ -30,8 +32,9 @@ class TLLimits:
 
     def __post_init__(self) -> None:
         for name in ("max_responses", "max_messages", "max_credits"):
-            if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
-                raise ValueError(f"{name} must be a positive integer")
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigError(name, f"must be a positive integer, got {value!r}")
 
 
 __all__ = ["TLLimits"]

@@ -33,9 +33,6 @@ DEFAULT_MAPPED: tuple[tuple[int, int], ...] = ((0, 1 << 32),)
 #: Default page cap: 64 MiB of written data (about 100 MiB of Python objects).
 DEFAULT_MAX_PAGES = 1 << 18
 
-# Enum members read once: on Python 3.11 ``Enum.MEMBER`` costs several times a global.
-_OKAY, _DECODE_ERROR, _DATA_ERROR = Status.OKAY, Status.DECODE_ERROR, Status.DATA_ERROR
-_UNSUPPORTED = Status.UNSUPPORTED_REQUEST
 
 
 #: Entry ``b``: eight mask bytes, byte i = 0xFF where bit i of ``b`` is set.
@@ -52,8 +49,7 @@ def byte_mask(byte_enable: int, length: int) -> int:
     return int.from_bytes(b"".join([_EXPAND[b] for b in enabled]), "little")
 
 
-# A model target users extend (a device's registers, say): subclassable in Python
-# in the native build too.
+# A model target users extend (a device's registers, say).
 class Memory:
     """Sparse memory of one accelerator; ``mapped`` is a list of ``(start, end)``;
     ``max_pages`` caps the 256-byte pages writes may allocate."""
@@ -181,20 +177,20 @@ class Memory:
     def read(self, addr: int, length: int) -> tuple[Status, bytes | None]:
         """Execute a Read: ``(OKAY, data)`` or ``(error status, None)``."""
         if not self.is_mapped(addr, length):
-            return _DECODE_ERROR, None
+            return Status.DECODE_ERROR, None
         if self._poisoned and self._is_poisoned(addr, length):
-            return _DATA_ERROR, None
+            return Status.DATA_ERROR, None
         off = addr & (PAGE_SIZE - 1)
         if off + length <= PAGE_SIZE:  # the common case: one page
             page = self._pages.get(addr >> PAGE_BITS)
-            return _OKAY, bytes(page[off : off + length]) if page else bytes(length)
-        return _OKAY, self._peek(addr, length)
+            return Status.OKAY, bytes(page[off : off + length]) if page else bytes(length)
+        return Status.OKAY, self._peek(addr, length)
 
     def write(self, addr: int, data: bytes, byte_enable: int | None = None) -> Status:
         """Execute a Write / WriteFull; ``byte_enable`` bit i enables ``data[i]``."""
         length = len(data)
         if not self.is_mapped(addr, length):
-            return _DECODE_ERROR
+            return Status.DECODE_ERROR
         off = addr & (PAGE_SIZE - 1)
         if off + length > PAGE_SIZE:  # only a caller's own write crosses a page
             return self._write_pages(addr, data, byte_enable)
@@ -206,30 +202,30 @@ class Memory:
             if page is None:
                 if not any(data):
                     self._clear_poison(addr, length, None)
-                    return _OKAY
+                    return Status.OKAY
                 if len(self._pages) >= self.max_pages:
-                    return _DATA_ERROR
+                    return Status.DATA_ERROR
                 page = self._pages[key] = bytearray(PAGE_SIZE)
             if self._poisoned:
                 self._clear_poison(addr, length, None)
             page[off : off + length] = data
-            return _OKAY
+            return Status.OKAY
         mask = byte_mask(byte_enable, length)
         new = int.from_bytes(data, "little") & mask
         if page is None:
             if new and len(self._pages) >= self.max_pages:
-                return _DATA_ERROR
+                return Status.DATA_ERROR
             if self._poisoned:
                 self._clear_poison(addr, length, byte_enable)
             if not new:  # zeros into a never-written page: it already reads as zero
-                return _OKAY
+                return Status.OKAY
             page = self._pages[key] = bytearray(PAGE_SIZE)
         elif self._poisoned:
             self._clear_poison(addr, length, byte_enable)
         if mask:
             old = int.from_bytes(page[off : off + length], "little")
             page[off : off + length] = ((old & ~mask) | new).to_bytes(length, "little")
-        return _OKAY
+        return Status.OKAY
 
     def _write_pages(self, addr: int, data: bytes, byte_enable: int | None) -> Status:
         """A write that crosses pages: byte by byte, with the same page rules."""
@@ -239,7 +235,7 @@ class Memory:
         ]
         needed = {a >> PAGE_BITS for a, value in enabled if value} - self._pages.keys()
         if len(self._pages) + len(needed) > self.max_pages:
-            return _DATA_ERROR
+            return Status.DATA_ERROR
         self._clear_poison(addr, len(data), byte_enable)
         for key in sorted(needed):
             self._pages[key] = bytearray(PAGE_SIZE)
@@ -247,7 +243,7 @@ class Memory:
             page = self._pages.get(a >> PAGE_BITS)
             if page is not None:  # absent: zeros into a never-written page
                 page[a & (PAGE_SIZE - 1)] = value
-        return _OKAY
+        return Status.OKAY
 
     def _clear_poison(self, addr: int, length: int, byte_enable: int | None) -> None:
         if self._poisoned:
@@ -261,7 +257,7 @@ class Memory:
     ) -> tuple[Status, int | None]:
         """Execute an atomic: ``(OKAY, old value)`` or ``(error status, None)``."""
         if size not in ATOMIC_SIZES or addr % size:
-            return _UNSUPPORTED, None
+            return Status.UNSUPPORTED_REQUEST, None
         status, raw = self.read(addr, size)
         if raw is None:
             return status, None
@@ -269,9 +265,9 @@ class Memory:
         new = apply_atomic(op, size, old, operand, compare)
         if new != old:
             written = self.write(addr, new.to_bytes(size, "little"))
-            if written != _OKAY:  # no page left for the new value: nothing changed
+            if written != Status.OKAY:  # no page left for the new value: nothing changed
                 return written, None
-        return _OKAY, old
+        return Status.OKAY, old
 
 
 __all__ = ["DEFAULT_MAPPED", "DEFAULT_MAX_PAGES", "PAGE_SIZE", "Memory", "byte_mask"]

@@ -1,21 +1,28 @@
-"""The originator's UPLI calls: ``read`` / ``write`` / ``atomic`` become queued requests.
+"""The originator: UPLI calls in, queued requests out (``specs/tl.md`` rules 1, 2, 5).
 
-:class:`OriginatorAPI` is the part of
-:class:`~ualink_ref.tl.transaction.TransactionLayer` that checks a caller's
-arguments (``EncodeError`` for anything illegal — the model never puts an illegal
-request on the wire by itself) and queues an :class:`Op`; the engine sends it
-when a tag and credits are free. Poisoned write data (``poison=``) is marked in
-the request's ``attr`` (``specs/tl.md`` rule P2).
+:class:`Originator` checks a caller's ``read`` / ``write`` / ``atomic`` arguments
+(``EncodeError`` for anything illegal: the model never puts an illegal request on
+the wire by itself), numbers each operation with a handle, queues it in issue order
+and, when the engine builds a control half-flit, packs the requests at the head of
+the queue that have a tag and credits (rule 1), compressed through its transmit
+address cache when it can (rule 5). Poisoned write data (``poison=``) is marked in
+the request's ``attr`` (rule P2). Tags are the
+:class:`~ualink_ref.tl.responses.ResponseTracker`'s: it lends one per request sent.
 """
 
 from __future__ import annotations
 
 from collections import deque
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from ualink_ref.errors import EncodeError, LinkFailedError
 from ualink_ref.sizes import TL_HALF_BYTES
-from ualink_ref.tl.credits import NUM_VCS
+from ualink_ref.tl.codec import ADDR_LO_BITS, CompressedRequest, Request, pack_field
+from ualink_ref.tl.credits import NUM_VCS, POOL, REQ_CMD, REQ_DATA, SenderCredits
+from ualink_ref.tl.events import TLCounters
+from ualink_ref.tl.op import Op
+from ualink_ref.tl.responses import ResponseTracker
 from ualink_ref.tl.upli import (
     ACC_BITS,
     AtomicOp,
@@ -25,56 +32,59 @@ from ualink_ref.tl.upli import (
     check_atomic,
 )
 
-_HALF = TL_HALF_BYTES
-# Enum members read once: on Python 3.11 ``Enum.MEMBER`` costs several times a global.
-_READ, _WRITE, _WRITE_FULL = Command.READ, Command.WRITE, Command.WRITE_FULL
-_WRITE_MESSAGE, _ATOMIC_R, _ATOMIC_NR = Command.WRITE_MESSAGE, Command.ATOMIC_R, Command.ATOMIC_NR
+_ADDR_LO_MASK = (1 << ADDR_LO_BITS) - 1
+#: An address-cache way's key: (asi, dst_acc, metadata, address bits above addr_lo).
+CacheKey = tuple[int, int, int, int]
 
 
-class Op:
-    """A queued or outstanding request (originator side)."""
+@dataclass(frozen=True, slots=True)
+class QueuedRequest:
+    """A request issued and not yet sent (:meth:`Originator.queued_requests`)."""
 
-    __slots__ = (
-        "addr", "attr", "cmd", "data_credits", "dst", "halves", "handle", "len_field",
-        "metadata", "nbytes", "numbeats", "rsp_beats", "stalled", "vc",
-    )
-
-    def __init__(
-        self, handle: int, cmd: int, dst: int, addr: int, nbytes: int, len_field: int,
-        numbeats: int, halves: list[bytes], data_credits: int, attr: int, vc: int, metadata: int,
-        rsp_beats: int,
-    ) -> None:
-        self.handle = handle
-        self.cmd = cmd
-        self.dst = dst
-        self.addr = addr
-        self.nbytes = nbytes  # bytes returned on completion (read length / atomic size)
-        # Data beats an OKAY answer carries (0 for a write-type operation): known when
-        # queued, so checking each response against its request needs no arithmetic.
-        self.rsp_beats = rsp_beats
-        self.len_field = len_field
-        self.numbeats = numbeats
-        self.halves = halves
-        self.data_credits = data_credits
-        self.attr = attr
-        self.vc = vc
-        self.metadata = metadata
-        self.stalled = False
+    handle: int
+    cmd: Command
+    dst: int
+    addr: int
+    vc: int
+    metadata: int
 
 
-class OriginatorAPI:
-    """``read`` / ``write`` / ``atomic`` of the transaction layer (mixed into it)."""
+class Originator:
+    """Issues operations and packs their requests (see the module docstring)."""
 
-    _failed: str | None
-    _next_handle: int
-    _req_q: deque[Op]
+    def __init__(self, acc_id: int, compress: bool, counters: TLCounters) -> None:
+        self._acc_id = acc_id
+        self._compress = compress
+        self._counters = counters
+        self._next_handle = 0
+        self._queue: deque[Op] = deque()
+        self._refusal: str | None = None  # why new operations are refused (rule 6)
+        # Rule 5: the transmit address cache, by way and by key (keys are distinct: a
+        # key is loaded only when absent, so a request finds its way with one lookup).
+        self._ways: list[CacheKey | None] = [None] * 4
+        self._way_of: dict[CacheKey, int] = {}
+        self._next_way = 0
+
+    @property
+    def queued(self) -> int:
+        """Requests issued but not yet sent (waiting for tags or credits)."""
+        return len(self._queue)
+
+    def queued_requests(self) -> tuple[QueuedRequest, ...]:
+        """The requests issued and not yet sent, in issue order."""
+        return tuple(QueuedRequest(op.handle, Command(op.cmd), op.dst, op.addr, op.vc,
+                                   op.metadata) for op in self._queue)
+
+    # -- UPLI calls ---------------------------------------------------------------
 
     def read(self, dst: int, addr: int, length: int, *, vc: int = 0, metadata: int = 0) -> int:
-        """Queue a Read of ``length`` bytes; return the operation handle (``tag``)."""
+        """Queue a Read (:meth:`~ualink_ref.tl.transaction.TransactionLayer.read`)."""
         check_access(addr, length)
-        beats = (length + 63) // 64  # beats_for(length), without a call on the hot path
-        return self._queue(_READ, dst, addr, length, length // 4 - 1, beats - 1, [], 0,
-                           0, vc, metadata, beats)
+        beats = (length + 63) // 64
+        return self._queue_op(cmd=Command.READ, dst=dst, addr=addr, nbytes=length,
+                              len_field=length // 4 - 1, numbeats=beats - 1, halves=[],
+                              data_credits=0, attr=0, vc=vc, metadata=metadata,
+                              rsp_beats=beats)
 
     def write(
         self,
@@ -88,43 +98,33 @@ class OriginatorAPI:
         message: bool = False,
         poison: int = 0,
     ) -> int:
-        """Queue a write; return the handle.
-
-        Without ``byte_enable`` this is a WriteFull (0x29); with it a Write
-        (0x28) whose byte i is written when bit i of the integer mask (or item
-        i of a per-byte sequence of flags) is set. ``message=True`` sends a
-        Write Message (0x2A) instead. ``poison`` marks data beats poisoned (bit
-        i = beat i, 64 bytes each): the target stores them and poisons the bytes
-        it writes from them (rules P2, P4).
-        """
+        """Queue a write (:meth:`TransactionLayer.write
+        <ualink_ref.tl.transaction.TransactionLayer.write>` says what each argument does)."""
         if type(data) is not bytes:
             data = memoryview(data).tobytes()  # a buffer's bytes; an int is no buffer
         length = len(data)
         check_access(addr, length)
-        beats = (length + 63) // 64  # beats_for(length), without a call on the hot path
-        # A bool is the int it is (True: beat 0), as the native build, which takes
-        # ``int`` arguments as ints, makes it.
+        beats = (length + 63) // 64
+        # A bool is the int it is (True: beat 0).
         if not isinstance(poison, int) or not 0 <= poison < (1 << beats):
             raise EncodeError(f"poison must be a mask of the {beats} data beat(s), "
                               f"got {poison!r:.40}", field="attr")
-        if length == 64:  # the common single beat: two halves, no padding, no loop
-            halves = [data[:_HALF], data[_HALF:]]
-        else:
-            padded = data + bytes(beats * 64 - length) if length % 64 else data
-            halves = [padded[i : i + _HALF] for i in range(0, beats * 64, _HALF)]
+        padded = data + bytes(beats * 64 - length) if length % 64 else data
+        halves = [padded[i : i + TL_HALF_BYTES] for i in range(0, beats * 64, TL_HALF_BYTES)]
         if message:
             if byte_enable is not None:
                 raise EncodeError("a Write Message has no byte enables")
-            cmd = _WRITE_MESSAGE
+            cmd = Command.WRITE_MESSAGE
         elif byte_enable is None:
-            cmd = _WRITE_FULL
+            cmd = Command.WRITE_FULL
         else:
             mask = _mask_of(byte_enable, length)
-            halves.insert(0, mask.to_bytes(_HALF, "little"))
-            cmd = _WRITE
-        credits = beats + (1 if cmd == _WRITE else 0)
-        return self._queue(cmd, dst, addr, 0, length // 4 - 1, beats - 1, halves, credits,
-                           poison, vc, metadata, 0)
+            halves.insert(0, mask.to_bytes(TL_HALF_BYTES, "little"))
+            cmd = Command.WRITE
+        credits = beats + (1 if cmd == Command.WRITE else 0)  # the byte-enable buffer
+        return self._queue_op(cmd=cmd, dst=dst, addr=addr, nbytes=0, len_field=length // 4 - 1,
+                              numbeats=beats - 1, halves=halves, data_credits=credits,
+                              attr=poison, vc=vc, metadata=metadata, rsp_beats=0)
 
     def atomic(
         self,
@@ -140,13 +140,8 @@ class OriginatorAPI:
         metadata: int = 0,
         poison: int = 0,
     ) -> int:
-        """Queue an atomic (AtomicR when ``fetch``, else AtomicNR); return the handle.
-
-        ``op`` is an :class:`AtomicOp`, its value or its name; ``operand`` and
-        ``compare`` (CAS only) are unsigned or signed integers that fit in
-        ``size`` bytes; they travel little-endian. ``poison`` true marks the
-        operand poisoned (rule P2): the target then does not execute it (rule P5).
-        """
+        """Queue an atomic (:meth:`TransactionLayer.atomic
+        <ualink_ref.tl.transaction.TransactionLayer.atomic>` says what each argument does)."""
         try:
             op_value = AtomicOp[op.upper()] if isinstance(op, str) else AtomicOp(op)
         except (KeyError, ValueError):
@@ -156,18 +151,18 @@ class OriginatorAPI:
             raise EncodeError("compare is required for CAS and only for CAS", field="compare")
         payload = _le(operand, size) + (_le(compare, size) if compare is not None else b"")
         beat = payload + bytes(64 - len(payload))
-        cmd = _ATOMIC_R if fetch else _ATOMIC_NR
-        attr = atomic_attr(op_value) | (1 if poison else 0)
-        return self._queue(cmd, dst, addr, size if fetch else 0, size // 4 - 1, 0,
-                           [beat[:_HALF], beat[_HALF:]], 1, attr, vc, metadata, 1 if fetch else 0)
+        return self._queue_op(
+            cmd=Command.ATOMIC_R if fetch else Command.ATOMIC_NR, dst=dst, addr=addr,
+            nbytes=size if fetch else 0, len_field=size // 4 - 1, numbeats=0,
+            halves=[beat[:TL_HALF_BYTES], beat[TL_HALF_BYTES:]], data_credits=1,
+            attr=atomic_attr(op_value) | (1 if poison else 0), vc=vc, metadata=metadata,
+            rsp_beats=1 if fetch else 0)
 
-    def _queue(
-        self, cmd: int, dst: int, addr: int, nbytes: int, len_field: int, numbeats: int,
-        halves: list[bytes], data_credits: int, attr: int, vc: int, metadata: int,
-        rsp_beats: int,
-    ) -> int:
-        if self._failed is not None:
-            raise LinkFailedError(self._failed)
+    def _queue_op(self, *, cmd: int, dst: int, addr: int, nbytes: int, len_field: int,
+                  numbeats: int, halves: list[bytes], data_credits: int, attr: int, vc: int,
+                  metadata: int, rsp_beats: int) -> int:
+        if self._refusal is not None:
+            raise LinkFailedError(self._refusal)
         if not 0 <= dst < (1 << ACC_BITS):
             raise EncodeError(f"destination {dst} does not fit in {ACC_BITS} bits", field="dst")
         if not 0 <= vc < NUM_VCS:
@@ -176,9 +171,87 @@ class OriginatorAPI:
             raise EncodeError(f"metadata {metadata} does not fit in 8 bits", field="metadata")
         handle = self._next_handle
         self._next_handle += 1
-        self._req_q.append(Op(handle, cmd, dst, addr, nbytes, len_field, numbeats, halves,
-                              data_credits, attr, vc, metadata, rsp_beats))
+        self._queue.append(Op(handle=handle, cmd=cmd, dst=dst, addr=addr, nbytes=nbytes,
+                              len_field=len_field, numbeats=numbeats, halves=halves,
+                              data_credits=data_credits, attr=attr, vc=vc, metadata=metadata,
+                              rsp_beats=rsp_beats))
         return handle
+
+    # -- sending --------------------------------------------------------------------
+
+    def pack_requests(
+        self, parts: list[bytes], room: int, credits: SenderCredits, tracker: ResponseTracker,
+        data_out: deque[bytes], now: float,
+    ) -> int:
+        """Pack queued requests into ``parts`` (``room`` sectors free) in issue order, each
+        with a tag from ``tracker`` and credits from ``credits``; their data half-flits go
+        to ``data_out``. The first request that does not fit or lacks a tag or credits
+        stops the packing (rule 1). Return the sectors still free."""
+        queue = self._queue
+        counters = self._counters
+        while queue and room >= 2:
+            op = queue[0]
+            key = (0, op.dst, op.metadata, op.addr >> ADDR_LO_BITS)
+            way = self._way_of.get(key, -1) if self._compress else -1
+            size = 2 if way >= 0 else 4
+            if size > room:
+                break
+            if not tracker.has_free_tag:
+                if not op.stalled:
+                    op.stalled = True
+                    counters.tag_stalls += 1
+                break
+            source = credits.take(op.vc, REQ_CMD, REQ_DATA, op.data_credits)
+            if source < 0:
+                if not op.stalled:
+                    op.stalled = True
+                    counters.credit_stalls += 1
+                break
+            queue.popleft()
+            tag = tracker.start(op, now)
+            pool = 1 if source == POOL else 0
+            if way >= 0:
+                parts.append(pack_field(CompressedRequest(
+                    cmd=op.cmd, vchan=op.vc, tag=tag, pool=pool, attr=op.attr,
+                    len=op.len_field, cway=way, numbeats=op.numbeats,
+                    addr_lo=op.addr & _ADDR_LO_MASK)))
+                counters.compressed_requests += 1
+            else:
+                cload = cway = 0
+                if self._compress:  # rule 5: load the next way, round robin
+                    cload, cway = 1, self._next_way
+                    self._load_way(cway, key)
+                parts.append(pack_field(Request(
+                    cmd=op.cmd, vchan=op.vc, asi=0, tag=tag, pool=pool, attr=op.attr,
+                    len=op.len_field, metadata=op.metadata, addr=op.addr, src_acc=self._acc_id,
+                    dst_acc=op.dst, cload=cload, cway=cway, numbeats=op.numbeats)))
+            room -= size
+            counters.requests_sent += 1
+            if op.halves:
+                data_out.extend(op.halves)
+                op.halves = []  # the data is in flight; keep only what completion needs
+        return room
+
+    def _load_way(self, way: int, key: CacheKey) -> None:
+        """Rule 5: ``key`` replaces whatever address-cache way ``way`` held."""
+        old = self._ways[way]
+        if old is not None:
+            del self._way_of[old]
+        self._ways[way] = key
+        self._way_of[key] = way
+        self._next_way = (way + 1) & 3
+
+    # -- ending -----------------------------------------------------------------------
+
+    def refuse(self, reason: str) -> None:
+        """From now on new operations raise :class:`LinkFailedError` (rule 6)."""
+        self._refusal = reason
+
+    def drain(self) -> list[Op]:
+        """Take every queued (unsent) operation out of the queue, oldest first."""
+        ops = list(self._queue)
+        self._queue.clear()
+        return ops
 
 
 def _mask_of(byte_enable: int | Sequence[int], length: int) -> int:
@@ -199,4 +272,4 @@ def _le(value: int, size: int) -> bytes:
     return (value & ((1 << bits) - 1)).to_bytes(size, "little")
 
 
-__all__ = ["Op", "OriginatorAPI"]
+__all__ = ["CacheKey", "Originator", "QueuedRequest"]

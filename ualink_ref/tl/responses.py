@@ -1,28 +1,21 @@
-"""The originator's side of received responses: completions, split pieces, timeouts.
+"""The response tracker: outstanding operations, their answers, their deadlines.
 
-:class:`ResponseHandling` is the part of
-:class:`~ualink_ref.tl.transaction.TransactionLayer` that reads each response
-field as it arrives (its credits consumed, what it breaks on its own noted: rules
-E1, E3), turns it (once its data has arrived) into the end of an operation —
-exactly once — and runs the completion timer (``specs/tl.md`` rules E4-E5, S4-S7,
-P3, T1-T6):
-
-* a response with ``offset`` 0 and ``last`` 1 for a tag with no pieces yet is
-  the whole answer (the fast path: what every unsplit answer is);
-* anything else is a piece, checked and gathered by
-  :mod:`~ualink_ref.tl.reassembly`; a bad piece ends the operation with
-  DATA_ERROR and its reason, and the tag stays quarantined until the tag's
-  ``last`` piece arrives (later pieces are discarded as :class:`LateResponse`);
-* :meth:`run_timer` ends operations whose deadline passed with the local
-  status TIMEOUT; their tags are quarantined the same way. Deadlines sit in a
-  heap: checking costs one comparison when nothing expires.
+:class:`ResponseTracker` owns every wire tag: it lends one to each request sent
+(``specs/tl.md`` rule 2), reads each response field as it arrives (its credits
+consumed, what it breaks on its own noted: rules E1, E3), turns it — once its data
+has arrived — into the end of its operation, exactly once (rules E4, E5, P3),
+gathers split answers (rules S4-S7, :mod:`~ualink_ref.tl.reassembly`) and runs the
+completion timer (rules T1-T6). A tag whose operation ended before its ``last``
+piece came (timed out, or ended by a bad piece) stays quarantined until that piece
+arrives.
 """
 
 from __future__ import annotations
 
 import heapq
 from collections import deque
-from typing import NamedTuple
+from dataclasses import dataclass
+from typing import Literal, NamedTuple
 
 from ualink_ref.errors import (
     CreditError,
@@ -42,15 +35,12 @@ from ualink_ref.tl.codec import (
 )
 from ualink_ref.tl.credits import POOL, RSP_CMD, RSP_DATA, ReceiverCredits
 from ualink_ref.tl.events import Completion, FieldRejected, LateResponse, TLCounters, TLEvent
-from ualink_ref.tl.originator import Op
+from ualink_ref.tl.op import Op
 from ualink_ref.tl.reassembly import Partial, add_piece, completion
-from ualink_ref.tl.upli import WIRE_STATUSES, Status
+from ualink_ref.tl.upli import NUM_TAGS, WIRE_STATUSES, Status
 
-_STATUS = WIRE_STATUSES
-_NUM_STATUS = len(WIRE_STATUSES)
-_tuple_new = tuple.__new__
-# Enum members read once: on Python 3.11 ``Enum.MEMBER`` costs several times a global.
-_OKAY, _DATA_ERROR = Status.OKAY, Status.DATA_ERROR
+#: Where a wire tag is in its life (:meth:`ResponseTracker.tag_state`).
+TagState = Literal["free", "outstanding", "quarantined"]
 
 
 class RxResponse(NamedTuple):
@@ -68,20 +58,44 @@ class RxResponse(NamedTuple):
     span: int  # beats answered: data beats, or a no-data error piece's len + 1
 
 
+@dataclass(frozen=True, slots=True)
+class TagBook:
+    """A snapshot of the wire tags (:meth:`ResponseTracker.tag_book`): every tag is in
+    exactly one of the three sets."""
 
-class ResponseHandling:
-    """Received responses and the completion timer (mixed into the TL engine)."""
+    free: frozenset[int]
+    outstanding: frozenset[int]
+    quarantined: frozenset[int]
 
-    _counters: TLCounters
-    _events: list[TLEvent]
-    _outstanding: dict[int, Op]
-    _free_tags: deque[int]
-    _partial: dict[int, Partial]
-    _ended: dict[int, tuple[int, str]]
-    _timers: list[tuple[float, int, int]]
-    timeout_slots: float | None
-    rx_credits: ReceiverCredits
-    acc_id: int
+
+class ResponseTracker:
+    """Outstanding operations, their responses and deadlines (see the module docstring).
+
+    ``timeout_slots`` (``None``: off) is the completion timeout of rule T1; received
+    responses free their buffers in ``rx_credits``; ``counters`` is the engine's.
+    """
+
+    def __init__(self, acc_id: int, timeout_slots: float | None, rx_credits: ReceiverCredits,
+                 counters: TLCounters) -> None:
+        self._acc_id = acc_id
+        self._timeout = timeout_slots
+        self._rx_credits = rx_credits
+        self._counters = counters
+        self._free_tags: deque[int] = deque(range(NUM_TAGS))
+        self._outstanding: dict[int, Op] = {}  # tag -> the operation it answers
+        self._partial: dict[int, Partial] = {}  # tag -> pieces so far (rule S4)
+        # Rule T4 / S7: tags of ended operations whose last piece has not come:
+        # tag -> (handle, "timeout" | "error").
+        self._ended: dict[int, tuple[int, str]] = {}
+        # Rule T1: (deadline, handle, tag) per request sent, earliest first.
+        self._timers: list[tuple[float, int, int]] = []
+
+    # -- state ------------------------------------------------------------------------
+
+    @property
+    def outstanding(self) -> int:
+        """Requests sent and not yet answered."""
+        return len(self._outstanding)
 
     @property
     def quarantined(self) -> int:
@@ -89,11 +103,44 @@ class ResponseHandling:
         until their ``last`` piece arrives (rules T4, S7)."""
         return len(self._ended)
 
+    @property
+    def has_free_tag(self) -> bool:
+        """True when a request could be sent now as far as tags go (rule 2)."""
+        return bool(self._free_tags)
+
+    @property
+    def timers_armed(self) -> int:
+        """Deadlines in the timer heap, stale ones included (bounded: rule T1)."""
+        return len(self._timers)
+
+    def tag_state(self, tag: int) -> TagState:
+        """Where wire tag ``tag`` is in its life."""
+        if tag in self._outstanding:
+            return "outstanding"
+        if tag in self._ended:
+            return "quarantined"
+        return "free"
+
+    def tag_book(self) -> TagBook:
+        """Every tag's state at once, as a frozen value."""
+        return TagBook(frozenset(self._free_tags), frozenset(self._outstanding),
+                       frozenset(self._ended))
+
+    # -- tags and timers ----------------------------------------------------------------
+
+    def start(self, op: Op, now: float) -> int:
+        """Lend a free tag to ``op``, sent at ``now``, and arm its deadline (rules 2, T1);
+        return the tag. Only called when :attr:`has_free_tag`."""
+        tag = self._free_tags.popleft()
+        self._outstanding[tag] = op
+        if self._timeout is not None:  # rule T1: the one per-op cost, a push
+            self._arm_timer(now + self._timeout, op.handle, tag)
+        return tag
+
     def _arm_timer(self, deadline: float, handle: int, tag: int) -> None:
         """Push a request's deadline (rule T1). Answered ops leave stale entries that
         :meth:`run_timer` skips; once they outnumber the live ones (plus slack) the heap
-        is rebuilt from the live ones, so it never holds more than twice the most ops
-        ever outstanding + 65 (2 * 2,048 + 65 entries) however long the timeout."""
+        is rebuilt from the live ones, so it stays bounded however long the timeout."""
         timers = self._timers
         if len(timers) > 2 * len(self._outstanding) + 64:
             live = self._outstanding
@@ -103,7 +150,7 @@ class ResponseHandling:
         heapq.heappush(timers, (deadline, handle, tag))
 
     def next_timer(self) -> float | None:
-        """The earliest completion deadline armed (rule 10), or ``None``. It may belong to
+        """The earliest completion deadline armed (rule T1), or ``None``. It may belong to
         an operation already complete; :meth:`run_timer` then just forgets it."""
         return self._timers[0][0] if self._timers else None
 
@@ -121,43 +168,58 @@ class ResponseHandling:
             self._partial.pop(tag, None)
             self._ended[tag] = (handle, "timeout")  # rule T4: quarantined
             self._counters.timeouts += 1
-            sent = deadline - (self.timeout_slots or 0)
+            sent = deadline - (self._timeout or 0)
             out.append(Completion(handle, Status.TIMEOUT, None,
-                                  f"no complete response within {self.timeout_slots:g} "
+                                  f"no complete response within {self._timeout:g} "
                                   f"slots of the request (sent in slot {sent:g}, tag {tag})"))
         return out
 
-    def _reject(self, value: TLField, error: UALinkError) -> None:
+    def end_all(self) -> list[Op]:
+        """Forget every outstanding operation and quarantined tag (the link under the TL
+        is gone: no answer can come); every tag is free again. Return the operations."""
+        ops = list(self._outstanding.values())
+        self._free_tags.extend(sorted([*self._outstanding, *self._ended]))
+        self._outstanding.clear()
+        self._ended.clear()
+        self._partial.clear()
+        self._timers.clear()
+        return ops
+
+    # -- received responses ----------------------------------------------------------------
+
+    def _reject(self, value: TLField, error: UALinkError, out: list[TLEvent]) -> None:
         """Rule 6: drop one peer field on its own — count it and report why."""
         self._counters.fields_rejected += 1
-        self._events.append(FieldRejected(value, error))
+        out.append(FieldRejected(value, error))
 
-    def _rx_response(
-        self, value: Response | CompressedResponseData | CompressedResponseNoData
+    def on_response(
+        self, value: Response | CompressedResponseData | CompressedResponseNoData,
+        out: list[TLEvent],
     ) -> RxResponse:
         """A response field just read: its credits consumed (rule E1) and what the field
-        alone breaks (rule E3) noted; its operation ends once its data is in."""
+        alone breaks (rule E3) noted; its operation ends in :meth:`complete`, once its
+        data is in. Nothing is reported yet (``out``, where a field's reader puts its
+        events, is taken so that every reader is called alike)."""
         if type(value) is Response:
             status, src, dst = value.status, value.src_acc, value.dst_acc
-            beats = value.len + 1 if value.rd_wr == 0 and status == _OKAY else 0
+            beats = value.len + 1 if value.rd_wr == 0 and status == Status.OKAY else 0
             span = value.len + 1
         else:
-            status, src, dst = _OKAY, -1, self.acc_id  # src implied by the tag's request
+            status, src, dst = Status.OKAY, -1, self._acc_id  # src implied by the request
             beats = value.len + 1 if type(value) is CompressedResponseData else 0
             span = beats or 1
         source = POOL if value.pool else value.vchan
         problem: UALinkError | None = None
         try:
-            self.rx_credits.consume(source, RSP_CMD, RSP_DATA, beats)
+            self._rx_credits.consume(source, RSP_CMD, RSP_DATA, beats)
         except CreditError as exc:  # rule E1: nothing consumed; still ends its tag (E4)
             problem, source = exc, -1
-        # Rule E3, written out for the common case; _response_problem says which rule.
-        if problem is None and (value.spare or dst != self.acc_id or status >= _NUM_STATUS):
+        if problem is None:
             problem = self._response_problem(value, status, dst)
         self._counters.responses_received += 1
-        # Every field given, so the NamedTuple's keyword-handling constructor is skipped.
-        return _tuple_new(RxResponse, (value.tag, status, source, beats, src, value, problem,
-                                       value.offset, value.last, span))
+        return RxResponse(tag=value.tag, status=status, source=source, beats=beats, src=src,
+                          value=value, problem=problem, offset=value.offset, last=value.last,
+                          span=span)
 
     def _response_problem(
         self, value: Response | CompressedResponseData | CompressedResponseNoData,
@@ -166,51 +228,48 @@ class ResponseHandling:
         """A rule the response field breaks on its own (rule E3), or ``None``."""
         if value.spare:
             return ReservedBitsError(f"{type(value).__name__}.spare", value.spare)
-        if dst != self.acc_id:
-            return MisroutedError("response", dst, self.acc_id)
-        if status >= len(_STATUS):
+        if dst != self._acc_id:
+            return MisroutedError("response", dst, self._acc_id)
+        if status >= len(WIRE_STATUSES):
             return FieldRangeError("status", status, "unknown status code")
         return None
 
-    def _complete(self, rx: RxResponse, halves: list[bytes]) -> None:
-        # Buffers first (rule E1): whatever becomes of the response, its credits go back.
-        if rx.source >= 0:
-            self.rx_credits.free(rx.source, RSP_CMD, RSP_DATA, rx.beats)
+    def complete(self, rx: RxResponse, halves: list[bytes], out: list[TLEvent]) -> None:
+        """The response ``rx`` has all its data (``halves``): free its buffers (rule E1)
+        and end its operation, or take it as one piece (rule S1); events go to ``out``."""
+        if rx.source >= 0:  # buffers first: whatever becomes of the response
+            self._rx_credits.free(rx.source, RSP_CMD, RSP_DATA, rx.beats)
         tag = rx.tag
         if rx.offset or not rx.last or tag in self._partial:  # rule S1: a piece
-            self._piece(rx, halves)
+            self._piece(rx, halves, out)
             return
         op = self._outstanding.pop(tag, None)
         if op is None:
-            self._unexpected(rx)
+            self._unexpected(rx, out)
             return
         self._free_tags.append(tag)
-        # Rule E4: the tag's one response was bad (its own fault, or it does not fit the
-        # request; the check is :func:`_mismatch`, written out for the common case).
-        if rx.problem is not None or (rx.src >= 0 and rx.src != op.dst) or (
-                rx.status == 0 and rx.beats != op.rsp_beats):
-            problem = rx.problem or _mismatch(rx, op)
-            if problem is not None:  # always, by the check above: end the op
-                self._end_op(rx, op, problem)
-                return
+        problem = rx.problem or _mismatch(rx, op)  # rule E4
+        if problem is not None:
+            self._end_op(rx, op, problem, out)
+            return
         status = rx.status
-        if status == 0:
+        if status == Status.OKAY:
             data = b"".join(halves)[: op.nbytes] if op.nbytes else None
-            self._events.append(Completion(op.handle, _OKAY, data))
-        elif status == _DATA_ERROR and op.nbytes:  # rule P3: the read's data poisoned
+            out.append(Completion(op.handle, Status.OKAY, data))
+        elif status == Status.DATA_ERROR and op.nbytes:  # rule P3: the read's data poisoned
             self._counters.poisoned_completions += 1
-            self._events.append(Completion(op.handle, Status.DATA_ERROR, None,
-                                           poisoned=(1 << op.rsp_beats) - 1))
+            out.append(Completion(op.handle, Status.DATA_ERROR, None,
+                                  poisoned=(1 << op.rsp_beats) - 1))
         else:
-            self._events.append(Completion(op.handle, _STATUS[status], None))
+            out.append(Completion(op.handle, WIRE_STATUSES[status], None))
 
-    def _piece(self, rx: RxResponse, halves: list[bytes]) -> None:
+    def _piece(self, rx: RxResponse, halves: list[bytes], out: list[TLEvent]) -> None:
         """One piece of a split answer (rules S4-S7)."""
         tag = rx.tag
         self._counters.split_responses_received += 1
         op = self._outstanding.get(tag)
         if op is None:
-            self._unexpected(rx)
+            self._unexpected(rx, out)
             return
         n = op.rsp_beats
         partial = self._partial.get(tag)
@@ -227,28 +286,28 @@ class ResponseHandling:
                 self._free_tags.append(tag)
             else:
                 self._ended[tag] = (op.handle, "error")
-            self._end_op(rx, op, problem)
+            self._end_op(rx, op, problem, out)
             return
         self._free_tags.append(tag)
         done = completion(op.handle, op.nbytes, partial)
         if done.poisoned:
             self._counters.poisoned_completions += 1
-        self._events.append(done)
+        out.append(done)
 
-    def _end_op(self, rx: RxResponse, op: Op, problem: UALinkError) -> None:
+    def _end_op(self, rx: RxResponse, op: Op, problem: UALinkError, out: list[TLEvent]) -> None:
         """Rules E4 / S7: report the bad field and end its operation with an error, once."""
-        self._reject(rx.value, problem)
-        self._events.append(Completion(op.handle, Status.DATA_ERROR, None,
-                                       f"{type(problem).__name__}: {problem}"))
+        self._reject(rx.value, problem, out)
+        out.append(Completion(op.handle, Status.DATA_ERROR, None,
+                              f"{type(problem).__name__}: {problem}"))
 
-    def _unexpected(self, rx: RxResponse) -> None:
+    def _unexpected(self, rx: RxResponse, out: list[TLEvent]) -> None:
         """A response whose tag has no operation waiting: a late piece of an ended
         operation (rules T3, S7: discarded, reported; ``last`` frees the tag), else E5."""
         tag = rx.tag
         ended = self._ended.get(tag)
         if ended is None or rx.problem is not None:  # rule E5 (its own fault named first)
             self._reject(rx.value, rx.problem or TagError(
-                f"response for tag {tag}, which is not outstanding"))
+                f"response for tag {tag}, which is not outstanding"), out)
             return
         handle, after = ended
         final = bool(rx.last)
@@ -259,7 +318,7 @@ class ResponseHandling:
         if final:
             del self._ended[tag]
             self._free_tags.append(tag)
-        self._events.append(LateResponse(handle, tag, rx.value, after, final))
+        out.append(LateResponse(handle, tag, rx.value, after, final))
 
 
 def _source_mismatch(rx: RxResponse, op: Op) -> ProtocolError | None:
@@ -278,4 +337,4 @@ def _mismatch(rx: RxResponse, op: Op) -> ProtocolError | None:
     return None
 
 
-__all__ = ["ResponseHandling", "RxResponse"]
+__all__ = ["ResponseTracker", "RxResponse", "TagBook", "TagState"]

@@ -34,13 +34,9 @@ from ualink_ref.tl.upli import (
 )
 
 _HALF = TL_HALF_BYTES
-# Enum members read once: on Python 3.11 ``Enum.MEMBER`` costs several times a global.
-_READ, _WRITE, _WRITE_MESSAGE = Command.READ, Command.WRITE, Command.WRITE_MESSAGE
-_ATOMIC_R, _ATOMIC_NR = Command.ATOMIC_R, Command.ATOMIC_NR
-_OKAY, _DATA_ERROR, _UNSUPPORTED = Status.OKAY, Status.DATA_ERROR, Status.UNSUPPORTED_REQUEST
 #: Read-type commands (a response's ``rd_wr`` = 0); every other command is write-type.
-_READ_TYPE = frozenset((_READ, _ATOMIC_R))
-_ATOMIC = frozenset((_ATOMIC_R, _ATOMIC_NR))
+_READ_TYPE = frozenset((Command.READ, Command.ATOMIC_R))
+_ATOMIC = frozenset((Command.ATOMIC_R, Command.ATOMIC_NR))
 
 
 def execute(
@@ -62,34 +58,34 @@ def execute(
     beats = 0
     poisoned = 0
     if request.asi or request.dst_acc != acc_id:
-        status = _UNSUPPORTED
+        status = Status.UNSUPPORTED_REQUEST
     elif cmd in _ATOMIC:
         op = atomic_op_of(attr & ~1)  # attr bit 0 marks the operand poisoned (rule P2)
         size = nbytes
         if op is None or numbeats or size not in (4, 8):
-            status = _UNSUPPORTED
+            status = Status.UNSUPPORTED_REQUEST
         elif atomic_poisoned(attr) and addr % size == 0 and memory.is_mapped(addr, size):
             # Rule P5: no atomic computes on poisoned data (a poisoned operand here; the
             # memory refuses poisoned target bytes itself); memory is left as it was.
-            status = _DATA_ERROR
+            status = Status.DATA_ERROR
         else:
             payload = halves[0]
             operand = int.from_bytes(payload[:size], "little")
             compare = int.from_bytes(payload[size : 2 * size], "little")
             st, old = memory.atomic(op, size, addr, operand, compare)
             status = st
-            if st == 0 and cmd == _ATOMIC_R and old is not None:
+            if st == 0 and cmd == Command.ATOMIC_R and old is not None:
                 beat = old.to_bytes(size, "little") + bytes(64 - size)
                 out = [beat[:_HALF], beat[_HALF:]]
                 beats = 1
-        if status == _DATA_ERROR and cmd == _ATOMIC_R:
+        if status == Status.DATA_ERROR and cmd == Command.ATOMIC_R:
             poisoned = 1  # rule P5: the AtomicR's one beat of data is unusable
     # (nbytes - 1) // BEAT_BYTES is beats_for(nbytes) - 1 (nbytes >= 4), without a call.
     elif numbeats != (nbytes - 1) // BEAT_BYTES or addr // REGION_BYTES != (
         addr + nbytes - 1
     ) // REGION_BYTES:
-        status = _UNSUPPORTED
-    elif cmd == _READ:
+        status = Status.UNSUPPORTED_REQUEST
+    elif cmd == Command.READ:
         bad_beats = 0
         if memory.has_poison:
             st, data, byte_poison = memory.read_with_poison(addr, nbytes)
@@ -99,20 +95,20 @@ def execute(
             st, data = memory.read(addr, nbytes)
         status = st
         if bad_beats == (1 << (numbeats + 1)) - 1:  # every beat poisoned: DATA_ERROR, whole
-            status, data, poisoned = _DATA_ERROR, None, bad_beats
+            status, data, poisoned = Status.DATA_ERROR, None, bad_beats
         elif data is not None:
             poisoned = bad_beats
             beats = numbeats + 1
             if nbytes % 64:
                 data += bytes(beats * 64 - nbytes)
             out = [data[i : i + _HALF] for i in range(0, beats * 64, _HALF)]
-    elif cmd == _WRITE_MESSAGE:
+    elif cmd == Command.WRITE_MESSAGE:
         if len(messages) >= max_messages or attr & POISON_ATTR_MASK:  # B3; P4: not delivered
-            status = _DATA_ERROR
+            status = Status.DATA_ERROR
         else:
             messages.append((request.src_acc, addr, b"".join(halves)[:nbytes]))
     else:
-        if cmd == _WRITE:
+        if cmd == Command.WRITE:
             enable: int | None = int.from_bytes(halves[0], "little") & ((1 << nbytes) - 1)
             payload = b"".join(halves[1:])[:nbytes]
             status = memory.write(addr, payload, enable)
@@ -121,7 +117,7 @@ def execute(
             payload = halves[0] + halves[1] if len(halves) == 2 else b"".join(halves)
             status = memory.write(addr, payload[:nbytes])
         bad = attr & POISON_ATTR_MASK & ((1 << (numbeats + 1)) - 1)
-        if bad and status == _OKAY:  # rule P4: the bytes written from poisoned beats
+        if bad and status == Status.OKAY:  # rule P4: the bytes written from poisoned beats
             memory.poison_bytes(addr, _beat_bytes(bad, nbytes) & (
                 (1 << nbytes) - 1 if enable is None else enable))
     return int(status), rd_wr, out, beats, poisoned

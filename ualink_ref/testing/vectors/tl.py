@@ -31,6 +31,7 @@ from ualink_ref.node.endpoint import Endpoint
 from ualink_ref.sizes import FEC_MODES, check_fec
 from ualink_ref.testing.vectors import VectorInput, hexstr, tl_errors, unhex
 from ualink_ref.tl import fields as F
+from ualink_ref.tl.config import TLConfig
 from ualink_ref.tl.credits import CreditConfig
 from ualink_ref.tl.flit import dissect, encode_control_half, view_to_json
 from ualink_ref.tl.memory import Memory
@@ -175,7 +176,7 @@ def compute(kind: str, inputs: dict[str, Any]) -> dict[str, Any]:
     if kind == "credit_grant":
         per_vc, pool = (tuple(int(x) for x in inputs[k]) for k in ("per_vc", "pool"))
         cfg = CreditConfig(per_vc=per_vc, pool=pool)
-        flit = TransactionLayer(1, credits=cfg).poll()
+        flit = TransactionLayer(1, config=TLConfig(credits=cfg)).poll()
         assert flit is not None
         view = dissect(flit)
         return {"flit": hexstr(flit), "halves": view_to_json(view)}

@@ -20,6 +20,7 @@ from typing import Any
 
 from ualink_ref.net.tl_pair import TLPair
 from ualink_ref.testing.vectors import VectorInput, hexstr, unhex
+from ualink_ref.tl.config import TLConfig
 from ualink_ref.tl.events import Completion, LateResponse
 from ualink_ref.tl.flit import dissect_stream
 from ualink_ref.tl.memory import Memory
@@ -112,9 +113,10 @@ def compute(inputs: dict[str, Any]) -> dict[str, Any]:
         memory.poke(int(addr, 0), unhex(raw))
     for addr in inputs["poison"]:
         memory.poison(int(addr))
-    a = TransactionLayer(1, timeout_slots=inputs["timeout_slots"])
-    b = TransactionLayer(2, memory, split=inputs["split"], split_seed=int(inputs["split_seed"]),
-                         stop_tags=frozenset(int(t) for t in inputs["stop_tags"]))
+    a = TransactionLayer(1, config=TLConfig(timeout_slots=inputs["timeout_slots"]))
+    b = TransactionLayer(2, memory, config=TLConfig(
+        split=inputs["split"], split_seed=int(inputs["split_seed"]),
+        stop_tags=frozenset(int(t) for t in inputs["stop_tags"])))
     pair = TLPair(a, b, latency=int(inputs["latency"]), record=True)
     pair.run()  # initial credit grants
     assert pair.trace is not None

@@ -23,6 +23,7 @@ from ualink_ref.errors import (
 )
 from ualink_ref.tl import Status, TransactionLayer
 from ualink_ref.tl.codec import CompressedRequest, FlowControl, Request
+from ualink_ref.tl.config import TLConfig
 from ualink_ref.tl.events import Completion, FieldRejected, LinkFailed
 from ualink_ref.tl.framing import TLDeframer
 from ualink_ref.tl.limits import TLLimits
@@ -51,7 +52,7 @@ def _returned(sent: list[bytes]) -> list[int]:
 def _backed_up(waiting: int) -> TransactionLayer:
     """A completer (acc 2) holding one response it cannot send (the peer granted no
     response credits) and ``waiting`` received reads waiting behind it (rule 7 / B1)."""
-    tl = TransactionLayer(2, compress=False, limits=TLLimits(max_responses=1))
+    tl = TransactionLayer(2, config=TLConfig(compress=False, limits=TLLimits(max_responses=1)))
     drain(tl)  # its initial grant goes to the peer
     reads = [_read(t) for t in range(1 + waiting)]
     for flit in flits([h for i in range(0, len(reads), 2) for h in halves(reads[i:i + 2])]):
@@ -84,7 +85,7 @@ def test_an_undecodable_half_flit_drops_the_waiting_requests_without_raising() -
 
 
 def test_every_queued_and_outstanding_operation_fails_once_oldest_first() -> None:
-    tl = TransactionLayer(1, compress=False)
+    tl = TransactionLayer(1, config=TLConfig(compress=False))
     drain(tl)
     grant_all(tl, count=1)  # one request credit: one read goes out, the rest queue
     handles = [tl.read(2, 0x100 * i, 64) for i in range(3)]
@@ -125,7 +126,7 @@ def test_receive_of_a_byte_buffer_of_the_wrong_length(size: int) -> None:
 
 
 def test_a_response_completes_its_read_with_the_data_and_frees_its_tag() -> None:
-    tl = TransactionLayer(1, compress=False)
+    tl = TransactionLayer(1, config=TLConfig(compress=False))
     drain(tl)
     grant_all(tl)
     handle = tl.read(2, 0x100, 8)
@@ -152,7 +153,7 @@ def _byte_enables(tl: TransactionLayer) -> list[int]:
 def test_byte_enables_as_a_mask_or_as_flags_including_none_at_all() -> None:
     # A Write (0x28) writes byte i when bit i of the mask (or flag i) is set; a mask of 0
     # is a legal write of nothing, the largest legal mask has one bit per byte.
-    tl = TransactionLayer(1, compress=False)
+    tl = TransactionLayer(1, config=TLConfig(compress=False))
     drain(tl)
     grant_all(tl)
     tl.write(2, 0x100, bytes(8), byte_enable=0)
@@ -196,7 +197,7 @@ def test_an_unknown_atomic_op_is_an_encode_error_on_attr(op: object) -> None:
 
 
 def test_requests_default_to_vc_0_and_metadata_0() -> None:
-    tl = TransactionLayer(1, compress=False)
+    tl = TransactionLayer(1, config=TLConfig(compress=False))
     drain(tl)
     grant_all(tl)
     tl.read(2, 0x100, 4)
@@ -230,7 +231,7 @@ def test_request_fields_at_the_top_of_their_range_are_accepted() -> None:
 
 
 def _one_read(length: int = 64) -> tuple[TransactionLayer, int, Request]:
-    tl = TransactionLayer(1, compress=False)
+    tl = TransactionLayer(1, config=TLConfig(compress=False))
     drain(tl)
     grant_all(tl)
     handle = tl.read(2, 0x100, length)
@@ -301,7 +302,7 @@ def test_a_response_for_a_tag_never_issued_is_rejected_with_the_field() -> None:
 
 
 def test_a_compressed_request_on_an_empty_way_is_rejected_with_the_field() -> None:
-    tl = TransactionLayer(2, compress=False)
+    tl = TransactionLayer(2, config=TLConfig(compress=False))
     drain(tl)
     field = CompressedRequest(cmd=0x03, vchan=0, tag=1, pool=1, attr=0, len=0, cway=3,
                               numbeats=0, addr_lo=0x100)
@@ -315,7 +316,7 @@ def test_a_compressed_request_inherits_the_ways_address_space() -> None:
     # The way supplies asi, src/dst, metadata and the high address bits: a way loaded by a
     # request to address space 1 makes its compressed followers non-memory accesses too,
     # answered UNSUPPORTED_REQUEST like the request itself.
-    tl = TransactionLayer(2, compress=False)
+    tl = TransactionLayer(2, config=TLConfig(compress=False))
     drain(tl)
     grant_all(tl)
     loader = Request(cmd=0x03, vchan=0, asi=1, tag=1, pool=1, attr=0, len=0, metadata=0,
@@ -335,7 +336,7 @@ def test_a_compressed_request_inherits_the_ways_address_space() -> None:
 
 
 def _fresh(compress: bool = False) -> TransactionLayer:
-    tl = TransactionLayer(1, compress=compress)
+    tl = TransactionLayer(1, config=TLConfig(compress=compress))
     drain(tl)  # the initial credit grant goes out
     return tl
 
@@ -385,7 +386,7 @@ def test_a_tag_stall_is_counted_once() -> None:
 
 def test_credit_only_half_flits_are_counted() -> None:
     # Rule 4: with nothing else to send, owed credits leave in a credit-only half-flit.
-    tl = TransactionLayer(2, compress=False)
+    tl = TransactionLayer(2, config=TLConfig(compress=False))
     drain(tl)  # the initial grant
     before = tl.counters.credit_only_halves
     tl.receive(flits(halves([_read(1)]))[0])  # served; its response waits for credits

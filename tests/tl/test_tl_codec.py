@@ -1,4 +1,6 @@
-"""TL field layouts: hand-derived packing, round trips, fast path == declared path, bad input."""
+"""The TL codec and field declarations (``tl/fields.py``, ``tl/codec.py``): hand-derived
+packing, round trips, the typed codec against the declaration, the control-word walk, bad input.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from hypothesis import strategies as st
 
 from ualink_ref.bitfields import BitFormat
 from ualink_ref.errors import DecodeError, EncodeError, UALinkError
-from ualink_ref.testing.strategies import tl_fields
+from ualink_ref.testing.strategies import tl_fields, tl_stream_halves
 from ualink_ref.tl import TransactionLayer
 from ualink_ref.tl import codec as C
 from ualink_ref.tl import fields as F
@@ -19,6 +21,7 @@ from ualink_ref.tl.flit import (
     encode_control_half,
 )
 
+# -- TL field layouts: hand-derived packing, round trips, fast path == declared path, bad input
 
 def test_sizes_are_the_public_sector_counts() -> None:
     # public: FC 1 sector, request 4, response 2, compressed request 2, compressed responses 1.
@@ -183,35 +186,57 @@ def test_engine_receive_arbitrary_flits_raises_only_ualink_errors(flits: list[by
             return
 
 
-@given(tl_fields(), st.integers(0, 3), st.data())
-def test_packer_packs_as_pack_field(field: tuple[int, dict[str, int]], bad: int,
-                                    data: st.DataObject) -> None:
-    """``packer(cls)(*values)`` (the engine's send path) gives pack_field's bytes for every
-    field, with the class's defaults when trailing values are left out, and the same
-    EncodeError for a value that does not fit or is not an integer."""
+@given(tl_fields(), st.data())
+def test_pack_field_refuses_a_value_that_does_not_fit(field: tuple[int, dict[str, int]],
+                                                      data: st.DataObject) -> None:
+    """A field value pushed past its width, negative, or not an integer at all is an
+    EncodeError naming that field (never a TypeError or silent truncation)."""
     ftype, values = field
     value = C.from_dict(ftype, values)
     cls = type(value)
-    pack = C.packer(cls)
-    assert pack(*value) == C.pack_field(value)
-    n_defaults = len(cls._field_defaults)
-    if n_defaults:
-        keep = len(value) - n_defaults
-        assert pack(*value[:keep]) == C.pack_field(cls(*value[:keep]))
-    if bad:  # one field pushed past its width, or not an integer at all
-        i = data.draw(st.integers(0, len(value) - 1))
-        wrong = data.draw(st.sampled_from([(1 << 64) + value[i], -1, float(value[i]),
-                                           None, str(value[i])]))
-        misfit = cls._make((*value[:i], wrong, *value[i + 1:]))
-        with pytest.raises(EncodeError) as got:
-            pack(*misfit)
-        with pytest.raises(EncodeError) as want:
-            C.pack_field(misfit)
-        assert str(got.value) == str(want.value)
+    i = data.draw(st.integers(0, len(value) - 1))
+    wrong = data.draw(st.sampled_from([(1 << 64) + value[i], -1, float(value[i]),
+                                       None, str(value[i])]))
+    misfit = cls._make((*value[:i], wrong, *value[i + 1:]))
+    with pytest.raises(EncodeError) as got:
+        C.pack_field(misfit)
+    assert got.value.field == cls._fields[i]
 
 
-def test_packer_and_pack_field_refuse_what_is_not_a_field() -> None:
-    with pytest.raises(EncodeError):
-        C.packer(int)  # type: ignore[arg-type]
+def test_pack_field_refuses_what_is_not_a_field() -> None:
     with pytest.raises(EncodeError):
         C.pack_field((1, 2))  # type: ignore[arg-type]
+
+
+
+# -- ``codec.control_words``: the walk of ``decode_control_half`` without typed values
+
+def _typed(half: bytes) -> object:
+    try:
+        return [C.FTYPE_OF[type(v)] for _, v in C.decode_control_half(half)], [
+            v for _, v in C.decode_control_half(half)]
+    except DecodeError as exc:
+        return type(exc), str(exc)
+
+
+def _words(half: bytes) -> object:
+    try:
+        found = C.control_words(half)
+    except DecodeError as exc:
+        return type(exc), str(exc)
+    return [ft for ft, _ in found], [C.unpack_word(ft, bits) for ft, bits in found]
+
+
+@given(st.one_of(tl_stream_halves(), st.binary(min_size=0, max_size=40)))
+def test_control_words_walk_as_decode_control_half(half: bytes) -> None:
+    # Same fields in the same order (typed by unpack_word), or the same error.
+    assert _words(half) == _typed(half)
+
+
+def test_control_words_of_a_known_half() -> None:
+    fc = C.pack_field(C.FlowControl(req_cmd=5))
+    rsp = C.pack_field(C.CompressedResponseNoData(vchan=1, tag=7, pool=0, len=0))
+    half = fc + rsp + bytes(32 - len(fc) - len(rsp))
+    assert C.control_words(half) == [(0, int.from_bytes(fc, "big")),
+                                     (5, int.from_bytes(rsp, "big"))]
+    assert C.control_words(bytes(32)) == []
