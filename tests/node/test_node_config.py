@@ -38,7 +38,7 @@ def test_a_misspelt_option_is_refused_at_construction(make: Any) -> None:
     (lambda: LinkConfig(tl_backlog=0), "tl_backlog"),
     (lambda: LinkConfig(dl={"window": 4}), "dl"),
     (lambda: EndpointConfig(tl=DLConfig()), "tl"),
-    (lambda: EndpointConfig(fault_status=3), "fault_status"),
+    (lambda: TLConfig(fault_status=3), "fault_status"),
     (lambda: SwitchConfig(ports=0), "ports"),
     (lambda: SwitchConfig(ports=2, latency=-1), "latency"),
     (lambda: SwitchConfig(ports=2, pfc=(1, 2)), "pfc"),
@@ -66,7 +66,7 @@ def test_configurations_are_frozen_values() -> None:
     assert config == EndpointConfig(link=LinkConfig(phy=PhyConfig("ll")))
     assert config.link.phy.fec == "ll" and config.tl == TLConfig()
     with pytest.raises(FrozenInstanceError):
-        config.fault_status = config.fault_status  # type: ignore[misc]
+        config.tl = config.tl  # type: ignore[misc]
 
 
 def test_the_endpoint_runs_the_configuration_it_was_given() -> None:

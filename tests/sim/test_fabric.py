@@ -3,11 +3,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import replace
 
 import pytest
 
 from ualink_ref.errors import LinkStalledError, UnsupportedError
+from ualink_ref.node.config import EndpointConfig
 from ualink_ref.node.endpoint import Endpoint
 from ualink_ref.sim import fabric as fabric_module
 from ualink_ref.sim.fabric import Fabric, FabricConfig
@@ -102,10 +103,10 @@ def test_unroutable_request_answered_unsupported() -> None:
 def test_compressed_response_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     real = fabric_module.Endpoint
 
-    def endpoint(acc: int, memory: Memory, **options: Any) -> Endpoint:
+    def endpoint(acc: int, memory: Memory, *, config: EndpointConfig) -> Endpoint:
         if acc == 1:  # a completer that compresses its responses (a frozen TL option)
-            options["compress"] = True
-        return real(acc, memory, **options)
+            config = replace(config, tl=replace(config.tl, compress=True))
+        return real(acc, memory, config=config)
 
     monkeypatch.setattr(fabric_module, "Endpoint", endpoint)
     fabric = Fabric(FabricConfig(accelerators=2))

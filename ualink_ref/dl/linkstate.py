@@ -30,11 +30,9 @@ class LinkState(Enum):
     @property
     def carries_data(self) -> bool:
         """True in the states that send TL data (``up``, ``idle``)."""
-        return self in _CARRIES_DATA
+        return self is LinkState.UP or self is LinkState.IDLE
 
 
-#: The states that send TL data (a set: this runs for every slot).
-_CARRIES_DATA = frozenset((LinkState.UP, LinkState.IDLE))
 #: Event types ``on_events`` has nothing to do for.
 _ONLY_DELIVERIES = frozenset((TLFlitDelivered,))
 #: The two channel-negotiation messages this machine sends (values: one instance each).

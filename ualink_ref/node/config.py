@@ -10,7 +10,6 @@ from ualink_ref.phy.config import PhyConfig
 from ualink_ref.sizes import FecMode
 from ualink_ref.tl.config import TLConfig
 from ualink_ref.tl.credits import CreditConfig
-from ualink_ref.tl.upli import Status
 
 
 def _whole(option: str, value: object, low: int) -> None:
@@ -43,20 +42,17 @@ class LinkConfig:
 
 @dataclass(frozen=True)
 class EndpointConfig:
-    """One accelerator's endpoint: its link end, its TL, and ``fault_status``, what every
-    operation completes with when the link goes to fault (specs/dl.md L5)."""
+    """One accelerator's endpoint: its link end and its TL (``tl.fault_status`` is what
+    every operation completes with when the link goes to fault, specs/dl.md L5)."""
 
     link: LinkConfig = field(default_factory=LinkConfig)
     tl: TLConfig = field(default_factory=TLConfig)
-    fault_status: Status = Status.DATA_ERROR
 
     def __post_init__(self) -> None:
         if not isinstance(self.link, LinkConfig):
             raise ConfigError("link", f"must be a LinkConfig, got {self.link!r}")
         if not isinstance(self.tl, TLConfig):
             raise ConfigError("tl", f"must be a TLConfig, got {self.tl!r}")
-        if not isinstance(self.fault_status, Status):
-            raise ConfigError("fault_status", f"must be a Status, got {self.fault_status!r}")
 
     @classmethod
     def with_fec(cls, fec: FecMode) -> EndpointConfig:

@@ -57,7 +57,7 @@ from ualink_ref.dl.messages import VendorMessage
 from ualink_ref.node.config import EndpointConfig
 from ualink_ref.node.linkend import FecDecoded, LinkEnd
 from ualink_ref.sizes import FecMode
-from ualink_ref.tl import Memory, Status, TransactionLayer
+from ualink_ref.tl import Memory, TransactionLayer
 from ualink_ref.tl.events import Completion, FieldRejected, LateResponse, LinkFailed
 from ualink_ref.tl.transaction import CreditBooks
 
@@ -113,49 +113,6 @@ class EndpointCounters:
     tl_fields_rejected: int = 0
 
 
-class TLOnLink:
-    """A :class:`~ualink_ref.tl.TransactionLayer` as the upper layer of a link end
-    (:class:`~ualink_ref.node.linkend.UpperLayer`): its flits, its completion
-    timeouts (specs/tl.md rule 10) and what it reports when the link faults."""
-
-    def __init__(self, tl: TransactionLayer, fault_status: Status) -> None:
-        self.tl = tl
-        self.fault_status = fault_status
-
-    def poll(self, now: float = 0.0) -> bytes | None:
-        """The TL's next flit."""
-        return self.tl.poll(now)
-
-    def receive(self, flit: bytes, now: float = 0.0) -> list[Any]:
-        """One TL flit to the TL; its events."""
-        return self.tl.receive(flit, now)
-
-    @property
-    def busy(self) -> bool:
-        """True while the TL has work."""
-        return self.tl.busy
-
-    def next_timer(self) -> float | None:
-        """The TL's next completion deadline."""
-        return self.tl.next_timer()
-
-    def run_timer(self, now: float) -> list[Any]:
-        """The TL's completion timeouts due at ``now``."""
-        return list(self.tl.run_timer(now))
-
-    def link_faulted(self) -> list[Any]:
-        """Every queued and outstanding op completes with ``fault_status`` (once; ops
-        issued later fail at the next poll; specs/dl.md L5)."""
-        if self.tl.queued or self.tl.outstanding:
-            return list(self.tl.fail_outstanding(self.fault_status))
-        return []
-
-    @property
-    def busy_after_fault(self) -> bool:
-        """Ops issued after the fault are still to fail."""
-        return bool(self.tl.queued)
-
-
 class Endpoint:
     """Accelerator ``acc_id``: TL + DL + PHY, sans-IO (see the module docstring).
 
@@ -167,7 +124,7 @@ class Endpoint:
                  config: EndpointConfig | None = None) -> None:
         self.config = config if config is not None else EndpointConfig()
         self.tl = TransactionLayer(acc_id, memory, config=self.config.tl)
-        self.link_end = LinkEnd(TLOnLink(self.tl, self.config.fault_status), self.config.link)
+        self.link_end = LinkEnd(self.tl, self.config.link)
 
     # -- UPLI side (delegated to the TL) -------------------------------------------
 
@@ -333,4 +290,4 @@ class Endpoint:
         )
 
 
-__all__ = ["Endpoint", "EndpointCounters", "EndpointEvent", "TLOnLink"]
+__all__ = ["Endpoint", "EndpointCounters", "EndpointEvent"]

@@ -27,6 +27,7 @@ on top) are a :class:`LinkEnd`; the wire-side rules live here once:
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
@@ -92,7 +93,7 @@ class UpperLayer(Protocol):
         """The next TL flit to send, or ``None``."""
         ...
 
-    def receive(self, flit: bytes, now: float = 0.0) -> list[Any]:
+    def receive(self, flit: bytes, now: float = 0.0) -> Sequence[Any]:
         """Take one TL flit (in order, exactly once); return its events."""
         ...
 
@@ -105,11 +106,11 @@ class UpperLayer(Protocol):
         """The slot of the layer's next deadline, or ``None``."""
         ...
 
-    def run_timer(self, now: float) -> list[Any]:
+    def run_timer(self, now: float) -> Sequence[Any]:
         """Run the deadlines due at ``now``; return their events."""
         ...
 
-    def link_faulted(self) -> list[Any]:
+    def link_faulted(self) -> Sequence[Any]:
         """The link is in fault (called at each poll while it is): the events of what
         the layer gives up (specs/dl.md L5)."""
         ...

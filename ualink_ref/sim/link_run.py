@@ -351,7 +351,7 @@ class Simulation:
     def _fault_failed(self) -> int:
         if self._fault_reason() is None:
             return 0
-        status = self.a.config.fault_status
+        status = self.a.config.tl.fault_status
         return sum(1 for r in self.results if r is not None and r.status == status)
 
 

@@ -18,12 +18,13 @@ These are ``NamedTuple`` s: immutable and typed; build them with keywords
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import NamedTuple, NoReturn
 
 from ualink_ref.bitfields import BitFormat
 from ualink_ref.errors import DecodeError, EncodeError, FieldRangeError, TruncatedError
 from ualink_ref.sizes import TL_HALF_BYTES
+from ualink_ref.tl import field_code
 from ualink_ref.tl import fields as F
 from ualink_ref.tl.fields import SECTOR_BYTES, FType
 
@@ -33,8 +34,6 @@ _BYTES_LIKE = (bytes, bytearray, memoryview)
 #: Address bits a compressed request carries (``addr_lo``: bits 23..2, plus 1..0 = 0); an
 #: address-cache way supplies the bits above.
 ADDR_LO_BITS = F.COMPRESSED_REQUEST.field("addr_lo").width + 2
-#: Fields that hold byte addresses (their two low bits are not on the wire).
-_BYTE_ADDRESS = {"addr": 2, "addr_lo": 2}
 
 
 class FlowControl(NamedTuple):
@@ -149,28 +148,19 @@ FTYPE_OF: dict[type[TLField], FType] = {cls: ftype for ftype, cls in CLASSES.ite
 
 
 class _Layout(NamedTuple):
-    ftype_bits: int  # FTYPE << its shift
+    """What the codec reads of one declaration besides the generated functions."""
+
     nbytes: int
     spec: tuple[tuple[str, int, int, int], ...]  # (name, shift, mask, low bits dropped)
-    # The same declaration arranged as packing and unpacking walk it. Only a layout with
-    # a byte-address field drops low bits, so the others are walked without that step.
-    addresses: bool  # some field holds a byte address (its low bits are not on the wire)
-    pack_spec: tuple[tuple[int, int, int, int], ...]  # (largest, low bits mask, low, shift)
-    unpack_spec: tuple[tuple[int, int, int], ...]  # (shift, mask, low bits put back)
 
 
 def _layout(fmt: BitFormat, cls: type[TLField]) -> _Layout:
     names = [f.name for f in fmt.fields if f.name != "ftype"]
     if list(cls._fields) != names:  # the class must mirror its declaration exactly
         raise AssertionError(f"{cls.__name__} fields {cls._fields} != {fmt.name} {names}")
-    spec = tuple((n, fmt.position(n).shift, fmt.field(n).max_value, _BYTE_ADDRESS.get(n, 0))
-                 for n in names)
-    ftype = fmt.field("ftype").default
-    return _Layout(
-        ftype_bits=ftype << fmt.position("ftype").shift, nbytes=fmt.byte_length, spec=spec,
-        addresses=any(low for *_, low in spec),
-        pack_spec=tuple((m << low, (1 << low) - 1, low, s) for _n, s, m, low in spec),
-        unpack_spec=tuple((s, m, low) for _n, s, m, low in spec))
+    low_bits = F.BYTE_ADDRESS_LOW_BITS
+    return _Layout(nbytes=fmt.byte_length, spec=tuple(
+        (n, fmt.position(n).shift, fmt.field(n).max_value, low_bits.get(n, 0)) for n in names))
 
 
 _LAYOUTS: dict[type[TLField], _Layout] = {
@@ -188,60 +178,29 @@ SECTORS_OF: tuple[int, ...] = tuple(
 )
 
 
-def _misfit(value: TLField) -> EncodeError:
-    """The error naming the first field of ``value`` that does not fit (the packer's
-    check, again, field by field, on the way out)."""
-    layout = _LAYOUTS[type(value)]
-    for v, name, (largest, low_mask, _low, _shift) in zip(value, type(value)._fields,
-                                                         layout.pack_spec, strict=True):
-        try:
-            fits = 0 <= v <= largest and not v & low_mask
-        except TypeError:  # not an integer: no order, or no bits
-            fits = False
-        if not fits:
-            return EncodeError(f"{type(value).__name__}.{name} = {v!r} does not fit", field=name)
-    return EncodeError(f"{value!r} does not fit its layout")
+#: Per class, the generated pack and unpack functions of its layout (tl/field_code.py).
+_PACK: dict[type[TLField], Callable[[tuple[int, ...]], bytes]] = {
+    cls: field_code.PACK_BY_FTYPE[int(ftype)] for ftype, cls in CLASSES.items()}
+_UNPACK: dict[type[TLField], Callable[[int], tuple[int, ...]]] = {
+    cls: field_code.UNPACK_BY_FTYPE[int(ftype)] for ftype, cls in CLASSES.items()}
 
 
 def pack_field(value: TLField) -> bytes:
     """The bytes of any typed field (its class names its FTYPE); :class:`EncodeError`
-    for a value that does not fit its field or is not an integer.
+    naming the field of a value that does not fit or is not an integer.
 
-    Each field value is checked against its declared width, then shifted into place:
-    the shifts and masks are the declaration's (:data:`_LAYOUTS`), read once at import.
+    Each field value is checked against its declared width, then shifted into place,
+    by the layout's function generated from the declaration (:mod:`~ualink_ref.tl.field_code`).
     """
-    layout = _LAYOUTS.get(type(value))
-    if layout is None:
+    pack = _PACK.get(type(value))
+    if pack is None:
         raise EncodeError(f"{type(value).__name__} is not a TL field class")
-    word = layout.ftype_bits
-    # Each field: 0 <= v <= its largest value (and a byte address's low bits zero), then
-    # shifted into place. One spec entry per field: _layout checked the class against
-    # its declaration. A value that is not an integer is refused by the operators
-    # themselves (TypeError: no order, or no bits to shift).
-    try:
-        if layout.addresses:
-            for v, (largest, low_mask, low, shift) in zip(value, layout.pack_spec, strict=False):
-                if not 0 <= v <= largest or v & low_mask:
-                    raise _misfit(value)
-                word |= (v >> low) << shift
-        else:
-            for v, (largest, _low_mask, _low, shift) in zip(value, layout.pack_spec,
-                                                           strict=False):
-                if not 0 <= v <= largest:
-                    raise _misfit(value)
-                word |= v << shift
-    except TypeError:
-        raise _misfit(value) from None
-    return word.to_bytes(layout.nbytes, "big")
+    return pack(value)
 
 
-def _unpack(cls: type[TLField], layout: _Layout, word: int) -> TLField:
-    """The ``cls`` value whose bits are ``word``: field i is ``(word >> shift_i) & mask_i``,
-    put back at byte-address scale (``<< low_i``)."""
-    if layout.addresses:
-        return cls._make([(word >> shift & mask) << low
-                          for shift, mask, low in layout.unpack_spec])
-    return cls._make([word >> shift & mask for shift, mask, _low in layout.unpack_spec])
+def _unpack(cls: type[TLField], word: int) -> TLField:
+    """The ``cls`` value whose bits are ``word`` (byte addresses put back at byte scale)."""
+    return cls._make(_UNPACK[cls](word))
 
 
 def _unknown(ftype: int) -> NoReturn:
@@ -254,7 +213,7 @@ def unpack_word(ftype: int, word: int) -> TLField:
     entry = _BY_FTYPE[ftype] if 0 <= ftype < 16 else None
     if entry is None:
         raise FieldRangeError("ftype", ftype, "unknown TL field type")
-    return _unpack(entry[0], entry[1], word)
+    return _unpack(entry[0], word)
 
 
 def unpack_field(data: bytes | bytearray | memoryview) -> TLField:
@@ -288,9 +247,10 @@ def decode_control_half(half: bytes | bytearray | memoryview) -> list[tuple[int,
     """
     out: list[tuple[int, TLField]] = []
     sector = 0
+    unpack = _UNPACK
     for ftype, bits in control_words(half):
-        cls, layout = _BY_FTYPE[ftype] or _unknown(ftype)  # control_words checked it
-        out.append((sector, _unpack(cls, layout, bits)))
+        cls, _layout_of = _BY_FTYPE[ftype] or _unknown(ftype)  # control_words checked it
+        out.append((sector, cls._make(unpack[cls](bits))))
         sector += SECTORS_OF[ftype]
     return out
 

@@ -26,12 +26,8 @@ from ualink_ref.errors import AddressCacheError, ConfigError, CreditError
 from ualink_ref.tl.codec import (
     ADDR_LO_BITS,
     CompressedRequest,
-    CompressedResponseData,
-    CompressedResponseNoData,
     Request,
-    Response,
     TLField,
-    pack_field,
 )
 from ualink_ref.tl.credits import (
     POOL,
@@ -43,6 +39,11 @@ from ualink_ref.tl.credits import (
     SenderCredits,
 )
 from ualink_ref.tl.events import FieldRejected, TLCounters, TLEvent
+from ualink_ref.tl.field_code import (
+    encode_compressed_response_no_data,
+    encode_compressed_response_with_data,
+    encode_response,
+)
 from ualink_ref.tl.limits import TLLimits
 from ualink_ref.tl.memory import Memory
 from ualink_ref.tl.target import execute
@@ -267,16 +268,16 @@ class Completer:
             responses.popleft()
             pool = 1 if source == POOL else 0
             if compressed:
-                kind = CompressedResponseData if rsp.beats else CompressedResponseNoData
-                parts.append(pack_field(kind(vchan=rsp.vc, tag=rsp.tag, pool=pool,
-                                             len=rsp.len_field, offset=rsp.offset,
-                                             last=rsp.last)))
+                encode = (encode_compressed_response_with_data if rsp.beats
+                          else encode_compressed_response_no_data)
+                parts.append(encode(vchan=rsp.vc, tag=rsp.tag, pool=pool, len=rsp.len_field,
+                                    offset=rsp.offset, last=rsp.last))
                 counters.compressed_responses += 1
             else:
-                parts.append(pack_field(Response(
+                parts.append(encode_response(
                     vchan=rsp.vc, tag=rsp.tag, pool=pool, len=rsp.len_field, offset=rsp.offset,
                     status=rsp.status, rd_wr=rsp.rd_wr, last=rsp.last, src_acc=rsp.src,
-                    dst_acc=rsp.dst)))
+                    dst_acc=rsp.dst))
             room -= size
             counters.responses_sent += 1
             if rsp.halves:

@@ -9,7 +9,7 @@ from ualink_ref.errors import ConfigError
 from ualink_ref.tl.completer import SPLIT_MODES, SplitMode
 from ualink_ref.tl.credits import CreditConfig, check_config
 from ualink_ref.tl.limits import TLLimits
-from ualink_ref.tl.upli import NUM_TAGS
+from ualink_ref.tl.upli import NUM_TAGS, Status
 
 
 @dataclass(frozen=True)
@@ -22,7 +22,9 @@ class TLConfig:
     * ``limits``: what a peer can make this end hold (rules B1-B4);
     * ``split`` / ``split_seed``: how the completer answers multi-beat reads (rule 8);
     * ``timeout_slots``: an operation's deadline, ``None`` for none (rule 10);
-    * ``stop_tags``: tags the completer never answers, to test timeouts (rule 10).
+    * ``stop_tags``: tags the completer never answers, to test timeouts (rule 10);
+    * ``fault_status``: what every operation completes with once the link under this
+      TL goes to fault (specs/dl.md L5).
     """
 
     credits: CreditConfig = field(default_factory=CreditConfig)
@@ -33,8 +35,11 @@ class TLConfig:
     split_seed: int = 0
     timeout_slots: float | None = None
     stop_tags: frozenset[int] = frozenset()
+    fault_status: Status = Status.DATA_ERROR
 
     def __post_init__(self) -> None:
+        if not isinstance(self.fault_status, Status):
+            raise ConfigError("fault_status", f"must be a Status, got {self.fault_status!r}")
         if not isinstance(self.credits, CreditConfig):
             raise ConfigError("credits", f"must be a CreditConfig, got {self.credits!r}")
         check_config(self.credits)  # every VC can carry a maximal field (credit rules)

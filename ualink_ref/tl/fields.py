@@ -211,6 +211,10 @@ COMPRESSED_RESPONSE_DATA = _compressed_response(FType.COMPRESSED_RESPONSE_DATA, 
 COMPRESSED_RESPONSE_NODATA = _compressed_response(FType.COMPRESSED_RESPONSE_NODATA, "no_data")
 
 #: FTYPE -> layout.
+#: Fields that hold byte addresses, and the low bits of them the wire leaves out
+#: (``addr`` carries bits 56..2, ``addr_lo`` bits 23..2; both low bits are zero).
+BYTE_ADDRESS_LOW_BITS: dict[str, int] = {"addr": 2, "addr_lo": 2}
+
 FORMATS: dict[int, BitFormat] = {
     FType.FLOW_CONTROL: FLOW_CONTROL,
     FType.REQUEST: REQUEST,

@@ -18,9 +18,10 @@ from dataclasses import dataclass
 
 from ualink_ref.errors import EncodeError, LinkFailedError
 from ualink_ref.sizes import TL_HALF_BYTES
-from ualink_ref.tl.codec import ADDR_LO_BITS, CompressedRequest, Request, pack_field
+from ualink_ref.tl.codec import ADDR_LO_BITS
 from ualink_ref.tl.credits import NUM_VCS, POOL, REQ_CMD, REQ_DATA, SenderCredits
 from ualink_ref.tl.events import TLCounters
+from ualink_ref.tl.field_code import encode_compressed_request, encode_request
 from ualink_ref.tl.op import Op
 from ualink_ref.tl.responses import ResponseTracker
 from ualink_ref.tl.upli import (
@@ -211,20 +212,20 @@ class Originator:
             tag = tracker.start(op, now)
             pool = 1 if source == POOL else 0
             if way >= 0:
-                parts.append(pack_field(CompressedRequest(
+                parts.append(encode_compressed_request(
                     cmd=op.cmd, vchan=op.vc, tag=tag, pool=pool, attr=op.attr,
                     len=op.len_field, cway=way, numbeats=op.numbeats,
-                    addr_lo=op.addr & _ADDR_LO_MASK)))
+                    addr_lo=op.addr & _ADDR_LO_MASK))
                 counters.compressed_requests += 1
             else:
                 cload = cway = 0
                 if self._compress:  # rule 5: load the next way, round robin
                     cload, cway = 1, self._next_way
                     self._load_way(cway, key)
-                parts.append(pack_field(Request(
+                parts.append(encode_request(
                     cmd=op.cmd, vchan=op.vc, asi=0, tag=tag, pool=pool, attr=op.attr,
                     len=op.len_field, metadata=op.metadata, addr=op.addr, src_acc=self._acc_id,
-                    dst_acc=op.dst, cload=cload, cway=cway, numbeats=op.numbeats)))
+                    dst_acc=op.dst, cload=cload, cway=cway, numbeats=op.numbeats))
             room -= size
             counters.requests_sent += 1
             if op.halves:

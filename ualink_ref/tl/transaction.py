@@ -43,7 +43,6 @@ from ualink_ref.tl.codec import (
     Request,
     Response,
     VcFlowControl,
-    pack_field,
 )
 from ualink_ref.tl.completer import Completer, RxRequest
 from ualink_ref.tl.config import DEFAULT_TL_CONFIG, TLConfig
@@ -62,6 +61,7 @@ from ualink_ref.tl.events import (
     TLCounters,
     TLEvent,
 )
+from ualink_ref.tl.field_code import encode_flow_control, encode_vc_flow_control
 from ualink_ref.tl.framing import TLDeframer, byte_string, pad_control_half
 from ualink_ref.tl.limits import TLLimits
 from ualink_ref.tl.memory import Memory
@@ -333,14 +333,13 @@ class TransactionLayer:
         """Pack owed credit returns, one field per source, into at most ``room`` sectors."""
         returns = self._rx_credits.take_returns(room)
         for source, (req_cmd, rsp_cmd, req_data, rsp_data) in returns:
-            value: FlowControl | VcFlowControl
             if source == POOL:
-                value = FlowControl(req_cmd=req_cmd, rsp_cmd=rsp_cmd, req_data=req_data,
-                                    rsp_data=rsp_data)
+                parts.append(encode_flow_control(req_cmd=req_cmd, rsp_cmd=rsp_cmd,
+                                                 req_data=req_data, rsp_data=rsp_data))
             else:
-                value = VcFlowControl(vchan=source, req_cmd=req_cmd, rsp_cmd=rsp_cmd,
-                                      req_data=req_data, rsp_data=rsp_data)
-            parts.append(pack_field(value))
+                parts.append(encode_vc_flow_control(vchan=source, req_cmd=req_cmd,
+                                                    rsp_cmd=rsp_cmd, req_data=req_data,
+                                                    rsp_data=rsp_data))
         self._counters.credit_returns_sent += len(returns)
         return len(returns)
 
@@ -410,6 +409,21 @@ class TransactionLayer:
         self._originator.refuse(reason)
         events.append(LinkFailed(reason))
         events.extend(self._end_all(Status.DATA_ERROR, f"LinkFailedError: link failed: {reason}"))
+
+    # -- as the upper layer of a link end (ualink_ref.node.linkend.UpperLayer) ------
+
+    def link_faulted(self) -> list[Completion]:
+        """The link under this TL is in fault (called at each poll while it is): every
+        queued and outstanding operation completes with ``config.fault_status``, once
+        (operations issued later fail at the next poll; specs/dl.md L5)."""
+        if self._originator.queued or self._tracker.outstanding:
+            return self.fail_outstanding(self.config.fault_status)
+        return []
+
+    @property
+    def busy_after_fault(self) -> bool:
+        """True while operations issued after the fault are still to fail."""
+        return bool(self._originator.queued)
 
     def fail_outstanding(self, status: Status) -> list[Completion]:
         """Complete every queued and outstanding operation with ``status``, once each,
