@@ -4,13 +4,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ualink_ref.dl.messages import DLMessage
 
 
-@dataclass(frozen=True, slots=True)
-class TLFlitDelivered:
-    """A 64-byte TL flit received in order, exactly once."""
+class TLFlitDelivered(NamedTuple):
+    """A 64-byte TL flit received in order, exactly once.
+
+    Immutable like every event; a ``NamedTuple`` rather than a frozen dataclass
+    because one is made per flit (project choice, see ``tl.events.Completion``).
+    """
 
     data: bytes
 

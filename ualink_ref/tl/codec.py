@@ -19,7 +19,7 @@ These are ``NamedTuple`` s: immutable and typed; build them with keywords
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import NamedTuple, NoReturn
+from typing import NamedTuple, NoReturn, TypeVar
 
 from ualink_ref.bitfields import BitFormat
 from ualink_ref.errors import DecodeError, EncodeError, FieldRangeError, TruncatedError
@@ -27,6 +27,8 @@ from ualink_ref.sizes import TL_HALF_BYTES
 from ualink_ref.tl import field_code
 from ualink_ref.tl import fields as F
 from ualink_ref.tl.fields import SECTOR_BYTES, FType
+
+_F = TypeVar("_F", bound=Callable[..., object])
 
 #: Bytes-like types as a tuple: ``isinstance(x, a | b)`` builds a union object per call.
 _BYTES_LIKE = (bytes, bytearray, memoryview)
@@ -178,11 +180,12 @@ SECTORS_OF: tuple[int, ...] = tuple(
 )
 
 
-#: Per class, the generated pack and unpack functions of its layout (tl/field_code.py).
-_PACK: dict[type[TLField], Callable[[tuple[int, ...]], bytes]] = {
-    cls: field_code.PACK_BY_FTYPE[int(ftype)] for ftype, cls in CLASSES.items()}
-_UNPACK: dict[type[TLField], Callable[[int], tuple[int, ...]]] = {
-    cls: field_code.UNPACK_BY_FTYPE[int(ftype)] for ftype, cls in CLASSES.items()}
+#: Per class, the generated encode and unpack functions of its layout (tl/field_code.py;
+#: ``None`` only while that module is being regenerated for a new layout).
+_ENCODE: dict[type[TLField], Callable[..., bytes] | None] = {
+    cls: field_code.ENCODE_BY_FTYPE.get(int(ftype)) for ftype, cls in CLASSES.items()}
+_UNPACK: dict[type[TLField], Callable[[int], tuple[int, ...]] | None] = {
+    cls: field_code.UNPACK_BY_FTYPE.get(int(ftype)) for ftype, cls in CLASSES.items()}
 
 
 def pack_field(value: TLField) -> bytes:
@@ -192,15 +195,24 @@ def pack_field(value: TLField) -> bytes:
     Each field value is checked against its declared width, then shifted into place,
     by the layout's function generated from the declaration (:mod:`~ualink_ref.tl.field_code`).
     """
-    pack = _PACK.get(type(value))
-    if pack is None:
+    if type(value) not in _ENCODE:
         raise EncodeError(f"{type(value).__name__} is not a TL field class")
-    return pack(value)
+    return _coder(_ENCODE, type(value))(**value._asdict())
+
+
+def _coder(table: Mapping[type[TLField], _F | None], cls: type[TLField]) -> _F:
+    """``cls``'s generated function from ``table``; a clear error while tl/field_code.py
+    lags a layout added to tl/fields.py (run ``python -m ualink_ref.tl.field_code_gen``)."""
+    coder = table[cls]
+    if coder is None:
+        raise AssertionError(f"tl/field_code.py has no code for {cls.__name__}: "
+                             "run python -m ualink_ref.tl.field_code_gen")
+    return coder
 
 
 def _unpack(cls: type[TLField], word: int) -> TLField:
     """The ``cls`` value whose bits are ``word`` (byte addresses put back at byte scale)."""
-    return cls._make(_UNPACK[cls](word))
+    return cls._make(_coder(_UNPACK, cls)(word))
 
 
 def _unknown(ftype: int) -> NoReturn:
@@ -247,10 +259,9 @@ def decode_control_half(half: bytes | bytearray | memoryview) -> list[tuple[int,
     """
     out: list[tuple[int, TLField]] = []
     sector = 0
-    unpack = _UNPACK
     for ftype, bits in control_words(half):
         cls, _layout_of = _BY_FTYPE[ftype] or _unknown(ftype)  # control_words checked it
-        out.append((sector, cls._make(unpack[cls](bits))))
+        out.append((sector, _unpack(cls, bits)))
         sector += SECTORS_OF[ftype]
     return out
 

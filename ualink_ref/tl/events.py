@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ualink_ref.errors import UALinkError
 from ualink_ref.tl.codec import TLField
 from ualink_ref.tl.upli import Status
 
 
-@dataclass(frozen=True, slots=True)
-class Completion:
+class Completion(NamedTuple):
     """The end of one operation: its handle (what ``read`` / ``write`` / ``atomic``
     returned — not the wire tag, which is reused), status and returned data (or ``None``).
 
@@ -25,6 +25,10 @@ class Completion:
     answered ``DATA_ERROR``: their data was poisoned (rule P3). The status is then
     ``DATA_ERROR``; ``data`` holds the other beats' bytes with the poisoned beats' bytes
     zero (they never travel), or is ``None`` when every beat was poisoned.
+
+    Immutable like every event; a ``NamedTuple`` rather than a frozen dataclass
+    because one is made per operation, and a frozen dataclass's ``__init__`` costs
+    about three times as much (project choice, specs/README.md "Composition").
     """
 
     handle: int

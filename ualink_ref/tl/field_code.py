@@ -1,34 +1,14 @@
-"""Encode, pack and unpack functions of each TL control field layout: GENERATED.
+"""Encode and unpack functions of each TL control field layout: GENERATED, do not edit.
 
-Do not edit: written by ``python -m ualink_ref.tl.field_code_gen`` from the declarations
-in :mod:`ualink_ref.tl.fields` (``tests/tl/test_tl_field_code.py`` checks it is current).
-
-* ``encode_*`` takes the field values as keywords (no two can be swapped) and returns
-  the field's bytes: what the engines call to send a field;
-* ``pack_*`` does the same for a typed value of :mod:`ualink_ref.tl.codec` (its
-  values in declaration order, without ``ftype``);
-* ``unpack_*`` returns the values of a field's bits, in declaration order.
-
-A value that does not fit its field, or is not an integer, is an
-:class:`~ualink_ref.errors.EncodeError` naming the field. Byte-address fields take
-and give byte addresses (the wire leaves out their two low bits, which must be zero).
+Written by ``python -m ualink_ref.tl.field_code_gen`` from :mod:`ualink_ref.tl.fields`;
+its module docstring says what each function does.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from ualink_ref.errors import EncodeError
-
-
-def _misfit(layout: str, fields: tuple[tuple[str, object, int, int], ...]) -> EncodeError:
-    """The error naming the first of ``fields`` ``(name, value, largest, low bits that
-    must be zero)`` that does not fit."""
-    for name, value, largest, low in fields:
-        if (not isinstance(value, int) or not 0 <= value <= largest
-                or value & ((1 << low) - 1)):
-            return EncodeError(f"{layout}.{name} = {value!r} does not fit", field=name)
-    return EncodeError(f"{layout} does not fit its layout")
+from ualink_ref.tl.fields import misfit
 
 
 def encode_flow_control(
@@ -55,34 +35,7 @@ def encode_flow_control(
             ).to_bytes(4, "big")
     except TypeError:  # a value that is not an integer: named below
         pass
-    raise _misfit("FlowControl", (
-        ("req_cmd", req_cmd, 0x3f, 0),
-        ("rsp_cmd", rsp_cmd, 0x3f, 0),
-        ("req_data", req_data, 0xff, 0),
-        ("rsp_data", rsp_data, 0xff, 0),
-    ))
-
-
-def pack_flow_control(value: tuple[int, ...]) -> bytes:
-    """A typed FlowControl (its values in declaration order) as its bytes."""
-    req_cmd, rsp_cmd, req_data, rsp_data = value
-    try:
-        if (
-            0 <= req_cmd <= 0x3f
-            and 0 <= rsp_cmd <= 0x3f
-            and 0 <= req_data <= 0xff
-            and 0 <= rsp_data <= 0xff
-        ):
-            return (
-                0 << 28  # ftype
-                | req_cmd << 22
-                | rsp_cmd << 16
-                | req_data << 8
-                | rsp_data
-            ).to_bytes(4, "big")
-    except TypeError:  # a value that is not an integer: named below
-        pass
-    raise _misfit("FlowControl", (
+    raise misfit("FlowControl", (
         ("req_cmd", req_cmd, 0x3f, 0),
         ("rsp_cmd", rsp_cmd, 0x3f, 0),
         ("req_data", req_data, 0xff, 0),
@@ -154,67 +107,7 @@ def encode_request(
             ).to_bytes(16, "big")
     except TypeError:  # a value that is not an integer: named below
         pass
-    raise _misfit("Request", (
-        ("cmd", cmd, 0x3f, 0),
-        ("vchan", vchan, 0x3, 0),
-        ("asi", asi, 0x3, 0),
-        ("tag", tag, 0x7ff, 0),
-        ("pool", pool, 0x1, 0),
-        ("attr", attr, 0xff, 0),
-        ("len", len, 0x3f, 0),
-        ("metadata", metadata, 0xff, 0),
-        ("addr", addr, 0x1fffffffffffffc, 2),
-        ("src_acc", src_acc, 0x3ff, 0),
-        ("dst_acc", dst_acc, 0x3ff, 0),
-        ("cload", cload, 0x1, 0),
-        ("cway", cway, 0x3, 0),
-        ("numbeats", numbeats, 0x3, 0),
-    ))
-
-
-def pack_request(value: tuple[int, ...]) -> bytes:
-    """A typed Request (its values in declaration order) as its bytes."""
-    (
-        cmd, vchan, asi, tag, pool, attr, len, metadata, addr, src_acc, dst_acc, cload, cway,
-        numbeats,
-    ) = value
-    try:
-        if (
-            0 <= cmd <= 0x3f
-            and 0 <= vchan <= 0x3
-            and 0 <= asi <= 0x3
-            and 0 <= tag <= 0x7ff
-            and 0 <= pool <= 0x1
-            and 0 <= attr <= 0xff
-            and 0 <= len <= 0x3f
-            and 0 <= metadata <= 0xff
-            and 0 <= addr <= 0x1fffffffffffffc and not addr & 3
-            and 0 <= src_acc <= 0x3ff
-            and 0 <= dst_acc <= 0x3ff
-            and 0 <= cload <= 0x1
-            and 0 <= cway <= 0x3
-            and 0 <= numbeats <= 0x3
-        ):
-            return (
-                1 << 124  # ftype
-                | cmd << 118
-                | vchan << 116
-                | asi << 114
-                | tag << 103
-                | pool << 102
-                | attr << 94
-                | len << 88
-                | metadata << 80
-                | (addr >> 2) << 25
-                | src_acc << 15
-                | dst_acc << 5
-                | cload << 4
-                | cway << 2
-                | numbeats
-            ).to_bytes(16, "big")
-    except TypeError:  # a value that is not an integer: named below
-        pass
-    raise _misfit("Request", (
+    raise misfit("Request", (
         ("cmd", cmd, 0x3f, 0),
         ("vchan", vchan, 0x3, 0),
         ("asi", asi, 0x3, 0),
@@ -297,57 +190,7 @@ def encode_response(
             ).to_bytes(8, "big")
     except TypeError:  # a value that is not an integer: named below
         pass
-    raise _misfit("Response", (
-        ("vchan", vchan, 0x3, 0),
-        ("tag", tag, 0x7ff, 0),
-        ("pool", pool, 0x1, 0),
-        ("len", len, 0x3, 0),
-        ("offset", offset, 0x3, 0),
-        ("status", status, 0xf, 0),
-        ("rd_wr", rd_wr, 0x1, 0),
-        ("last", last, 0x1, 0),
-        ("src_acc", src_acc, 0x3ff, 0),
-        ("dst_acc", dst_acc, 0x3ff, 0),
-        ("spare", spare, 0xffff, 0),
-    ))
-
-
-def pack_response(value: tuple[int, ...]) -> bytes:
-    """A typed Response (its values in declaration order) as its bytes."""
-    (
-        vchan, tag, pool, len, offset, status, rd_wr, last, src_acc, dst_acc, spare,
-    ) = value
-    try:
-        if (
-            0 <= vchan <= 0x3
-            and 0 <= tag <= 0x7ff
-            and 0 <= pool <= 0x1
-            and 0 <= len <= 0x3
-            and 0 <= offset <= 0x3
-            and 0 <= status <= 0xf
-            and 0 <= rd_wr <= 0x1
-            and 0 <= last <= 0x1
-            and 0 <= src_acc <= 0x3ff
-            and 0 <= dst_acc <= 0x3ff
-            and 0 <= spare <= 0xffff
-        ):
-            return (
-                2 << 60  # ftype
-                | vchan << 58
-                | tag << 47
-                | pool << 46
-                | len << 44
-                | offset << 42
-                | status << 38
-                | rd_wr << 37
-                | last << 36
-                | src_acc << 26
-                | dst_acc << 16
-                | spare
-            ).to_bytes(8, "big")
-    except TypeError:  # a value that is not an integer: named below
-        pass
-    raise _misfit("Response", (
+    raise misfit("Response", (
         ("vchan", vchan, 0x3, 0),
         ("tag", tag, 0x7ff, 0),
         ("pool", pool, 0x1, 0),
@@ -418,51 +261,7 @@ def encode_compressed_request(
             ).to_bytes(8, "big")
     except TypeError:  # a value that is not an integer: named below
         pass
-    raise _misfit("CompressedRequest", (
-        ("cmd", cmd, 0x3f, 0),
-        ("vchan", vchan, 0x3, 0),
-        ("tag", tag, 0x7ff, 0),
-        ("pool", pool, 0x1, 0),
-        ("attr", attr, 0xff, 0),
-        ("len", len, 0x3f, 0),
-        ("cway", cway, 0x3, 0),
-        ("numbeats", numbeats, 0x3, 0),
-        ("addr_lo", addr_lo, 0xfffffc, 2),
-    ))
-
-
-def pack_compressed_request(value: tuple[int, ...]) -> bytes:
-    """A typed CompressedRequest (its values in declaration order) as its bytes."""
-    (
-        cmd, vchan, tag, pool, attr, len, cway, numbeats, addr_lo,
-    ) = value
-    try:
-        if (
-            0 <= cmd <= 0x3f
-            and 0 <= vchan <= 0x3
-            and 0 <= tag <= 0x7ff
-            and 0 <= pool <= 0x1
-            and 0 <= attr <= 0xff
-            and 0 <= len <= 0x3f
-            and 0 <= cway <= 0x3
-            and 0 <= numbeats <= 0x3
-            and 0 <= addr_lo <= 0xfffffc and not addr_lo & 3
-        ):
-            return (
-                3 << 60  # ftype
-                | cmd << 54
-                | vchan << 52
-                | tag << 41
-                | pool << 40
-                | attr << 32
-                | len << 26
-                | cway << 24
-                | numbeats << 22
-                | (addr_lo >> 2)
-            ).to_bytes(8, "big")
-    except TypeError:  # a value that is not an integer: named below
-        pass
-    raise _misfit("CompressedRequest", (
+    raise misfit("CompressedRequest", (
         ("cmd", cmd, 0x3f, 0),
         ("vchan", vchan, 0x3, 0),
         ("tag", tag, 0x7ff, 0),
@@ -490,6 +289,51 @@ def unpack_compressed_request(word: int) -> tuple[int, ...]:
     )
 
 
+def _bits_compressed_response_with_data(
+    *,
+    layout: str,
+    vchan: int,
+    tag: int,
+    pool: int,
+    len: int,
+    offset: int = 0,
+    last: int = 1,
+    spare: int = 0,
+) -> int:
+    """The field bits, without FTYPE, of every layout packed as tl_compressed_response_with_data."""
+    try:
+        if (
+            0 <= vchan <= 0x3
+            and 0 <= tag <= 0x7ff
+            and 0 <= pool <= 0x1
+            and 0 <= len <= 0x3
+            and 0 <= offset <= 0x3
+            and 0 <= last <= 0x1
+            and 0 <= spare <= 0x1ff
+        ):
+            return (
+                0
+                | vchan << 26
+                | tag << 15
+                | pool << 14
+                | len << 12
+                | offset << 10
+                | last << 9
+                | spare
+            )
+    except TypeError:  # a value that is not an integer: named below
+        pass
+    raise misfit(layout, (
+        ("vchan", vchan, 0x3, 0),
+        ("tag", tag, 0x7ff, 0),
+        ("pool", pool, 0x1, 0),
+        ("len", len, 0x3, 0),
+        ("offset", offset, 0x3, 0),
+        ("last", last, 0x1, 0),
+        ("spare", spare, 0x1ff, 0),
+    ))
+
+
 def encode_compressed_response_with_data(
     *,
     vchan: int,
@@ -501,75 +345,11 @@ def encode_compressed_response_with_data(
     spare: int = 0,
 ) -> bytes:
     """tl_compressed_response_with_data (FTYPE 4, 4 bytes) from its field values."""
-    try:
-        if (
-            0 <= vchan <= 0x3
-            and 0 <= tag <= 0x7ff
-            and 0 <= pool <= 0x1
-            and 0 <= len <= 0x3
-            and 0 <= offset <= 0x3
-            and 0 <= last <= 0x1
-            and 0 <= spare <= 0x1ff
-        ):
-            return (
-                4 << 28  # ftype
-                | vchan << 26
-                | tag << 15
-                | pool << 14
-                | len << 12
-                | offset << 10
-                | last << 9
-                | spare
-            ).to_bytes(4, "big")
-    except TypeError:  # a value that is not an integer: named below
-        pass
-    raise _misfit("CompressedResponseData", (
-        ("vchan", vchan, 0x3, 0),
-        ("tag", tag, 0x7ff, 0),
-        ("pool", pool, 0x1, 0),
-        ("len", len, 0x3, 0),
-        ("offset", offset, 0x3, 0),
-        ("last", last, 0x1, 0),
-        ("spare", spare, 0x1ff, 0),
-    ))
-
-
-def pack_compressed_response_with_data(value: tuple[int, ...]) -> bytes:
-    """A typed CompressedResponseData (its values in declaration order) as its bytes."""
-    (
-        vchan, tag, pool, len, offset, last, spare,
-    ) = value
-    try:
-        if (
-            0 <= vchan <= 0x3
-            and 0 <= tag <= 0x7ff
-            and 0 <= pool <= 0x1
-            and 0 <= len <= 0x3
-            and 0 <= offset <= 0x3
-            and 0 <= last <= 0x1
-            and 0 <= spare <= 0x1ff
-        ):
-            return (
-                4 << 28  # ftype
-                | vchan << 26
-                | tag << 15
-                | pool << 14
-                | len << 12
-                | offset << 10
-                | last << 9
-                | spare
-            ).to_bytes(4, "big")
-    except TypeError:  # a value that is not an integer: named below
-        pass
-    raise _misfit("CompressedResponseData", (
-        ("vchan", vchan, 0x3, 0),
-        ("tag", tag, 0x7ff, 0),
-        ("pool", pool, 0x1, 0),
-        ("len", len, 0x3, 0),
-        ("offset", offset, 0x3, 0),
-        ("last", last, 0x1, 0),
-        ("spare", spare, 0x1ff, 0),
-    ))
+    bits = _bits_compressed_response_with_data(
+        layout="CompressedResponseData", vchan=vchan, tag=tag, pool=pool, len=len,
+        offset=offset, last=last, spare=spare,
+    )
+    return (4 << 28 | bits).to_bytes(4, "big")
 
 
 def unpack_compressed_response_with_data(word: int) -> tuple[int, ...]:
@@ -596,88 +376,15 @@ def encode_compressed_response_no_data(
     spare: int = 0,
 ) -> bytes:
     """tl_compressed_response_no_data (FTYPE 5, 4 bytes) from its field values."""
-    try:
-        if (
-            0 <= vchan <= 0x3
-            and 0 <= tag <= 0x7ff
-            and 0 <= pool <= 0x1
-            and 0 <= len <= 0x3
-            and 0 <= offset <= 0x3
-            and 0 <= last <= 0x1
-            and 0 <= spare <= 0x1ff
-        ):
-            return (
-                5 << 28  # ftype
-                | vchan << 26
-                | tag << 15
-                | pool << 14
-                | len << 12
-                | offset << 10
-                | last << 9
-                | spare
-            ).to_bytes(4, "big")
-    except TypeError:  # a value that is not an integer: named below
-        pass
-    raise _misfit("CompressedResponseNoData", (
-        ("vchan", vchan, 0x3, 0),
-        ("tag", tag, 0x7ff, 0),
-        ("pool", pool, 0x1, 0),
-        ("len", len, 0x3, 0),
-        ("offset", offset, 0x3, 0),
-        ("last", last, 0x1, 0),
-        ("spare", spare, 0x1ff, 0),
-    ))
-
-
-def pack_compressed_response_no_data(value: tuple[int, ...]) -> bytes:
-    """A typed CompressedResponseNoData (its values in declaration order) as its bytes."""
-    (
-        vchan, tag, pool, len, offset, last, spare,
-    ) = value
-    try:
-        if (
-            0 <= vchan <= 0x3
-            and 0 <= tag <= 0x7ff
-            and 0 <= pool <= 0x1
-            and 0 <= len <= 0x3
-            and 0 <= offset <= 0x3
-            and 0 <= last <= 0x1
-            and 0 <= spare <= 0x1ff
-        ):
-            return (
-                5 << 28  # ftype
-                | vchan << 26
-                | tag << 15
-                | pool << 14
-                | len << 12
-                | offset << 10
-                | last << 9
-                | spare
-            ).to_bytes(4, "big")
-    except TypeError:  # a value that is not an integer: named below
-        pass
-    raise _misfit("CompressedResponseNoData", (
-        ("vchan", vchan, 0x3, 0),
-        ("tag", tag, 0x7ff, 0),
-        ("pool", pool, 0x1, 0),
-        ("len", len, 0x3, 0),
-        ("offset", offset, 0x3, 0),
-        ("last", last, 0x1, 0),
-        ("spare", spare, 0x1ff, 0),
-    ))
-
-
-def unpack_compressed_response_no_data(word: int) -> tuple[int, ...]:
-    """The values of a tl_compressed_response_no_data (FTYPE 5) whose bits are ``word``."""
-    return (
-        word >> 26 & 0x3,  # vchan
-        word >> 15 & 0x7ff,  # tag
-        word >> 14 & 0x1,  # pool
-        word >> 12 & 0x3,  # len
-        word >> 10 & 0x3,  # offset
-        word >> 9 & 0x1,  # last
-        word & 0x1ff,  # spare
+    bits = _bits_compressed_response_with_data(
+        layout="CompressedResponseNoData", vchan=vchan, tag=tag, pool=pool, len=len,
+        offset=offset, last=last, spare=spare,
     )
+    return (5 << 28 | bits).to_bytes(4, "big")
+
+
+#: tl_compressed_response_no_data unpacks as tl_compressed_response_with_data does.
+unpack_compressed_response_no_data = unpack_compressed_response_with_data
 
 
 def encode_vc_flow_control(
@@ -707,37 +414,7 @@ def encode_vc_flow_control(
             ).to_bytes(4, "big")
     except TypeError:  # a value that is not an integer: named below
         pass
-    raise _misfit("VcFlowControl", (
-        ("vchan", vchan, 0x3, 0),
-        ("req_cmd", req_cmd, 0x1f, 0),
-        ("rsp_cmd", rsp_cmd, 0x1f, 0),
-        ("req_data", req_data, 0xff, 0),
-        ("rsp_data", rsp_data, 0xff, 0),
-    ))
-
-
-def pack_vc_flow_control(value: tuple[int, ...]) -> bytes:
-    """A typed VcFlowControl (its values in declaration order) as its bytes."""
-    vchan, req_cmd, rsp_cmd, req_data, rsp_data = value
-    try:
-        if (
-            0 <= vchan <= 0x3
-            and 0 <= req_cmd <= 0x1f
-            and 0 <= rsp_cmd <= 0x1f
-            and 0 <= req_data <= 0xff
-            and 0 <= rsp_data <= 0xff
-        ):
-            return (
-                6 << 28  # ftype
-                | vchan << 26
-                | req_cmd << 21
-                | rsp_cmd << 16
-                | req_data << 8
-                | rsp_data
-            ).to_bytes(4, "big")
-    except TypeError:  # a value that is not an integer: named below
-        pass
-    raise _misfit("VcFlowControl", (
+    raise misfit("VcFlowControl", (
         ("vchan", vchan, 0x3, 0),
         ("req_cmd", req_cmd, 0x1f, 0),
         ("rsp_cmd", rsp_cmd, 0x1f, 0),
@@ -757,15 +434,15 @@ def unpack_vc_flow_control(word: int) -> tuple[int, ...]:
     )
 
 
-#: FTYPE -> the pack function of its layout.
-PACK_BY_FTYPE: dict[int, Callable[[tuple[int, ...]], bytes]] = {
-    0: pack_flow_control,  # FLOW_CONTROL
-    1: pack_request,  # REQUEST
-    2: pack_response,  # RESPONSE
-    3: pack_compressed_request,  # COMPRESSED_REQUEST
-    4: pack_compressed_response_with_data,  # COMPRESSED_RESPONSE_DATA
-    5: pack_compressed_response_no_data,  # COMPRESSED_RESPONSE_NODATA
-    6: pack_vc_flow_control,  # VC_FLOW_CONTROL
+#: FTYPE -> the encode function of its layout (field values as keywords).
+ENCODE_BY_FTYPE: dict[int, Callable[..., bytes]] = {
+    0: encode_flow_control,  # FLOW_CONTROL
+    1: encode_request,  # REQUEST
+    2: encode_response,  # RESPONSE
+    3: encode_compressed_request,  # COMPRESSED_REQUEST
+    4: encode_compressed_response_with_data,  # COMPRESSED_RESPONSE_DATA
+    5: encode_compressed_response_no_data,  # COMPRESSED_RESPONSE_NODATA
+    6: encode_vc_flow_control,  # VC_FLOW_CONTROL
 }
 
 

@@ -1,5 +1,15 @@
-"""Generate :mod:`ualink_ref.tl.field_code`: straight-line pack and unpack functions of
+"""Generate :mod:`ualink_ref.tl.field_code`: straight-line encode and unpack functions of
 every TL control field layout, written from the declarations in :mod:`ualink_ref.tl.fields`.
+
+* ``encode_<layout>(*, field=value, ...) -> bytes`` takes the field values as keywords
+  (no two can be swapped) and returns the field's bytes; a value that does not fit its
+  field, or is not an integer, is an :class:`~ualink_ref.errors.EncodeError` naming the
+  field (:func:`ualink_ref.tl.fields.misfit`). Byte-address fields take byte addresses
+  (the wire leaves out their two low bits, which must be zero). A reserved field
+  (``spare``) is carried as given, as the typed values carry it; the receive rules
+  judge it.
+* ``unpack_<layout>(word) -> tuple`` returns the values of a field's bits in
+  declaration order (byte addresses at byte scale).
 
 The codec's hot path (``pack_field`` / ``unpack_word``) is a handful of shifts and
 masks per field; as a loop over a layout's fields it took most of an operation's
@@ -24,48 +34,36 @@ from ualink_ref.tl.fields import BYTE_ADDRESS_LOW_BITS, FORMATS, FType
 #: Where the generated module lives.
 TARGET = Path(__file__).with_name("field_code.py")
 
-_HEADER = '''"""Encode, pack and unpack functions of each TL control field layout: GENERATED.
+_HEADER = '''"""Encode and unpack functions of each TL control field layout: GENERATED, do not edit.
 
-Do not edit: written by ``python -m ualink_ref.tl.field_code_gen`` from the declarations
-in :mod:`ualink_ref.tl.fields` (``tests/tl/test_tl_field_code.py`` checks it is current).
-
-* ``encode_*`` takes the field values as keywords (no two can be swapped) and returns
-  the field's bytes: what the engines call to send a field;
-* ``pack_*`` does the same for a typed value of :mod:`ualink_ref.tl.codec` (its
-  values in declaration order, without ``ftype``);
-* ``unpack_*`` returns the values of a field's bits, in declaration order.
-
-A value that does not fit its field, or is not an integer, is an
-:class:`~ualink_ref.errors.EncodeError` naming the field. Byte-address fields take
-and give byte addresses (the wire leaves out their two low bits, which must be zero).
+Written by ``python -m ualink_ref.tl.field_code_gen`` from :mod:`ualink_ref.tl.fields`;
+its module docstring says what each function does.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from ualink_ref.errors import EncodeError
-
-
-def _misfit(layout: str, fields: tuple[tuple[str, object, int, int], ...]) -> EncodeError:
-    """The error naming the first of ``fields`` ``(name, value, largest, low bits that
-    must be zero)`` that does not fit."""
-    for name, value, largest, low in fields:
-        if (not isinstance(value, int) or not 0 <= value <= largest
-                or value & ((1 << low) - 1)):
-            return EncodeError(f"{layout}.{name} = {value!r} does not fit", field=name)
-    return EncodeError(f"{layout} does not fit its layout")'''
+from ualink_ref.tl.fields import misfit'''
 
 
 def _function_stem(fmt: BitFormat) -> str:
     return fmt.name.removeprefix("tl_")
 
 
-def _body(fmt: BitFormat, ftype: int, layout: str) -> list[str]:
-    """The checked packing of one layout's values (held in variables named as its fields)."""
+def _spec(fmt: BitFormat) -> tuple[object, ...]:
+    """What makes two layouts pack alike: every field but ``ftype``, where it sits."""
+    return (fmt.byte_length, fmt.position("ftype").shift, tuple(
+        (f.name, fmt.position(f.name).shift, f.max_value) for f in fmt.fields
+        if f.name != "ftype"))
+
+
+def _checked_word(fmt: BitFormat, ftype_term: str, layout: str) -> list[str]:
+    """The checked word of one layout's values (held in variables named as its fields),
+    returned as ``return (<ftype_term> | fields...)``; a misfit raises naming ``layout``."""
     names = [f.name for f in fmt.fields if f.name != "ftype"]
     checks = []
-    terms = [f"{ftype} << {fmt.position('ftype').shift}  # ftype"]
+    terms = [ftype_term]
     misfit = []
     for name in names:
         low = BYTE_ADDRESS_LOW_BITS.get(name, 0)
@@ -83,42 +81,52 @@ def _body(fmt: BitFormat, ftype: int, layout: str) -> list[str]:
         "        ):",
         "            return (",
         "                " + "\n                | ".join(terms),
-        f'            ).to_bytes({fmt.byte_length}, "big")',
+        "            )",
         "    except TypeError:  # a value that is not an integer: named below",
         "        pass",
-        f'    raise _misfit("{layout}", (',
+        f"    raise misfit({layout}, (",
         *(f"        {m}," for m in misfit),
         "    ))",
     ]
 
 
-def _encode(fmt: BitFormat, ftype: int, cls: type[Any]) -> str:
+def _params(fmt: BitFormat, cls: type[Any], stem: str, prefix: str, returns: str) -> str:
     names = [f.name for f in fmt.fields if f.name != "ftype"]
     defaults: dict[str, Any] = cls._field_defaults
-    params = ", ".join(f"{n}: int = {defaults[n]}" if n in defaults else f"{n}: int"
-                       for n in names)
+    params = [f"{n}: int = {defaults[n]}" if n in defaults else f"{n}: int" for n in names]
+    head = f"def {prefix}{stem}(*, {', '.join(params)}) -> {returns}:"
+    if len(head) <= 100:
+        return head
+    return f"def {prefix}{stem}(\n    *,\n" + "".join(f"    {p},\n" for p in params) + (
+        f") -> {returns}:")
+
+
+def _encode(fmt: BitFormat, ftype: int, cls: type[Any], shared: str | None) -> str:
     stem = _function_stem(fmt)
-    head = f"def encode_{stem}(*, {params}) -> bytes:"
-    if len(head) > 100:
-        head = f"def encode_{stem}(\n    *,\n" + "".join(
-            f"    {p},\n" for p in params.split(", ")) + ") -> bytes:"
+    doc = f'    """{fmt.name} (FTYPE {ftype}, {fmt.byte_length} bytes) from its field values."""'
+    ftype_term = f"{ftype} << {fmt.position('ftype').shift}"
+    if shared is None:  # a layout of its own: the checks and shifts right here
+        body = _checked_word(fmt, f"{ftype_term}  # ftype", f'"{cls.__name__}"')
+        body[6] = f'            ).to_bytes({fmt.byte_length}, "big")'
+        return "\n".join([_params(fmt, cls, stem, "encode_", "bytes"), doc, *body])
+    names = [f.name for f in fmt.fields if f.name != "ftype"]
+    call = _lines([f'layout="{cls.__name__}"', *(f"{n}={n}" for n in names)], 8, ",")
     return "\n".join([
-        head,
-        f'    """{fmt.name} (FTYPE {ftype}, {fmt.byte_length} bytes) from its field values."""',
-        *_body(fmt, ftype, cls.__name__),
+        _params(fmt, cls, stem, "encode_", "bytes"), doc,
+        f"    bits = _bits_{shared}({call})",
+        f'    return ({ftype_term} | bits).to_bytes({fmt.byte_length}, "big")',
     ])
 
 
-def _pack(fmt: BitFormat, ftype: int, cls: type[Any]) -> str:
-    names = [f.name for f in fmt.fields if f.name != "ftype"]
-    unpacked = _lines(names, 8, ",") if len(names) > 6 else ", ".join(names)
+def _shared_bits(fmt: BitFormat, cls: type[Any]) -> str:
+    """The field bits (no FTYPE) of every layout that packs like ``fmt``."""
     stem = _function_stem(fmt)
+    head = _params(fmt, cls, stem, "_bits_", "int").replace("(*, ", "(*, layout: str, ", 1)
+    head = head.replace("(\n    *,\n", "(\n    *,\n    layout: str,\n", 1)
     return "\n".join([
-        f"def pack_{stem}(value: tuple[int, ...]) -> bytes:",
-        f'    """A typed {cls.__name__} (its values in declaration order) as its bytes."""',
-        (f"    ({unpacked}) = value" if len(names) > 6
-         else f"    {unpacked}{',' if len(names) == 1 else ''} = value"),
-        *_body(fmt, ftype, cls.__name__),
+        head,
+        f'    """The field bits, without FTYPE, of every layout packed as {fmt.name}."""',
+        *_checked_word(fmt, "0", "layout"),
     ])
 
 
@@ -159,17 +167,30 @@ def _lines(names: list[str], indent: int, sep: str, width: int = 96) -> str:
 def render() -> str:
     """The source of :mod:`ualink_ref.tl.field_code`."""
     blocks = [_HEADER]
+    first_of: dict[tuple[object, ...], int] = {}  # a layout's spec -> its first FTYPE
+    for ftype, fmt in sorted(FORMATS.items()):
+        first_of.setdefault(_spec(fmt), ftype)
+    groups = {spec for spec in first_of
+              if sum(1 for f in FORMATS.values() if _spec(f) == spec) > 1}
     for ftype, fmt in sorted(FORMATS.items()):
         cls = CLASSES[FType(ftype)]
-        blocks.append(_encode(fmt, ftype, cls))
-        blocks.append(_pack(fmt, ftype, cls))
-        blocks.append(_unpack(fmt, ftype))
-    table = "\n".join(f"    {ftype}: pack_{_function_stem(fmt)},  # {FType(ftype).name}"
+        spec = _spec(fmt)
+        first = first_of[spec]
+        if spec in groups and first == ftype:  # the shared checks, once per group
+            blocks.append(_shared_bits(fmt, cls))
+        shared = _function_stem(FORMATS[first]) if spec in groups else None
+        blocks.append(_encode(fmt, ftype, cls, shared))
+        if first == ftype:
+            blocks.append(_unpack(fmt, ftype))
+        else:  # the same bits as the first layout that packs alike
+            blocks.append(f"#: {fmt.name} unpacks as {FORMATS[first].name} does.\n"
+                          f"unpack_{_function_stem(fmt)} = unpack_{_function_stem(FORMATS[first])}")
+    table = "\n".join(f"    {ftype}: encode_{_function_stem(fmt)},  # {FType(ftype).name}"
                       for ftype, fmt in sorted(FORMATS.items()))
     untable = "\n".join(f"    {ftype}: unpack_{_function_stem(fmt)},"
                         for ftype, fmt in sorted(FORMATS.items()))
-    blocks.append("#: FTYPE -> the pack function of its layout.\n"
-                  "PACK_BY_FTYPE: dict[int, Callable[[tuple[int, ...]], bytes]] = {\n"
+    blocks.append("#: FTYPE -> the encode function of its layout (field values as keywords).\n"
+                  "ENCODE_BY_FTYPE: dict[int, Callable[..., bytes]] = {\n"
                   f"{table}\n}}")
     blocks.append("#: FTYPE -> the unpack function of its layout.\n"
                   "UNPACK_BY_FTYPE: dict[int, Callable[[int], tuple[int, ...]]] = {\n"

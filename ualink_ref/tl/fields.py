@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from enum import IntEnum
 
 from ualink_ref.bitfields import BitFormat, Field
-from ualink_ref.errors import FieldRangeError, TruncatedError
+from ualink_ref.errors import EncodeError, FieldRangeError, TruncatedError
 
 THIRD_PARTY = "public third-party model: rosslwheeler/ualink_private"
 PUB = f"{THIRD_PARTY}, citing spec table 5-29 (field width and order)"
@@ -214,6 +214,16 @@ COMPRESSED_RESPONSE_NODATA = _compressed_response(FType.COMPRESSED_RESPONSE_NODA
 #: Fields that hold byte addresses, and the low bits of them the wire leaves out
 #: (``addr`` carries bits 56..2, ``addr_lo`` bits 23..2; both low bits are zero).
 BYTE_ADDRESS_LOW_BITS: dict[str, int] = {"addr": 2, "addr_lo": 2}
+
+def misfit(layout: str, fields: tuple[tuple[str, object, int, int], ...]) -> EncodeError:
+    """The error naming the first of ``fields`` — ``(name, value, largest, low bits that
+    must be zero)`` — whose value does not fit (the generated encoders' refusal)."""
+    for name, value, largest, low in fields:
+        if (not isinstance(value, int) or not 0 <= value <= largest
+                or value & ((1 << low) - 1)):
+            return EncodeError(f"{layout}.{name} = {value!r} does not fit", field=name)
+    return EncodeError(f"{layout} does not fit its layout")
+
 
 FORMATS: dict[int, BitFormat] = {
     FType.FLOW_CONTROL: FLOW_CONTROL,

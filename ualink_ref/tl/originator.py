@@ -78,7 +78,10 @@ class Originator:
 
     # -- UPLI calls ---------------------------------------------------------------
 
-    def read(self, dst: int, addr: int, length: int, *, vc: int = 0, metadata: int = 0) -> int:
+    # The UPLI calls below take every argument by keyword and have no defaults: the
+    # public calls (TransactionLayer.read / write / atomic) state them, once.
+
+    def read(self, *, dst: int, addr: int, length: int, vc: int, metadata: int) -> int:
         """Queue a Read (:meth:`~ualink_ref.tl.transaction.TransactionLayer.read`)."""
         check_access(addr, length)
         beats = (length + 63) // 64
@@ -87,18 +90,9 @@ class Originator:
                               data_credits=0, attr=0, vc=vc, metadata=metadata,
                               rsp_beats=beats)
 
-    def write(
-        self,
-        dst: int,
-        addr: int,
-        data: bytes | bytearray | memoryview,
-        byte_enable: int | Sequence[int] | None = None,
-        *,
-        vc: int = 0,
-        metadata: int = 0,
-        message: bool = False,
-        poison: int = 0,
-    ) -> int:
+    def write(self, *, dst: int, addr: int, data: bytes | bytearray | memoryview,
+              byte_enable: int | Sequence[int] | None, vc: int, metadata: int,
+              message: bool, poison: int) -> int:
         """Queue a write (:meth:`TransactionLayer.write
         <ualink_ref.tl.transaction.TransactionLayer.write>` says what each argument does)."""
         if type(data) is not bytes:
@@ -127,20 +121,9 @@ class Originator:
                               numbeats=beats - 1, halves=halves, data_credits=credits,
                               attr=poison, vc=vc, metadata=metadata, rsp_beats=0)
 
-    def atomic(
-        self,
-        dst: int,
-        addr: int,
-        op: AtomicOp | int | str,
-        operand: int,
-        compare: int | None = None,
-        size: int = 8,
-        fetch: bool = True,
-        *,
-        vc: int = 0,
-        metadata: int = 0,
-        poison: int = 0,
-    ) -> int:
+    def atomic(self, *, dst: int, addr: int, op: AtomicOp | int | str, operand: int,
+               compare: int | None, size: int, fetch: bool, vc: int, metadata: int,
+               poison: int) -> int:
         """Queue an atomic (:meth:`TransactionLayer.atomic
         <ualink_ref.tl.transaction.TransactionLayer.atomic>` says what each argument does)."""
         try:

@@ -132,7 +132,8 @@ class TransactionLayer:
     def read(self, dst: int, addr: int, length: int, *, vc: int = 0, metadata: int = 0) -> int:
         """Queue a Read of ``length`` bytes at ``addr`` of accelerator ``dst``; return the
         operation handle (rule 2). ``EncodeError`` for an illegal access."""
-        return self._originator.read(dst, addr, length, vc=vc, metadata=metadata)
+        return self._originator.read(dst=dst, addr=addr, length=length, vc=vc,
+                                     metadata=metadata)
 
     def write(
         self,
@@ -155,8 +156,8 @@ class TransactionLayer:
         i = beat i, 64 bytes each): the target stores them and poisons the bytes
         it writes from them (rules P2, P4).
         """
-        return self._originator.write(dst, addr, data, byte_enable, vc=vc, metadata=metadata,
-                                      message=message, poison=poison)
+        return self._originator.write(dst=dst, addr=addr, data=data, byte_enable=byte_enable,
+                                      vc=vc, metadata=metadata, message=message, poison=poison)
 
     def atomic(
         self,
@@ -179,7 +180,8 @@ class TransactionLayer:
         ``size`` bytes; they travel little-endian. ``poison`` true marks the
         operand poisoned (rule P2): the target then does not execute it (rule P5).
         """
-        return self._originator.atomic(dst, addr, op, operand, compare, size, fetch, vc=vc,
+        return self._originator.atomic(dst=dst, addr=addr, op=op, operand=operand,
+                                       compare=compare, size=size, fetch=fetch, vc=vc,
                                        metadata=metadata, poison=poison)
 
     # -- state --------------------------------------------------------------------
@@ -363,9 +365,10 @@ class TransactionLayer:
             self._counters.flits_ignored += 1
             return []
         events: list[TLEvent] = []
-        deadline = self._tracker.next_timer()
-        if deadline is not None and deadline <= now:  # rule T2: expiry before arrivals
-            events.extend(self._tracker.run_timer(now))
+        if self.config.timeout_slots is not None:  # rule T2: expiry before arrivals
+            deadline = self._tracker.next_timer()
+            if deadline is not None and deadline <= now:
+                events.extend(self._tracker.run_timer(now))
         first, second = flit[:TL_HALF_BYTES], flit[TL_HALF_BYTES:]
         both_data = self._deframer.feed_data_flit(first, second)  # both data: one step
         finishers = self._finishers

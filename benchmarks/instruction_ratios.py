@@ -1,0 +1,117 @@
+"""Instruction counts of the engines against an older checkout, under valgrind's callgrind.
+
+Usage: ``python benchmarks/instruction_ratios.py --old PATH [--ops N]`` from the repository
+root (needs ``valgrind``). Timing on a shared machine swings by a quarter from run to run;
+instruction counts do not: each side's run is counted twice (N ops, and the same start-up
+with no timed ops) and the difference is the work of the N ops. Reported: new/old speed
+(old instructions over new) for
+
+* ``endpoint``: N 64-byte WriteFulls through two Endpoints (kp4, no errors, the
+  simulation of ``stack_ratios.py --only endpoint``);
+* ``tl``: N 64-byte WriteFulls between two bare TransactionLayers;
+* ``dl``: N TL flits through two bare DataLinks.
+
+Both sides run on numpy alone (``UALINK_REF_NO_NUMBA=1``: numba's compiler under valgrind
+takes minutes), the old one with ``PYTHONPATH=PATH``; the workload code below works with
+the layout before the redesign (``ualink_ref.stack``) and the current one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+RUNS = {
+    "endpoint": '''
+try:
+    from ualink_ref.sim.config import SimConfig
+    from ualink_ref.sim.link_run import Simulation
+    from ualink_ref.sim.workloads import uniform_workload
+    make = lambda n: Simulation(uniform_workload(n, "write"), SimConfig(max_outstanding=256))
+except ImportError:
+    from ualink_ref.stack.sim import Simulation, uniform_workload
+    make = lambda n: Simulation(uniform_workload(n, "write"), max_outstanding=256)
+make(50).run(verify=False)
+if N:
+    make(N).run(verify=False)
+''',
+    "tl": '''
+from ualink_ref.tl.transaction import TransactionLayer
+def run(n):
+    a, b = TransactionLayer(1), TransactionLayer(2)
+    for i in range(n):
+        a.write(2, 0x1000 + 256 * (i % 64), bytes(range(64)))
+    t = 0
+    while a.busy or b.busy:
+        f = a.poll(t)
+        if f is not None:
+            b.receive(f, t)
+        g = b.poll(t)
+        if g is not None:
+            a.receive(g, t)
+        t += 1
+run(50)
+if N:
+    run(N)
+''',
+    "dl": '''
+from ualink_ref.dl import DataLink
+def run(n):
+    a, b = DataLink(), DataLink()
+    a.send([bytes([i % 256]) * 64 for i in range(n)])
+    got = t = 0
+    while got < n or not a.idle:
+        x = a.poll(t)
+        if x is not None:
+            got += sum(1 for e in b.receive(x, t) if type(e).__name__ == "TLFlitDelivered")
+        y = b.poll(t)
+        if y is not None:
+            a.receive(y, t)
+        t += 1
+run(50)
+if N:
+    run(N)
+''',
+}
+
+
+def count(path: Path, code: str, ops: int) -> int:
+    """Instructions of one run of ``code`` with ``N = ops`` and ``PYTHONPATH=path``."""
+    env = {**os.environ, "PYTHONPATH": str(path), "UALINK_REF_NO_NUMBA": "1",
+           "UALINK_REF_NO_NATIVE": "1"}
+    proc = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable,
+         "-c", f"N = {ops}\n{code}"], env=env, capture_output=True, text=True,
+        cwd=tempfile.gettempdir(), check=True)
+    found = re.search(r"Collected : (\d+)", proc.stderr)
+    if found is None:
+        raise SystemExit(f"no instruction count in valgrind's output:\n{proc.stderr[-500:]}")
+    return int(found.group(1))
+
+
+def main() -> int:
+    """Print each run's instructions per op, old and new, and the new/old speed."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--old", type=Path, required=True, help="an old checkout's root")
+    parser.add_argument("--ops", type=int, default=3000, help="ops (flits for dl) per run")
+    parser.add_argument("--only", choices=sorted(RUNS), help="count only this run")
+    args = parser.parse_args()
+    for name, code in RUNS.items():
+        if args.only and name != args.only:
+            continue
+        old = count(args.old, code, args.ops) - count(args.old, code, 0)
+        new = count(ROOT, code, args.ops) - count(ROOT, code, 0)
+        print(f"{name:8} old {old / args.ops:9,.0f} instructions/op, new {new / args.ops:9,.0f}:"
+              f" new/old speed {old / new:.3f}x", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
