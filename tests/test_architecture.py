@@ -186,3 +186,46 @@ def test_cli_help_does_not_import_numpy(argv: list[str]) -> None:
                                                    proc.stderr.strip().splitlines()[-1])
     if argv == ["--help"]:
         assert "simulate" in proc.stdout and "dissect" in proc.stdout
+
+
+def _targets(node: ast.expr) -> list[str]:
+    if isinstance(node, ast.Name):
+        return [node.id]
+    if isinstance(node, ast.Tuple | ast.List):
+        return [n for item in node.elts for n in _targets(item)]
+    return []
+
+
+def _defined_names(path: Path) -> set[str]:
+    """Names a module defines at its top level (not the ones it only imports)."""
+    names: set[str] = set()
+    for node in ast.parse(path.read_text()).body:
+        inner_nodes = list(ast.walk(node)) if isinstance(node, ast.If | ast.Try) else [node]
+        for inner in inner_nodes:  # (optional fallbacks define names inside if / try)
+            if isinstance(inner, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                names.add(inner.name)
+            elif isinstance(inner, ast.Assign):
+                names.update(n for t in inner.targets for n in _targets(t))
+            elif isinstance(inner, ast.AnnAssign):
+                names.update(_targets(inner.target))
+    return names
+
+
+def test_names_are_imported_from_the_module_that_defines_them() -> None:
+    # A module re-importing a name is no import path (the issue's "no re-exports used as
+    # import paths"); a package's __init__ is its public face and may gather names.
+    defined = {name: _defined_names(path) for name, path in MODULES.items()
+               if path.name != "__init__.py"}
+    bad = []
+    for source, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.ImportFrom) or node.level or not node.module:
+                continue
+            if node.module not in defined:
+                continue  # a package's face, a submodule import, or a third party
+            for alias in node.names:
+                module_attr = f"{node.module}.{alias.name}"
+                if (alias.name != "*" and alias.name not in defined[node.module]
+                        and module_attr not in MODULES):
+                    bad.append(f"{source}: {alias.name} from {node.module}")
+    assert not bad, "import these from where they are defined:\n" + "\n".join(sorted(bad))

@@ -26,7 +26,8 @@ from ualink_ref.dl import (
     ReplayStarted,
 )
 from ualink_ref.dl.config import DLConfig
-from ualink_ref.net.link_pair import FaultyChannel, LinkPair, carries_payload, flip_bits
+from ualink_ref.net.channels import FaultyChannel, carries_payload, flip_bits
+from ualink_ref.net.link_pair import LinkPair
 from ualink_ref.phy.config import PhyConfig
 from ualink_ref.sim.config import SimConfig
 from ualink_ref.sim.link_run import Simulation

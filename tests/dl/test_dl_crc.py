@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from ualink_ref.dl import DLFlit, FlitOp
 from ualink_ref.dl.crc import crc32, crc32_bytes
 from ualink_ref.errors import CrcError
-from ualink_ref.net.link_pair import flip_bits
+from ualink_ref.net.channels import flip_bits
 
 FLIT = DLFlit(FlitOp.EXPLICIT, flit_seq=77, tl=bytes(range(256)) * 2 + bytes(112),
               messages=(0x11223344, None, None, None, None)).encode()

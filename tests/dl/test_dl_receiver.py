@@ -25,7 +25,8 @@ from ualink_ref.dl import (
 from ualink_ref.dl.config import DLConfig
 from ualink_ref.dl.events import CrcErrorDetected, DLEvent
 from ualink_ref.dl.receive import RX_TRANSITIONS, Receiver, RxAction, RxInput, RxState
-from ualink_ref.net.link_pair import FaultyChannel, LinkPair
+from ualink_ref.net.channels import FaultyChannel
+from ualink_ref.net.link_pair import LinkPair
 from ualink_ref.testing.strategies import dl_flits
 
 

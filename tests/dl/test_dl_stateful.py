@@ -20,7 +20,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 
 from ualink_ref.dl import DataLink, TLFlitDelivered
 from ualink_ref.dl.config import DLConfig
-from ualink_ref.net.link_pair import carries_payload, flip_bits
+from ualink_ref.net.channels import carries_payload, flip_bits
 
 TIMEOUT = 40.0
 

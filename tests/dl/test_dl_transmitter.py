@@ -24,7 +24,8 @@ from ualink_ref.dl import (
 )
 from ualink_ref.dl.config import DLConfig
 from ualink_ref.errors import EncodeError
-from ualink_ref.net.link_pair import FaultyChannel, LinkPair
+from ualink_ref.net.channels import FaultyChannel
+from ualink_ref.net.link_pair import LinkPair
 
 
 def test_tx_backlog_counts_tl_flits_not_completely_packed() -> None:

@@ -11,7 +11,7 @@ from ualink_ref.dl import (
     FlitOp,
 )
 from ualink_ref.dl.config import DLConfig
-from ualink_ref.net.link_pair import flip_bits
+from ualink_ref.net.channels import flip_bits
 
 
 def random_tl_flits(seed: int, n: int) -> list[bytes]:

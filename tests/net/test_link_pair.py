@@ -8,7 +8,8 @@ import pytest
 
 from ualink_ref.dl import DataLink, ReplayStarted, RetrainNeeded
 from ualink_ref.dl.config import DLConfig
-from ualink_ref.net.link_pair import FaultyChannel, LinkPair
+from ualink_ref.net.channels import FaultyChannel
+from ualink_ref.net.link_pair import LinkPair
 
 
 def _flits(seed: int, n: int) -> list[bytes]:

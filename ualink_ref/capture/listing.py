@@ -16,9 +16,9 @@ from ualink_ref.capture.dissect import DissectedFlit
 from ualink_ref.capture.dissect_tl import TLOp
 from ualink_ref.capture.format import PSEUDO_HEADER
 from ualink_ref.dl.crc import CRC_COVERAGE, crc32
-from ualink_ref.dl.flit import SEGMENT_OFFSETS
 from ualink_ref.dl.formats import COMMAND_HEADER, EXPLICIT_HEADER, SEGMENT_HEADER, FlitOp, header_op
 from ualink_ref.dl.messages import ChannelNegotiation, UartData, decode_message
+from ualink_ref.dl.segments import SEGMENT_OFFSETS
 from ualink_ref.errors import DecodeError
 from ualink_ref.tl.fields import STATUS_NAMES
 

@@ -9,9 +9,10 @@ from typing import Any
 
 from ualink_ref.cli.commands import add_action, add_actions
 from ualink_ref.cli.options import USAGE, fail
-from ualink_ref.dl.flit import HEADER_BYTES, SEGMENT_OFFSETS, DLFlit
+from ualink_ref.dl.flit import HEADER_BYTES, DLFlit
 from ualink_ref.dl.formats import COMMAND_HEADER, EXPLICIT_HEADER, SEGMENT_HEADER
 from ualink_ref.dl.messages import decode_message
+from ualink_ref.dl.segments import SEGMENT_OFFSETS
 from ualink_ref.errors import DecodeError
 
 

@@ -18,7 +18,7 @@ The rules are stated once, in ``specs/dl.md`` (sections 6 and 8).
 from __future__ import annotations
 
 from ualink_ref.dl.crc import crc32
-from ualink_ref.dl.datalink import DataLink, DLCounters, seq_of
+from ualink_ref.dl.datalink import DataLink
 from ualink_ref.dl.events import (
     CrcErrorDetected,
     DLEvent,
@@ -44,6 +44,7 @@ from ualink_ref.dl.messages import (
     decode_message,
     encode_message,
 )
+from ualink_ref.dl.transmit import DLCounters, seq_of
 
 __all__ = [
     "FLIT_BYTES",

@@ -19,13 +19,13 @@ from collections.abc import Iterable
 
 from ualink_ref.dl import events as ev
 from ualink_ref.dl.config import DLConfig
-from ualink_ref.dl.flit import TL_FLIT_BYTES, DLFlit
+from ualink_ref.dl.flit import DLFlit
 from ualink_ref.dl.formats import FlitOp
 from ualink_ref.dl.messages import DLMessage
 from ualink_ref.dl.receive import Receiver
-from ualink_ref.dl.transmit import IMPLICIT_REACH, DLCounters, Transmitter, seq_of
+from ualink_ref.dl.transmit import DLCounters, Transmitter
 from ualink_ref.errors import CrcError, DecodeError, EncodeError
-from ualink_ref.sizes import MAX_WINDOW
+from ualink_ref.sizes import TL_FLIT_BYTES
 
 #: The largest float as an int: an int is compared with it as ints, so a huge int is
 #: refused with EncodeError rather than converted (float() would overflow).
@@ -257,4 +257,4 @@ class DataLink:
         return self._tx.command(FlitOp.ACK, value)
 
 
-__all__ = ["IMPLICIT_REACH", "MAX_WINDOW", "DLCounters", "DataLink", "check_time", "seq_of"]
+__all__ = ["DataLink", "check_time"]

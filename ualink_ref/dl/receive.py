@@ -19,12 +19,13 @@ from enum import Enum
 
 from ualink_ref.dl import events as ev
 from ualink_ref.dl.config import DLConfig
-from ualink_ref.dl.flit import NO_MESSAGES, TL_FLIT_BYTES, DLFlit
+from ualink_ref.dl.flit import NO_MESSAGES, DLFlit
 from ualink_ref.dl.formats import FlitOp
 from ualink_ref.dl.messages import decode_message
 from ualink_ref.dl.transmit import DLCounters, seq_of
 from ualink_ref.dl.verdict import Verdict, classify, phase_matches
 from ualink_ref.errors import DecodeError
+from ualink_ref.sizes import TL_FLIT_BYTES
 
 
 class RxState(Enum):

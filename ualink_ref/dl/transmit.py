@@ -17,15 +17,9 @@ from dataclasses import dataclass, fields
 
 from ualink_ref.dl import events as ev
 from ualink_ref.dl.config import DLConfig
-from ualink_ref.dl.flit import (
-    NO_MESSAGES,
-    SEGMENTS,
-    SEQ_MAX,
-    TL_FLIT_BYTES,
-    capacity,
-    encode_fields,
-)
+from ualink_ref.dl.flit import NO_MESSAGES, SEGMENTS, capacity, encode_fields
 from ualink_ref.dl.formats import FlitOp
+from ualink_ref.sizes import SEQ_MAX, TL_FLIT_BYTES
 
 #: A fresh flit may use the implicit-sequence header only this close to the acked point
 #: (specs/dl.md rule 4 and "Why 3 bits are enough").

@@ -13,7 +13,7 @@ from __future__ import annotations
 from ualink_ref.dl.datalink import DataLink
 from ualink_ref.dl.events import DLEvent, TLFlitDelivered
 from ualink_ref.errors import LinkStalledError
-from ualink_ref.net.channels import FAULTS, FaultyChannel, carries_payload, flip_bits
+from ualink_ref.net.channels import FaultyChannel
 from ualink_ref.net.harness import Network, WireChunk
 from ualink_ref.net.ports import DataLinkPort
 
@@ -81,4 +81,4 @@ class LinkPair:
         return self.now - start
 
 
-__all__ = ["FAULTS", "FaultyChannel", "LinkPair", "carries_payload", "flip_bits"]
+__all__ = ["LinkPair"]

@@ -9,7 +9,8 @@ adapters let the test pairs (:mod:`~ualink_ref.net.link_pair`,
 from __future__ import annotations
 
 from ualink_ref.dl import DataLink, DLEvent
-from ualink_ref.tl.transaction import TLEvent, TransactionLayer
+from ualink_ref.tl.events import TLEvent
+from ualink_ref.tl.transaction import TransactionLayer
 
 
 class DataLinkPort:

@@ -15,7 +15,8 @@ from __future__ import annotations
 from ualink_ref.errors import LinkStalledError
 from ualink_ref.net.harness import Network, WireChunk
 from ualink_ref.net.ports import TransactionLayerPort
-from ualink_ref.tl.transaction import Completion, TLEvent, TransactionLayer
+from ualink_ref.tl.events import Completion, TLEvent
+from ualink_ref.tl.transaction import TransactionLayer
 
 
 class TLPair:

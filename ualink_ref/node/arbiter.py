@@ -1,8 +1,6 @@
 """The egress arbiter of one switch port: virtual output queues and round robin.
 
-Rules S5 (one FIFO per ingress, egress, class and VC) and S6 (responses before
-requests; VCs, then ingress ports per VC, take turns; a head that lacks credits or
-is not ready is skipped for that turn) in specs/fabric.md.
+The rules it keeps are S5 and S6 of specs/fabric.md.
 """
 
 from __future__ import annotations

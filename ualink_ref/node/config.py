@@ -9,7 +9,7 @@ from ualink_ref.errors import ConfigError
 from ualink_ref.phy.config import PhyConfig
 from ualink_ref.sizes import FecMode
 from ualink_ref.tl.config import TLConfig
-from ualink_ref.tl.credits import CreditConfig
+from ualink_ref.tl.credits import CreditConfig, check_option
 
 
 def _whole(option: str, value: object, low: int) -> None:
@@ -78,8 +78,10 @@ class PfcConfig:
     limit: int = 1 << 30
 
     def __post_init__(self) -> None:
-        if not 0 <= self.xon < self.xoff <= self.limit or self.delay < 0:
-            raise ConfigError("pfc", f"needs 0 <= xon < xoff <= limit and delay >= 0, got {self}")
+        for name in ("xoff", "xon", "delay", "limit"):
+            _whole(name, getattr(self, name), 0)
+        if not self.xon < self.xoff <= self.limit:
+            raise ConfigError("xoff", f"needs xon < xoff <= limit, got {self}")
 
 
 @dataclass(frozen=True)
@@ -97,8 +99,7 @@ class SwitchConfig:
     def __post_init__(self) -> None:
         _whole("ports", self.ports, 1)
         _whole("latency", self.latency, 0)
-        if not isinstance(self.buffer, CreditConfig):
-            raise ConfigError("buffer", f"must be a CreditConfig, got {self.buffer!r}")
+        check_option("buffer", self.buffer)  # every VC can carry a maximal field
         if self.pfc is not None and not isinstance(self.pfc, PfcConfig):
             raise ConfigError("pfc", f"must be a PfcConfig or None, got {self.pfc!r}")
         if not isinstance(self.link, LinkConfig):

@@ -11,37 +11,14 @@ mode ``fec`` ``"kp4"``, ``"ll"`` or ``"none"``)::
     wire = ep.poll(now)                    # 680 bytes for the peer, or None
     events = ep.receive(wire_from_peer, now)   # [FecDecoded, DL events, Completion, ...]
 
-Rules:
-
-* The wire side is a :class:`~ualink_ref.node.linkend.LinkEnd` (its rules are
-  stated there once): ``poll`` gives bytes, ``receive`` gives events — one
-  :class:`FecDecoded` for the chunk, then each DL event followed by the
-  :class:`Completion` s the TL produced for it.
-* ``poll_many`` / ``receive`` with several flits batch the FEC work (numpy),
-  which is how :class:`~ualink_ref.net.harness.Network` drives it: an
-  endpoint is one harness port.
-* A peer's bad TL field never stops the others: the TL drops it on its own
-  and reports a :class:`~ualink_ref.tl.events.FieldRejected` event, which
-  ``receive`` passes up in order; the TL flits after it in the same DL flit
-  are processed as usual (the DL has acknowledged them, so they could never
-  be replayed). When the TL cannot follow the peer's stream any more it
-  reports :class:`~ualink_ref.tl.events.LinkFailed`, completes everything
-  outstanding with an error, and the endpoint's :attr:`Endpoint.failed` says
-  why (``specs/tl.md``, rules E1-E7).
-* ``now`` counts flit slots (the DL's replay timeout is in the same unit).
-* Link states (``ualink_ref.dl.linkstate``, specs/dl.md section 8): a
-  :class:`~ualink_ref.dl.linkstate.LinkManager` runs the DL. ``RetrainNeeded``
-  starts a retrain; the replay buffer is kept, so no TL flit is lost or
-  duplicated. Once the link is in fault every queued and outstanding operation
-  completes with ``EndpointConfig.fault_status`` (default ``DATA_ERROR``), and
-  so does every operation issued later. Events that arise outside ``receive`` (timer-driven
-  state changes, those completions, and the TL's completion timeouts) wait in
-  :meth:`drain_events`.
-* DL messages that act: ``uart_send(bytes)`` (the peer reports
-  :class:`~ualink_ref.dl.linkstate.UartReceived`), ``notify_rate(rate)``
-  (the peer paces its data), ``send_vendor(message)`` (passed up as a
-  ``DLMessageReceived``). Reliable messages need a data flit to ride in:
-  when the TL has nothing to send, a NOP TL flit (all zero) carries them.
+Its behaviour is stated once, in the specs it cites: the wire side is the
+:class:`~ualink_ref.node.linkend.LinkEnd`'s (specs/tl.md, "The full stack"); a peer's
+bad field is dropped on its own and reported, and a stream the TL cannot follow fails
+it (specs/tl.md rules E1-E7, :attr:`Endpoint.failed`); link states and what a fault
+does to the operations (specs/dl.md section 8, L5; ``TLConfig.fault_status``); DL
+messages that act (``uart_send``, ``notify_rate``, ``send_vendor``; specs/dl.md rule 9
+and L7-L9). Events that arise outside ``receive`` (timer-driven state changes, the
+completions they cause, the TL's completion timeouts) wait in :meth:`drain_events`.
 """
 
 from __future__ import annotations
@@ -123,6 +100,8 @@ class Endpoint:
     def __init__(self, acc_id: int, memory: Memory | None = None, *,
                  config: EndpointConfig | None = None) -> None:
         self.config = config if config is not None else EndpointConfig()
+        if not isinstance(self.config, EndpointConfig):
+            raise TypeError(f"config must be an EndpointConfig, got {type(config).__name__}")
         self.tl = TransactionLayer(acc_id, memory, config=self.config.tl)
         self.link_end = LinkEnd(self.tl, self.config.link)
 

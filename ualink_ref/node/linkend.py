@@ -122,7 +122,7 @@ class UpperLayer(Protocol):
 
 
 @dataclass
-class LinkCounters:
+class LinkEndCounters:
     """Running totals of one :class:`LinkEnd` (a copy is returned by ``counters``)."""
 
     wire_bytes_sent: int = 0
@@ -148,6 +148,8 @@ class LinkEnd:
 
     def __init__(self, upper: UpperLayer, config: LinkConfig | None = None) -> None:
         self.config = config if config is not None else LinkConfig()
+        if not isinstance(self.config, LinkConfig):
+            raise TypeError(f"config must be a LinkConfig, got {type(config).__name__}")
         self.fec: FecMode = self.config.phy.fec
         self.interleave = self.config.phy.interleave
         self.wire_bytes_per_flit = WIRE_BYTES_PER_FLIT[self.fec]
@@ -165,7 +167,7 @@ class LinkEnd:
         # ``(time, paused)`` entries scheduled by the peer (priority flow control).
         self._pause_schedule: deque[tuple[float, bool]] = deque()
         self._paused = False
-        self._counters = LinkCounters()
+        self._counters = LinkEndCounters()
 
     # -- wire side -------------------------------------------------------------------
 
@@ -315,7 +317,7 @@ class LinkEnd:
     # -- state -------------------------------------------------------------------------
 
     @property
-    def counters(self) -> LinkCounters:
+    def counters(self) -> LinkEndCounters:
         """A copy of this link end's totals."""
         return replace(self._counters)
 
@@ -388,4 +390,4 @@ def _byte_string(data: object, per: int) -> bytes:
     return view.tobytes()
 
 
-__all__ = ["FecDecoded", "LinkCounters", "LinkEnd", "UpperLayer", "decode_wire"]
+__all__ = ["FecDecoded", "LinkEnd", "LinkEndCounters", "UpperLayer", "decode_wire"]

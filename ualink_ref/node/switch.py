@@ -291,14 +291,13 @@ class Switch:
     """
 
     def __init__(self, config: SwitchConfig, route: Mapping[int, int]) -> None:
+        if not isinstance(config, SwitchConfig):
+            raise TypeError(f"config must be a SwitchConfig, got {type(config).__name__}")
         self.config = config
-        bad = {i: p for i, p in route.items() if not 0 <= p < config.ports}
+        bad = {i: p for i, p in route.items()
+               if isinstance(p, bool) or not isinstance(p, int) or not 0 <= p < config.ports}
         if bad:
             raise ConfigError("route", f"routes to ports that do not exist: {bad}")
-        try:
-            credits.check_config(config.buffer)
-        except ValueError as exc:
-            raise ConfigError("buffer", str(exc)) from None
         self._route = dict(route)
         self.agents = [SwitchPort(self, i, config.ports, config.buffer, config.pfc)
                        for i in range(config.ports)]
@@ -343,4 +342,4 @@ class Switch:
         return sum(a.occupied_buffers for a in self.agents)
 
 
-__all__ = ["PfcConfig", "Switch", "SwitchConfig", "SwitchPort", "SwitchPortStats"]
+__all__ = ["Switch", "SwitchPort", "SwitchPortStats"]

@@ -21,9 +21,10 @@ from scapy.packet import Packet
 
 from ualink_ref.errors import DecodeError
 from ualink_ref.scapy.gen import ExactLenField, packet_class
+from ualink_ref.sizes import TL_FLIT_BYTES
 from ualink_ref.tl.codec import decode_control_half, unpack_word
 from ualink_ref.tl.fields import FORMATS, REQUEST, RESPONSE, SECTOR_BYTES, SECTORS, FType
-from ualink_ref.tl.flit import HALF_FLIT_BYTES, SECTORS_PER_HALF, TL_FLIT_BYTES, data_halves_of
+from ualink_ref.tl.flit import HALF_FLIT_BYTES, SECTORS_PER_HALF, data_halves_of
 from ualink_ref.tl.framing import data_halves
 
 

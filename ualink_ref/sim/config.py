@@ -14,7 +14,8 @@ from ualink_ref.net.timeouts import replay_timeout_for, stall_slots_for
 from ualink_ref.node.config import EndpointConfig, LinkConfig
 from ualink_ref.phy.config import PhyConfig
 from ualink_ref.tl.config import TLConfig
-from ualink_ref.tl.credits import CreditConfig
+from ualink_ref.tl.credits import CreditConfig, check_option
+from ualink_ref.tl.upli import ACC_BITS
 
 
 def _whole(option: str, value: object, low: int) -> None:
@@ -51,7 +52,9 @@ class SimConfig:
 
     * Both ends' layers: ``phy``, ``dl`` (``None``, the usual case: the default DL with
       the replay timeout this run's latency and batch need,
-      :func:`~ualink_ref.net.timeouts.replay_timeout_for`), ``link_state``, ``tl``;
+      :func:`~ualink_ref.net.timeouts.replay_timeout_for`; a ``DLConfig`` given here is
+      used as it is, its own ``replay_timeout`` included, so set that too when the
+      latency is long), ``link_state``, ``tl``;
       ``credits_b`` replaces end b's receive buffers when they differ.
     * ``ber`` / ``burst``: the random channel of each direction; ``seed`` seeds it,
       the workload's draws and each end's split-response draws.
@@ -84,8 +87,10 @@ class SimConfig:
                 raise ConfigError(name, f"must be a {kind.__name__}, got {getattr(self, name)!r}")
         if self.dl is not None and not isinstance(self.dl, DLConfig):
             raise ConfigError("dl", f"must be a DLConfig or None, got {self.dl!r}")
-        if self.credits_b is not None and not isinstance(self.credits_b, CreditConfig):
-            raise ConfigError("credits_b", f"must be a CreditConfig, got {self.credits_b!r}")
+        if self.credits_b is not None:
+            check_option("credits_b", self.credits_b)  # every VC can carry a maximal field
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int):
+            raise ConfigError("seed", f"must be an integer, got {self.seed!r}")
         _rate("ber", self.ber)
         if self.burst is not None and not isinstance(self.burst, Burst):
             raise ConfigError("burst", f"must be a Burst, got {self.burst!r}")
@@ -100,8 +105,10 @@ class SimConfig:
             _whole("max_slots", self.max_slots, 0)
         ids = self.acc_ids
         if (not isinstance(ids, tuple) or len(ids) != 2 or ids[0] == ids[1]
-                or any(isinstance(i, bool) or not isinstance(i, int) for i in ids)):
-            raise ConfigError("acc_ids", f"must be two distinct integers, got {ids!r}")
+                or any(isinstance(i, bool) or not isinstance(i, int)
+                       or not 0 <= i < 1 << ACC_BITS for i in ids)):
+            raise ConfigError("acc_ids", f"must be two distinct accelerator IDs "
+                                         f"0..{(1 << ACC_BITS) - 1}, got {ids!r}")
 
     @property
     def dl_config(self) -> DLConfig:

@@ -36,7 +36,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from ualink_ref.dl.config import DLConfig
-from ualink_ref.errors import LinkStalledError
+from ualink_ref.errors import ConfigError, LinkStalledError
 from ualink_ref.net.channels import RandomBitErrors
 from ualink_ref.net.harness import Network
 from ualink_ref.net.timeouts import replay_timeout_for
@@ -45,10 +45,10 @@ from ualink_ref.node.endpoint import Endpoint
 from ualink_ref.node.switch import Switch
 from ualink_ref.phy.config import PhyConfig
 from ualink_ref.sim.workloads import FabricOp
-from ualink_ref.sizes import SLOT_NS, FecMode
+from ualink_ref.sizes import FEC_MODES, SLOT_NS, FecMode
 from ualink_ref.tl import CreditConfig, Memory
 from ualink_ref.tl.config import TLConfig
-from ualink_ref.tl.credits import NUM_VCS, POOL
+from ualink_ref.tl.credits import NUM_VCS, POOL, check_option
 from ualink_ref.tl.events import Completion
 
 FlowControlMode = Literal["cbfc", "pfc"]
@@ -81,14 +81,28 @@ class FabricConfig:
     max_slots: int | None = None
 
     def __post_init__(self) -> None:
-        if not 2 <= self.accelerators <= 1024:
-            raise ValueError(f"accelerators must be 2..1024, got {self.accelerators}")
-        if self.planes < 1 or self.batch < 1 or self.max_outstanding < 1:
-            raise ValueError("planes, batch and max_outstanding must be >= 1")
+        for name, low in (("accelerators", 2), ("planes", 1), ("batch", 1),
+                          ("max_outstanding", 1)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise ConfigError(name, f"must be an integer >= {low}, got {value!r}")
+        if self.accelerators > 1024:
+            raise ConfigError("accelerators", f"must be 2..1024, got {self.accelerators}")
+        if self.fec not in FEC_MODES:
+            raise ConfigError("fec", f"must be one of {FEC_MODES}, got {self.fec!r}")
         if self.flow_control not in FLOW_CONTROLS:
-            raise ValueError(f"flow_control must be one of {FLOW_CONTROLS}")
-        if self.cable_m < 0 or self.switch_ns < 0 or self.fec_decode_ns < 0 or self.ber < 0:
-            raise ValueError("cable_m, switch_ns, fec_decode_ns and ber must be >= 0")
+            raise ConfigError("flow_control", f"must be one of {FLOW_CONTROLS}")
+        for name in ("cable_m", "switch_ns", "fec_decode_ns", "ber"):
+            value = getattr(self, name)
+            if (isinstance(value, bool) or not isinstance(value, int | float)
+                    or not math.isfinite(value) or value < 0):
+                raise ConfigError(name, f"must be a number >= 0, got {value!r}")
+        if self.ber > 1:
+            raise ConfigError("ber", f"must be a probability in [0, 1], got {self.ber!r}")
+        if self.buffer is not None:
+            check_option("buffer", self.buffer)
+        if self.pfc is not None and not isinstance(self.pfc, PfcConfig):
+            raise ConfigError("pfc", f"must be a PfcConfig or None, got {self.pfc!r}")
 
     @property
     def link_slots(self) -> int:

@@ -15,7 +15,7 @@ Directions are ``ab`` (a to b) and ``ba``. :meth:`FaultPlan.channels` turns
 the DL-side entries into one harness channel per direction (rules F1-F4 in
 ``specs/dl.md`` section 9). The TL-side entries act on the endpoints
 (``specs/tl.md`` rules T5, P6): :meth:`FaultPlan.apply_tl` poisons the memories,
-and :meth:`FaultPlan.tl_options` gives the ``stop_tags`` for each
+and :meth:`FaultPlan.checked_stop_tags` gives the ``stop_tags`` for each
 TransactionLayer — a plan with ``stop-tag`` needs a completion timeout
 (``timeout_slots``), else :class:`~ualink_ref.errors.FaultPlanError`: without one
 the originator would wait for good.
@@ -168,7 +168,7 @@ class FaultPlan:
     def channels(self, clock: Callable[[], float], fec: FecMode,
                  interleave: int = 1) -> dict[str, Channel | None]:
         """One channel per direction doing the DL-side entries (rules F1-F4); the
-        TL-side entries are not channels (see :meth:`apply_tl`, :meth:`tl_options`)."""
+        TL-side entries are not channels (see :meth:`apply_tl`, :meth:`checked_stop_tags`)."""
         rng = random.Random(self.seed)
         out: dict[str, Channel | None] = {}  # PlanChannel or nothing, per direction
         for d in DIRECTIONS:

@@ -17,7 +17,7 @@ Model (documented in ``specs/tl.md``, "Simulation"):
 * Each side keeps at most ``max_outstanding`` of its ops issued and not yet
   complete, issuing the rest in workload order as earlier ones finish.
   Latency of an op = completion slot - issue slot.
-* Unless a ``replay_timeout`` is given, both DLs get
+* Unless ``SimConfig.dl`` is given, both DLs get
   :func:`replay_timeout_for` ``(latency, batch)``, longer than the simulated
   round trip, so the wire delay alone never sets off the replay timer.
 * Everything random comes from ``seed``; the same arguments give the same
@@ -282,7 +282,7 @@ class Simulation:
                 if op.side != side:
                     continue
                 got = results[index]
-                if got is not None and got.status == timeout:  # see sim_model
+                if got is not None and got.status == timeout:  # see ualink_ref.sim.model
                     if index in late:
                         expected(mem, poisoned, op)
                     continue

@@ -41,10 +41,10 @@ from ualink_ref.bitfields import BitFormat, Field
 from ualink_ref.capture.format import DIRECTIONS, FEC_MODES, CaptureRecord
 from ualink_ref.dl import formats as F
 from ualink_ref.dl import messages as M
-from ualink_ref.dl.flit import SEGMENTS, TL_FLIT_BYTES, DLFlit, capacity
+from ualink_ref.dl.flit import SEGMENTS, DLFlit, capacity
 from ualink_ref.dl.formats import FlitOp
 from ualink_ref.sim.workloads import Op
-from ualink_ref.sizes import DL_FLIT_BYTES, WIRE_BYTES_PER_FLIT
+from ualink_ref.sizes import DL_FLIT_BYTES, TL_FLIT_BYTES, WIRE_BYTES_PER_FLIT
 from ualink_ref.tl.fields import FORMATS, SECTORS, FType
 from ualink_ref.tl.flit import decode_control_half, encode_control_half
 from ualink_ref.tl.upli import AtomicOp, Command

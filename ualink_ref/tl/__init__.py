@@ -13,9 +13,10 @@ Public names:
 from __future__ import annotations
 
 from ualink_ref.tl.credits import CreditConfig
+from ualink_ref.tl.events import Completion, TLCounters
 from ualink_ref.tl.flit import TLFlitView, dissect, dissect_stream, encode_control_half
 from ualink_ref.tl.memory import Memory
-from ualink_ref.tl.transaction import Completion, TLCounters, TransactionLayer
+from ualink_ref.tl.transaction import TransactionLayer
 from ualink_ref.tl.upli import AtomicOp, Command, Status, apply_atomic
 
 __all__ = [

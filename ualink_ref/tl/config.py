@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from ualink_ref.errors import ConfigError
 from ualink_ref.tl.completer import SPLIT_MODES, SplitMode
-from ualink_ref.tl.credits import CreditConfig, check_config
+from ualink_ref.tl.credits import CreditConfig, check_option
 from ualink_ref.tl.limits import TLLimits
 from ualink_ref.tl.upli import NUM_TAGS, Status
 
@@ -40,9 +40,7 @@ class TLConfig:
     def __post_init__(self) -> None:
         if not isinstance(self.fault_status, Status):
             raise ConfigError("fault_status", f"must be a Status, got {self.fault_status!r}")
-        if not isinstance(self.credits, CreditConfig):
-            raise ConfigError("credits", f"must be a CreditConfig, got {self.credits!r}")
-        check_config(self.credits)  # every VC can carry a maximal field (credit rules)
+        check_option("credits", self.credits)  # every VC can carry a maximal field
         if not isinstance(self.limits, TLLimits):
             raise ConfigError("limits", f"must be a TLLimits, got {self.limits!r}")
         for name in ("compress", "batch_credit_returns"):
@@ -55,10 +53,14 @@ class TLConfig:
         timeout = self.timeout_slots
         if timeout is not None and (
                 isinstance(timeout, bool) or not isinstance(timeout, int | float)
-                or math.isnan(timeout) or timeout <= 0):
+                or not math.isfinite(timeout) or timeout <= 0):
             raise ConfigError("timeout_slots",
                               f"must be a positive number or None, got {timeout!r}")
-        tags = frozenset(self.stop_tags)
+        try:
+            tags = frozenset(self.stop_tags)
+        except TypeError:
+            raise ConfigError("stop_tags",
+                              f"must be a set of tags, got {self.stop_tags!r}") from None
         if any(isinstance(t, bool) or not isinstance(t, int) or not 0 <= t < NUM_TAGS
                for t in tags):
             raise ConfigError("stop_tags", f"must be tags 0..{NUM_TAGS - 1}")

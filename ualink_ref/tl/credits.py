@@ -271,7 +271,19 @@ class ReceiverCredits:
         return False
 
 
-def check_config(config: CreditConfig) -> None:
+def check_option(option: str, value: object) -> None:
+    """Raise :class:`ConfigError` naming ``option`` unless ``value`` is a
+    :class:`CreditConfig` that passes :func:`check_config` (for every configuration
+    that holds receive buffers: a TL's, a switch's, a run's end b)."""
+    if not isinstance(value, CreditConfig):
+        raise ConfigError(option, f"must be a CreditConfig, got {value!r}")
+    try:
+        check_config(value, option)
+    except ConfigError as exc:
+        raise ConfigError(option, str(exc).removeprefix(f"{option}: ")) from None
+
+
+def check_config(config: CreditConfig, option: str = "credits") -> None:
     """Raise :class:`ConfigError` unless every VC can carry a maximal request and response.
 
     A field takes all its credits from its VC or all from the pool, so for
@@ -285,7 +297,7 @@ def check_config(config: CreditConfig) -> None:
             cap[cmd_cls] >= 1 and cap[data_cls] >= need for cap in (config.per_vc, config.pool)
         ):
             raise ConfigError(
-                "credits", f"cannot carry a maximal field: {CLASS_NAMES[cmd_cls]} >= 1 and "
+                option, f"cannot carry a maximal field: {CLASS_NAMES[cmd_cls]} >= 1 and "
                 f"{CLASS_NAMES[data_cls]} >= {need} are needed in the VC or in the pool"
             )
 
@@ -323,5 +335,6 @@ __all__ = [
     "SenderBook",
     "SenderCredits",
     "check_config",
+    "check_option",
     "return_thresholds",
 ]

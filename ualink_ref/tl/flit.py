@@ -186,7 +186,6 @@ def view_to_json(view: TLFlitView) -> list[dict[str, Any]]:
 __all__ = [
     "HALF_FLIT_BYTES",
     "SECTORS_PER_HALF",
-    "TL_FLIT_BYTES",
     "ZERO_HALF",
     "ControlField",
     "HalfFlit",

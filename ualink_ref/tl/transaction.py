@@ -56,7 +56,6 @@ from ualink_ref.tl.credits import (
 from ualink_ref.tl.events import (
     Completion,
     FieldRejected,
-    LateResponse,
     LinkFailed,
     TLCounters,
     TLEvent,
@@ -446,5 +445,4 @@ class TransactionLayer:
         return [Completion(op.handle, status, None, error) for op in ops]
 
 
-__all__ = ["Completion", "CreditBooks", "FieldRejected", "LateResponse", "LinkFailed",
-           "TLCounters", "TLEvent", "TLLimits", "TransactionLayer"]
+__all__ = ["CreditBooks", "TransactionLayer"]

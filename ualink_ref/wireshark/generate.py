@@ -33,17 +33,10 @@ from ualink_ref.capture.format import (
 )
 from ualink_ref.dl import formats as dlf
 from ualink_ref.dl.crc import CRC_COVERAGE
-from ualink_ref.dl.flit import (
-    FLIT_BYTES,
-    HEADER_BYTES,
-    MESSAGE_BYTES,
-    SEGMENT_LENGTHS,
-    SEGMENT_OFFSETS,
-    SEQ_MAX,
-    TL_FLIT_BYTES,
-)
+from ualink_ref.dl.flit import FLIT_BYTES, HEADER_BYTES, MESSAGE_BYTES, SEGMENT_LENGTHS
+from ualink_ref.dl.segments import SEGMENT_OFFSETS
 from ualink_ref.errors import DecodeError
-from ualink_ref.sizes import MAX_WINDOW
+from ualink_ref.sizes import MAX_WINDOW, SEQ_MAX, TL_FLIT_BYTES
 from ualink_ref.tl import fields as tlf
 from ualink_ref.tl.flit import HALF_FLIT_BYTES, SECTORS_PER_HALF
 from ualink_ref.tl.upli import Status, request_data_halves, request_has_data

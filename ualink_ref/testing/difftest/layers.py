@@ -22,9 +22,10 @@ import numpy as np
 from ualink_ref.capture.format import PSEUDO_HEADER, CaptureRecord
 from ualink_ref.dl import formats as F
 from ualink_ref.dl.crc import CRC_COVERAGE, crc32, crc32_bytes
-from ualink_ref.dl.flit import SEGMENT_LENGTHS, SEGMENT_OFFSETS, DLFlit
+from ualink_ref.dl.flit import SEGMENT_LENGTHS, DLFlit
 from ualink_ref.dl.formats import COMMAND_HEADER, EXPLICIT_HEADER, FlitOp
 from ualink_ref.dl.messages import decode_message
+from ualink_ref.dl.segments import SEGMENT_OFFSETS
 from ualink_ref.errors import CrcError, TruncatedError
 from ualink_ref.phy import gf
 from ualink_ref.phy.channel import apply_bit_errors

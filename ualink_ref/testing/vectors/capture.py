@@ -26,8 +26,9 @@ from ualink_ref.capture.format import (
     encode_capture,
 )
 from ualink_ref.capture.run import SCENARIOS, run_scenario
-from ualink_ref.dl.flit import FLIT_BYTES, HEADER_BYTES, SEGMENT_LENGTHS, SEGMENT_OFFSETS
+from ualink_ref.dl.flit import FLIT_BYTES, HEADER_BYTES, SEGMENT_LENGTHS
 from ualink_ref.dl.messages import decode_message
+from ualink_ref.dl.segments import SEGMENT_OFFSETS
 from ualink_ref.errors import UALinkError
 from ualink_ref.testing.vectors import VectorInput
 

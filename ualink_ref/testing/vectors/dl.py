@@ -29,7 +29,8 @@ from ualink_ref.dl.events import TLFlitDelivered
 from ualink_ref.dl.flit import DLFlit
 from ualink_ref.dl.formats import FlitOp
 from ualink_ref.errors import DecodeError, EncodeError
-from ualink_ref.net.link_pair import FaultyChannel, LinkPair, flip_bits
+from ualink_ref.net.channels import FaultyChannel, flip_bits
+from ualink_ref.net.link_pair import LinkPair
 from ualink_ref.testing.vectors import VectorInput, hexstr, unhex
 
 LAYER = "dl"

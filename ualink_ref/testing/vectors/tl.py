@@ -33,9 +33,10 @@ from ualink_ref.testing.vectors import VectorInput, hexstr, tl_errors, unhex
 from ualink_ref.tl import fields as F
 from ualink_ref.tl.config import TLConfig
 from ualink_ref.tl.credits import CreditConfig
+from ualink_ref.tl.events import Completion
 from ualink_ref.tl.flit import dissect, encode_control_half, view_to_json
 from ualink_ref.tl.memory import Memory
-from ualink_ref.tl.transaction import Completion, TransactionLayer
+from ualink_ref.tl.transaction import TransactionLayer
 from ualink_ref.tl.upli import AtomicOp
 
 LAYER = "tl"
