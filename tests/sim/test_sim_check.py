@@ -8,8 +8,6 @@ the count to say exactly how much was broken.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from ualink_ref.phy.config import PhyConfig
 from ualink_ref.sim.config import SimConfig
 from ualink_ref.sim.link_run import Simulation
@@ -53,13 +51,13 @@ def test_a_wrong_result_is_counted() -> None:
     read = 2  # a's read of 0x1000
     done = sim.results[read]
     assert done is not None and done.data == bytes(range(1, 65))
-    sim.results[read] = replace(done, data=bytes(64))
+    sim.results[read] = done._replace(data=bytes(64))
     assert sim.check() == 1
-    sim.results[read] = replace(done, status=Status.DATA_ERROR)
+    sim.results[read] = done._replace(status=Status.DATA_ERROR)
     assert sim.check() == 1
     atomic = 3  # fetched the old bytes 9..16 at 0x1008
     fetched = sim.results[atomic]
     assert fetched is not None and fetched.data == bytes(range(9, 17))
     sim.results[read] = done
-    sim.results[atomic] = replace(fetched, data=bytes(range(10, 18)))
+    sim.results[atomic] = fetched._replace(data=bytes(range(10, 18)))
     assert sim.check() == 1
