@@ -8,8 +8,10 @@ with no timed ops) and the difference is the work of the N ops. Reported: new/ol
 
 * ``endpoint``: N 64-byte WriteFulls through two Endpoints (kp4, no errors, the
   simulation of ``stack_ratios.py --only endpoint``);
-* ``tl``: N 64-byte WriteFulls between two bare TransactionLayers;
-* ``dl``: N TL flits through two bare DataLinks.
+* ``tl``: N 64-byte WriteFulls between two bare TransactionLayers (the harness's
+  ``TLPair``);
+* ``dl``: N TL flits through two bare DataLinks (the harness's ``LinkPair``, a clean
+  channel).
 
 Both sides run on numpy alone (``UALINK_REF_NO_NUMBA=1``: numba's compiler under valgrind
 takes minutes), the old one with ``PYTHONPATH=PATH``; the workload code below works with
@@ -44,37 +46,28 @@ if N:
 ''',
     "tl": '''
 from ualink_ref.tl.transaction import TransactionLayer
+try:
+    from ualink_ref.net.tl_pair import TLPair
+except ImportError:
+    from ualink_ref.stack.tl_pair import TLPair
 def run(n):
     a, b = TransactionLayer(1), TransactionLayer(2)
     for i in range(n):
         a.write(2, 0x1000 + 256 * (i % 64), bytes(range(64)))
-    t = 0
-    while a.busy or b.busy:
-        f = a.poll(t)
-        if f is not None:
-            b.receive(f, t)
-        g = b.poll(t)
-        if g is not None:
-            a.receive(g, t)
-        t += 1
+    TLPair(a, b).run()
 run(50)
 if N:
     run(N)
 ''',
     "dl": '''
-from ualink_ref.dl import DataLink
+try:
+    from ualink_ref.net.link_pair import LinkPair
+except ImportError:
+    from ualink_ref.stack.link_pair import LinkPair
 def run(n):
-    a, b = DataLink(), DataLink()
-    a.send([bytes([i % 256]) * 64 for i in range(n)])
-    got = t = 0
-    while got < n or not a.idle:
-        x = a.poll(t)
-        if x is not None:
-            got += sum(1 for e in b.receive(x, t) if type(e).__name__ == "TLFlitDelivered")
-        y = b.poll(t)
-        if y is not None:
-            a.receive(y, t)
-        t += 1
+    pair = LinkPair()
+    pair.a.send([bytes([i % 256]) * 64 for i in range(n)])
+    pair.run_until_idle()
 run(50)
 if N:
     run(N)
