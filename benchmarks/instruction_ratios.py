@@ -6,8 +6,10 @@ instruction counts do not: each side's run is counted twice (N ops, and the same
 with no timed ops) and the difference is the work of the N ops. Reported: new/old speed
 (old instructions over new) for
 
-* ``endpoint``: N 64-byte WriteFulls through two Endpoints (kp4, no errors, the
-  simulation of ``stack_ratios.py --only endpoint``);
+* ``endpoint`` / ``endpoint_read``: N 64-byte WriteFulls / Reads through two Endpoints
+  (kp4, no errors, the simulation of ``stack_ratios.py --only endpoint``);
+* ``simulate``: ``ualink-ref simulate --ber 1e-4 --ops N`` as ``stack_ratios.py`` runs
+  it (random ops, BER 1e-4 on both directions, the run's check included);
 * ``tl``: N 64-byte WriteFulls between two bare TransactionLayers (the harness's
   ``TLPair``);
 * ``dl``: N TL flits through two bare DataLinks (the harness's ``LinkPair``, a clean
@@ -30,19 +32,35 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-RUNS = {
-    "endpoint": '''
+_ENDPOINT = '''
 try:
     from ualink_ref.sim.config import SimConfig
     from ualink_ref.sim.link_run import Simulation
     from ualink_ref.sim.workloads import uniform_workload
-    make = lambda n: Simulation(uniform_workload(n, "write"), SimConfig(max_outstanding=256))
+    make = lambda n: Simulation(uniform_workload(n, "KIND"), SimConfig(max_outstanding=256))
 except ImportError:
     from ualink_ref.stack.sim import Simulation, uniform_workload
-    make = lambda n: Simulation(uniform_workload(n, "write"), max_outstanding=256)
+    make = lambda n: Simulation(uniform_workload(n, "KIND"), max_outstanding=256)
 make(50).run(verify=False)
 if N:
     make(N).run(verify=False)
+'''
+
+RUNS = {
+    "endpoint": _ENDPOINT.replace("KIND", "write"),
+    "endpoint_read": _ENDPOINT.replace("KIND", "read"),
+    "simulate": '''
+try:
+    from ualink_ref.sim.config import SimConfig
+    from ualink_ref.sim.link_run import simulate as run_simulate
+    from ualink_ref.sim.workloads import random_workload
+    simulate = lambda ops, **kw: run_simulate(ops, SimConfig(**kw))
+except ImportError:
+    from ualink_ref.stack.sim import random_workload, simulate
+simulate(random_workload(50, 1), ber=1e-4, seed=1)
+if N:
+    report = simulate(random_workload(N, 0, span=1 << 16), ber=1e-4, seed=0)
+    assert report.ops_okay == report.ops
 ''',
     "tl": '''
 from ualink_ref.tl.transaction import TransactionLayer
@@ -78,7 +96,7 @@ if N:
 def count(path: Path, code: str, ops: int) -> int:
     """Instructions of one run of ``code`` with ``N = ops`` and ``PYTHONPATH=path``."""
     env = {**os.environ, "PYTHONPATH": str(path), "UALINK_REF_NO_NUMBA": "1",
-           "UALINK_REF_NO_NATIVE": "1"}
+           "UALINK_REF_NO_NATIVE": "1", "PYTHONHASHSEED": "0"}
     proc = subprocess.run(
         ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable,
          "-c", f"N = {ops}\n{code}"], env=env, capture_output=True, text=True,

@@ -18,8 +18,8 @@ These are ``NamedTuple`` s: immutable and typed; build them with keywords
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import NamedTuple, NoReturn, TypeVar
+from collections.abc import Callable, Iterable, Mapping
+from typing import NamedTuple, TypeVar
 
 from ualink_ref.bitfields import BitFormat
 from ualink_ref.errors import DecodeError, EncodeError, FieldRangeError, TruncatedError
@@ -186,6 +186,13 @@ _ENCODE: dict[type[TLField], Callable[..., bytes] | None] = {
     cls: field_code.ENCODE_BY_FTYPE.get(int(ftype)) for ftype, cls in CLASSES.items()}
 _UNPACK: dict[type[TLField], Callable[[int], tuple[int, ...]] | None] = {
     cls: field_code.UNPACK_BY_FTYPE.get(int(ftype)) for ftype, cls in CLASSES.items()}
+#: FTYPE -> (its value class's ``_make``, its generated unpack function), or ``None`` for
+#: an unknown FTYPE (or one whose code is being regenerated): a received field is read
+#: in these two calls, the receive path's per-field cost.
+_READ_BY_FTYPE: tuple[tuple[Callable[[Iterable[int]], TLField],
+                            Callable[[int], tuple[int, ...]]] | None, ...] = tuple(
+    (entry[0]._make, unpack) if entry is not None and (unpack := _UNPACK[entry[0]]) else None
+    for entry in _BY_FTYPE)
 
 
 def pack_field(value: TLField) -> bytes:
@@ -213,10 +220,6 @@ def _coder(table: Mapping[type[TLField], _F | None], cls: type[TLField]) -> _F:
 def _unpack(cls: type[TLField], word: int) -> TLField:
     """The ``cls`` value whose bits are ``word`` (byte addresses put back at byte scale)."""
     return cls._make(_coder(_UNPACK, cls)(word))
-
-
-def _unknown(ftype: int) -> NoReturn:
-    raise FieldRangeError("ftype", ftype, "unknown TL field type")
 
 
 def unpack_word(ftype: int, word: int) -> TLField:
@@ -259,9 +262,10 @@ def decode_control_half(half: bytes | bytearray | memoryview) -> list[tuple[int,
     """
     out: list[tuple[int, TLField]] = []
     sector = 0
-    for ftype, bits in control_words(half):
-        cls, _layout_of = _BY_FTYPE[ftype] or _unknown(ftype)  # control_words checked it
-        out.append((sector, _unpack(cls, bits)))
+    for ftype, bits in control_words(half):  # it checked every FTYPE
+        reader = _READ_BY_FTYPE[ftype]
+        value = reader[0](reader[1](bits)) if reader is not None else unpack_word(ftype, bits)
+        out.append((sector, value))
         sector += SECTORS_OF[ftype]
     return out
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from dataclasses import dataclass
 from itertools import pairwise
 from typing import Literal, NamedTuple
 
@@ -46,6 +45,7 @@ from ualink_ref.tl.field_code import (
 )
 from ualink_ref.tl.limits import TLLimits
 from ualink_ref.tl.memory import Memory
+from ualink_ref.tl.records import keyword_constructor
 from ualink_ref.tl.target import execute
 from ualink_ref.tl.upli import REQUEST_DATA_CREDITS, Status, request_data_credits
 
@@ -63,8 +63,7 @@ def check_split(split: object) -> SplitMode:
     return split
 
 
-@dataclass(slots=True)
-class Rsp:
+class Rsp(NamedTuple):
     """A queued response or response piece (completer side)."""
 
     tag: int
@@ -78,7 +77,10 @@ class Rsp:
     len_field: int = 0  # beats answered - 1 (data beats, or a no-data error's span)
     offset: int = 0
     last: int = 1
-    stalled: bool = False  # counted once as a credit stall
+
+
+#: ``Rsp(**fields)`` at the cost of a plain call (:mod:`~ualink_ref.tl.records`).
+new_rsp = keyword_constructor(Rsp)
 
 
 def pieces(
@@ -97,17 +99,17 @@ def pieces(
     if split == "random":
         rng.shuffle(runs)
     out = []
-    for start, end in runs:
+    for i, (start, end) in enumerate(runs):
         count = end - start
+        last = 1 if i == len(runs) - 1 else 0
         if poisoned >> start & 1:
-            out.append(Rsp(tag=tag, vc=vc, status=Status.DATA_ERROR, rd_wr=rd_wr, src=src,
-                           dst=dst, halves=[], beats=0, len_field=count - 1, offset=start,
-                           last=0))
+            out.append(new_rsp(tag=tag, vc=vc, status=Status.DATA_ERROR, rd_wr=rd_wr, src=src,
+                               dst=dst, halves=[], beats=0, len_field=count - 1, offset=start,
+                               last=last))
         else:
-            out.append(Rsp(tag=tag, vc=vc, status=Status.OKAY, rd_wr=rd_wr, src=src, dst=dst,
-                           halves=halves[2 * start : 2 * end], beats=count,
-                           len_field=count - 1, offset=start, last=0))
-    out[-1].last = 1
+            out.append(new_rsp(tag=tag, vc=vc, status=Status.OKAY, rd_wr=rd_wr, src=src,
+                               dst=dst, halves=halves[2 * start : 2 * end], beats=count,
+                               len_field=count - 1, offset=start, last=last))
     return out
 
 
@@ -117,6 +119,12 @@ class RxRequest(NamedTuple):
     request: Request
     source: int  # credit source: a VC, or POOL
     data_credits: int
+
+
+#: The records built per received request, at the cost of a plain call
+#: (:mod:`~ualink_ref.tl.records`).
+_new_request = keyword_constructor(Request)
+_new_rx_request = keyword_constructor(RxRequest)
 
 
 class Completer:
@@ -146,6 +154,7 @@ class Completer:
         self._counters = counters
         self._ways: list[Request | None] = [None] * 4  # loaded by requests with cload set
         self._responses: deque[Rsp] = deque()
+        self._head_stalled = False  # the head response counted as a credit stall, once
         # Received requests waiting for room in the response queue (rule B1), in order.
         self._waiting: deque[tuple[RxRequest, list[bytes]]] = deque()
 
@@ -191,7 +200,7 @@ class Completer:
                 self._rx_credits.free(source, REQ_CMD, REQ_DATA, data_credits)
                 self._reject(value, AddressCacheError(value.cway), out)
                 return None
-            request = Request(
+            request = _new_request(
                 cmd=value.cmd, vchan=value.vchan, asi=way.asi, tag=value.tag, pool=value.pool,
                 attr=value.attr, len=value.len, metadata=way.metadata,
                 addr=(way.addr & ~_ADDR_LO_MASK) | value.addr_lo, src_acc=way.src_acc,
@@ -201,7 +210,7 @@ class Completer:
             if request.cload:
                 self._ways[request.cway] = request
         self._counters.requests_received += 1
-        return RxRequest(request=request, source=source, data_credits=data_credits)
+        return _new_rx_request(request=request, source=source, data_credits=data_credits)
 
     def serve(self, rx: RxRequest, halves: list[bytes], out: list[TLEvent]) -> None:
         """The request ``rx`` has its data (``halves``): execute it now when its response
@@ -233,7 +242,7 @@ class Completer:
         if poisoned:
             self._counters.poisoned_beats_sent += poisoned.bit_count()
         if beats < 2 or (self._split == "never" and not poisoned):  # one response (S2)
-            self._responses.append(Rsp(
+            self._responses.append(new_rsp(
                 tag=request.tag, vc=request.vchan, status=status, rd_wr=rd_wr,
                 src=request.dst_acc, dst=request.src_acc, halves=out, beats=beats,
                 len_field=beats - 1 if beats else 0))
@@ -261,11 +270,12 @@ class Completer:
                 break
             source = credits.take(rsp.vc, RSP_CMD, RSP_DATA, rsp.beats)
             if source < 0:
-                if not rsp.stalled:
-                    rsp.stalled = True
+                if not self._head_stalled:
+                    self._head_stalled = True
                     counters.credit_stalls += 1
                 break
             responses.popleft()
+            self._head_stalled = False
             pool = 1 if source == POOL else 0
             if compressed:
                 encode = (encode_compressed_response_with_data if rsp.beats
@@ -288,6 +298,7 @@ class Completer:
         """Drop every queued response and waiting request (the link is gone); waiting
         requests give their credits back."""
         self._responses.clear()
+        self._head_stalled = False
         for rx, _halves in self._waiting:
             self._rx_credits.free(rx.source, REQ_CMD, REQ_DATA, rx.data_credits)
         self._waiting.clear()

@@ -8,13 +8,14 @@ when its request is sent until its answer ends it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from ualink_ref.tl.records import keyword_constructor
 
 
-@dataclass(slots=True)
-class Op:
+class Op(NamedTuple):
     """A queued or outstanding request (originator side): what sending it and checking
-    its answer need."""
+    its answer need. A value: its data half-flits stay with it until it ends."""
 
     handle: int
     cmd: int
@@ -23,7 +24,7 @@ class Op:
     nbytes: int  # bytes returned on completion (read length / atomic size)
     len_field: int
     numbeats: int
-    halves: list[bytes]  # data half-flits to send (emptied once they are in flight)
+    halves: list[bytes]  # data half-flits to send
     data_credits: int
     attr: int
     vc: int
@@ -31,7 +32,9 @@ class Op:
     # Data beats an OKAY answer carries (0 for a write-type operation): known when
     # queued, so checking each response against its request needs no arithmetic.
     rsp_beats: int
-    stalled: bool = field(default=False)  # counted once as a stall (tag or credits)
 
 
-__all__ = ["Op"]
+#: ``Op(**fields)`` at the cost of a plain call (:mod:`~ualink_ref.tl.records`).
+new_op = keyword_constructor(Op)
+
+__all__ = ["Op", "new_op"]

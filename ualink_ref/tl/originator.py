@@ -22,7 +22,7 @@ from ualink_ref.tl.codec import ADDR_LO_BITS
 from ualink_ref.tl.credits import NUM_VCS, POOL, REQ_CMD, REQ_DATA, SenderCredits
 from ualink_ref.tl.events import TLCounters
 from ualink_ref.tl.field_code import encode_compressed_request, encode_request
-from ualink_ref.tl.op import Op
+from ualink_ref.tl.op import Op, new_op
 from ualink_ref.tl.responses import ResponseTracker
 from ualink_ref.tl.upli import (
     ACC_BITS,
@@ -59,6 +59,7 @@ class Originator:
         self._counters = counters
         self._next_handle = 0
         self._queue: deque[Op] = deque()
+        self._head_stalled = False  # the head of the queue counted as a stall, once
         self._refusal: str | None = None  # why new operations are refused (rule 6)
         # Rule 5: the transmit address cache, by way and by key (keys are distinct: a
         # key is loaded only when absent, so a request finds its way with one lookup).
@@ -85,10 +86,10 @@ class Originator:
         """Queue a Read (:meth:`~ualink_ref.tl.transaction.TransactionLayer.read`)."""
         check_access(addr, length)
         beats = (length + 63) // 64
-        return self._queue_op(cmd=Command.READ, dst=dst, addr=addr, nbytes=length,
-                              len_field=length // 4 - 1, numbeats=beats - 1, halves=[],
-                              data_credits=0, attr=0, vc=vc, metadata=metadata,
-                              rsp_beats=beats)
+        return self._enqueue(new_op(
+            handle=self._next_handle, cmd=Command.READ, dst=dst, addr=addr, nbytes=length,
+            len_field=length // 4 - 1, numbeats=beats - 1, halves=[], data_credits=0, attr=0,
+            vc=vc, metadata=metadata, rsp_beats=beats))
 
     def write(self, *, dst: int, addr: int, data: bytes | bytearray | memoryview,
               byte_enable: int | Sequence[int] | None, vc: int, metadata: int,
@@ -117,9 +118,10 @@ class Originator:
             halves.insert(0, mask.to_bytes(TL_HALF_BYTES, "little"))
             cmd = Command.WRITE
         credits = beats + (1 if cmd == Command.WRITE else 0)  # the byte-enable buffer
-        return self._queue_op(cmd=cmd, dst=dst, addr=addr, nbytes=0, len_field=length // 4 - 1,
-                              numbeats=beats - 1, halves=halves, data_credits=credits,
-                              attr=poison, vc=vc, metadata=metadata, rsp_beats=0)
+        return self._enqueue(new_op(
+            handle=self._next_handle, cmd=cmd, dst=dst, addr=addr, nbytes=0,
+            len_field=length // 4 - 1, numbeats=beats - 1, halves=halves, data_credits=credits,
+            attr=poison, vc=vc, metadata=metadata, rsp_beats=0))
 
     def atomic(self, *, dst: int, addr: int, op: AtomicOp | int | str, operand: int,
                compare: int | None, size: int, fetch: bool, vc: int, metadata: int,
@@ -135,31 +137,29 @@ class Originator:
             raise EncodeError("compare is required for CAS and only for CAS", field="compare")
         payload = _le(operand, size) + (_le(compare, size) if compare is not None else b"")
         beat = payload + bytes(64 - len(payload))
-        return self._queue_op(
-            cmd=Command.ATOMIC_R if fetch else Command.ATOMIC_NR, dst=dst, addr=addr,
-            nbytes=size if fetch else 0, len_field=size // 4 - 1, numbeats=0,
-            halves=[beat[:TL_HALF_BYTES], beat[TL_HALF_BYTES:]], data_credits=1,
+        return self._enqueue(new_op(
+            handle=self._next_handle, cmd=Command.ATOMIC_R if fetch else Command.ATOMIC_NR,
+            dst=dst, addr=addr, nbytes=size if fetch else 0, len_field=size // 4 - 1,
+            numbeats=0, halves=[beat[:TL_HALF_BYTES], beat[TL_HALF_BYTES:]], data_credits=1,
             attr=atomic_attr(op_value) | (1 if poison else 0), vc=vc, metadata=metadata,
-            rsp_beats=1 if fetch else 0)
+            rsp_beats=1 if fetch else 0))
 
-    def _queue_op(self, *, cmd: int, dst: int, addr: int, nbytes: int, len_field: int,
-                  numbeats: int, halves: list[bytes], data_credits: int, attr: int, vc: int,
-                  metadata: int, rsp_beats: int) -> int:
+    def _enqueue(self, op: Op) -> int:
+        """Queue ``op`` (numbered with the next handle) once its route is valid; return
+        its handle."""
         if self._refusal is not None:
             raise LinkFailedError(self._refusal)
-        if not 0 <= dst < (1 << ACC_BITS):
-            raise EncodeError(f"destination {dst} does not fit in {ACC_BITS} bits", field="dst")
-        if not 0 <= vc < NUM_VCS:
-            raise EncodeError(f"virtual channel {vc} is not 0..3", field="vchan")
-        if not 0 <= metadata < 256:
-            raise EncodeError(f"metadata {metadata} does not fit in 8 bits", field="metadata")
-        handle = self._next_handle
+        if not 0 <= op.dst < (1 << ACC_BITS):
+            raise EncodeError(f"destination {op.dst} does not fit in {ACC_BITS} bits",
+                              field="dst")
+        if not 0 <= op.vc < NUM_VCS:
+            raise EncodeError(f"virtual channel {op.vc} is not 0..3", field="vchan")
+        if not 0 <= op.metadata < 256:
+            raise EncodeError(f"metadata {op.metadata} does not fit in 8 bits",
+                              field="metadata")
         self._next_handle += 1
-        self._queue.append(Op(handle=handle, cmd=cmd, dst=dst, addr=addr, nbytes=nbytes,
-                              len_field=len_field, numbeats=numbeats, halves=halves,
-                              data_credits=data_credits, attr=attr, vc=vc, metadata=metadata,
-                              rsp_beats=rsp_beats))
-        return handle
+        self._queue.append(op)
+        return op.handle
 
     # -- sending --------------------------------------------------------------------
 
@@ -181,17 +181,18 @@ class Originator:
             if size > room:
                 break
             if not tracker.has_free_tag:
-                if not op.stalled:
-                    op.stalled = True
+                if not self._head_stalled:
+                    self._head_stalled = True
                     counters.tag_stalls += 1
                 break
             source = credits.take(op.vc, REQ_CMD, REQ_DATA, op.data_credits)
             if source < 0:
-                if not op.stalled:
-                    op.stalled = True
+                if not self._head_stalled:
+                    self._head_stalled = True
                     counters.credit_stalls += 1
                 break
             queue.popleft()
+            self._head_stalled = False
             tag = tracker.start(op, now)
             pool = 1 if source == POOL else 0
             if way >= 0:
@@ -211,9 +212,7 @@ class Originator:
                     dst_acc=op.dst, cload=cload, cway=cway, numbeats=op.numbeats))
             room -= size
             counters.requests_sent += 1
-            if op.halves:
-                data_out.extend(op.halves)
-                op.halves = []  # the data is in flight; keep only what completion needs
+            data_out.extend(op.halves)
         return room
 
     def _load_way(self, way: int, key: CacheKey) -> None:
@@ -235,6 +234,7 @@ class Originator:
         """Take every queued (unsent) operation out of the queue, oldest first."""
         ops = list(self._queue)
         self._queue.clear()
+        self._head_stalled = False
         return ops
 
 

@@ -37,6 +37,7 @@ from ualink_ref.tl.credits import POOL, RSP_CMD, RSP_DATA, ReceiverCredits
 from ualink_ref.tl.events import Completion, FieldRejected, LateResponse, TLCounters, TLEvent
 from ualink_ref.tl.op import Op
 from ualink_ref.tl.reassembly import Partial, add_piece, completion
+from ualink_ref.tl.records import keyword_constructor
 from ualink_ref.tl.upli import NUM_TAGS, WIRE_STATUSES, Status
 
 #: Where a wire tag is in its life (:meth:`ResponseTracker.tag_state`).
@@ -57,6 +58,9 @@ class RxResponse(NamedTuple):
     last: int  # 1 on the tag's final piece
     span: int  # beats answered: data beats, or a no-data error piece's len + 1
 
+
+#: ``RxResponse(**fields)`` at the cost of a plain call (:mod:`~ualink_ref.tl.records`).
+_new_rx_response = keyword_constructor(RxResponse)
 
 @dataclass(frozen=True, slots=True)
 class TagBook:
@@ -214,25 +218,17 @@ class ResponseTracker:
             self._rx_credits.consume(source, RSP_CMD, RSP_DATA, beats)
         except CreditError as exc:  # rule E1: nothing consumed; still ends its tag (E4)
             problem, source = exc, -1
-        if problem is None:
-            problem = self._response_problem(value, status, dst)
+        if problem is None:  # rule E3: what the field breaks on its own
+            if value.spare:
+                problem = ReservedBitsError(f"{type(value).__name__}.spare", value.spare)
+            elif dst != self._acc_id:
+                problem = MisroutedError("response", dst, self._acc_id)
+            elif status >= len(WIRE_STATUSES):
+                problem = FieldRangeError("status", status, "unknown status code")
         self._counters.responses_received += 1
-        return RxResponse(tag=value.tag, status=status, source=source, beats=beats, src=src,
+        return _new_rx_response(tag=value.tag, status=status, source=source, beats=beats, src=src,
                           value=value, problem=problem, offset=value.offset, last=value.last,
                           span=span)
-
-    def _response_problem(
-        self, value: Response | CompressedResponseData | CompressedResponseNoData,
-        status: int, dst: int,
-    ) -> UALinkError | None:
-        """A rule the response field breaks on its own (rule E3), or ``None``."""
-        if value.spare:
-            return ReservedBitsError(f"{type(value).__name__}.spare", value.spare)
-        if dst != self._acc_id:
-            return MisroutedError("response", dst, self._acc_id)
-        if status >= len(WIRE_STATUSES):
-            return FieldRangeError("status", status, "unknown status code")
-        return None
 
     def complete(self, rx: RxResponse, halves: list[bytes], out: list[TLEvent]) -> None:
         """The response ``rx`` has all its data (``halves``): free its buffers (rule E1)
@@ -248,7 +244,12 @@ class ResponseTracker:
             self._unexpected(rx, out)
             return
         self._free_tags.append(tag)
-        problem = rx.problem or _mismatch(rx, op)  # rule E4
+        problem = rx.problem
+        if problem is None:  # rule E4: the response must fit its request
+            if rx.src >= 0:  # a full response names its responder (a compressed one not)
+                problem = _source_mismatch(rx, op)
+            if problem is None and rx.status == 0 and rx.beats != op.rsp_beats:
+                problem = ResponseMismatchError(tag, "beats", rx.beats, op.rsp_beats)
         if problem is not None:
             self._end_op(rx, op, problem, out)
             return
@@ -325,15 +326,6 @@ def _source_mismatch(rx: RxResponse, op: Op) -> ProtocolError | None:
     """A response from another accelerator than the request went to (rule E4)."""
     if rx.src >= 0 and rx.src != op.dst:
         return ResponseMismatchError(rx.tag, "src_acc", rx.src, op.dst)
-    return None
-
-
-def _mismatch(rx: RxResponse, op: Op) -> ProtocolError | None:
-    """How a well-formed response fails to fit its request (rule E4), or ``None``."""
-    if rx.src >= 0 and rx.src != op.dst:
-        return ResponseMismatchError(rx.tag, "src_acc", rx.src, op.dst)
-    if rx.status == 0 and rx.beats != op.rsp_beats:
-        return ResponseMismatchError(rx.tag, "beats", rx.beats, op.rsp_beats)
     return None
 
 
