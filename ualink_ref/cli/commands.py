@@ -20,6 +20,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "wireshark": ("wireshark", "install the Wireshark dissector for ualink_ref captures"),
     "fabric": ("fabric", "run a pod of accelerators through UALink switches (CBFC or PFC)"),
     "sweep": ("sweep", "run a grid of fabric runs locally or on a Dask cluster"),
+    "collective": ("collective", "run a collective (all-reduce, all-to-all, ...) on the pod, "
+                   "data checked"),
 }
 #: The modules that contribute subcommands (``ualink_ref.cli.<name>``).
 COMMAND_MODULES: tuple[str, ...] = tuple(

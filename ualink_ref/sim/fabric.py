@@ -11,7 +11,10 @@ F2. A request's plane is ``(addr >> 8) % P``: a 256-byte region always takes
     one plane, so the ordering rule (same source, destination, region, VC)
     holds across planes.
 F3. Latencies: a link's one-way latency is ``ceil((cable_m * 5 ns + fec_decode_ns)
-    / SLOT_NS)`` slots; the switch's port-to-port latency ``ceil(switch_ns / SLOT_NS)``.
+    / slot_ns)`` slots; the switch's port-to-port latency ``ceil(switch_ns / slot_ns)``.
+    Every link of a pod has ``lanes`` lanes (1, 2 or 4): a slot, the time one flit
+    takes on a link, is ``slot_ns = SLOT_NS / lanes`` (flits striped over the lanes in
+    turn; ``specs/fabric.md`` rule F9).
 F4. Each accelerator keeps at most ``max_outstanding`` ops in flight and issues
     each op at its offered time (``FabricOp.at``) or as soon as a slot frees up.
     Latency = completion slot - issue slot.
@@ -51,6 +54,8 @@ from ualink_ref.tl.config import TLConfig
 from ualink_ref.tl.credits import NUM_VCS, POOL, check_option
 from ualink_ref.tl.events import Completion
 
+#: Lanes per link (public: UALink 200G 1.0 — a link is x1, x2 or x4 of 200G lanes).
+LANE_COUNTS: tuple[int, ...] = (1, 2, 4)
 FlowControlMode = Literal["cbfc", "pfc"]
 FLOW_CONTROLS: tuple[FlowControlMode, ...] = ("cbfc", "pfc")
 #: Credits granted over a link under PFC, both ways (rule F6): never the binding limit.
@@ -67,6 +72,7 @@ class FabricConfig:
 
     accelerators: int = 16
     planes: int = 1
+    lanes: int = 1
     fec: FecMode = "kp4"
     ber: float = 0.0
     cable_m: float = 3.0
@@ -86,6 +92,8 @@ class FabricConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise ConfigError(name, f"must be an integer >= {low}, got {value!r}")
+        if self.lanes not in LANE_COUNTS:
+            raise ConfigError("lanes", f"must be one of {LANE_COUNTS}, got {self.lanes!r}")
         if self.accelerators > 1024:
             raise ConfigError("accelerators", f"must be 2..1024, got {self.accelerators}")
         if self.fec not in FEC_MODES:
@@ -105,14 +113,19 @@ class FabricConfig:
             raise ConfigError("pfc", f"must be a PfcConfig or None, got {self.pfc!r}")
 
     @property
+    def slot_ns(self) -> float:
+        """One flit slot on this pod's links, in ns (rule F3)."""
+        return SLOT_NS / self.lanes
+
+    @property
     def link_slots(self) -> int:
         """One-way link latency in flit slots (rule F3)."""
-        return math.ceil((self.cable_m * 5 + self.fec_decode_ns) / SLOT_NS - 1e-9)
+        return math.ceil((self.cable_m * 5 + self.fec_decode_ns) / self.slot_ns - 1e-9)
 
     @property
     def switch_slots(self) -> int:
         """Switch port-to-port latency in flit slots (rule F3)."""
-        return math.ceil(self.switch_ns / SLOT_NS - 1e-9)
+        return math.ceil(self.switch_ns / self.slot_ns - 1e-9)
 
 
 def pfc_for(config: FabricConfig, buffer: CreditConfig) -> PfcConfig:
@@ -311,6 +324,7 @@ class FabricRun:
 
 __all__ = [
     "FLOW_CONTROLS",
+    "LANE_COUNTS",
     "PFC_CREDITS",
     "SWITCH_BUFFER",
     "Fabric",

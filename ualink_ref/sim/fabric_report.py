@@ -6,7 +6,8 @@ R1. Every op must complete exactly once (a second completion raises); the
     report counts statuses and checks results and final memories against the
     sequential model (:func:`ualink_ref.sim.model.model_step`) of each
     destination, ops applied in workload order (rule W3 makes that exact).
-R2. Latency in ns = slots x ``SLOT_NS``. Its *static* part is the zero-load
+R2. Latency in ns = slots x the pod's slot (``FabricConfig.slot_ns``, ``SLOT_NS`` / lanes).
+    Its *static* part is the zero-load
     latency of the same op shape on the same pod, measured by running that op
     alone on a 2-accelerator pod with the same configuration and no errors,
     issued once the link start-up credit grants have arrived
@@ -55,6 +56,7 @@ class FabricReport:
 
     accelerators: int
     planes: int
+    lanes: int
     pattern: str
     load: float | None
     flow_control: str
@@ -112,8 +114,8 @@ class FabricReport:
             f"{self.flow_control}, fec {self.fec}, BER {self.ber:g}, seed {self.seed}",
             f"ops: {self.ops_completed}/{self.ops} completed, status {self.status}, "
             f"{self.data_mismatches} data mismatch(es), leaks: {len(self.leaks)}",
-            f"slots: {self.slots:.0f} ({self.slots * SLOT_NS / 1000:.1f} us)  bit errors: "
-            f"{self.bit_errors_injected}  replays: {self.replays}",
+            f"slots: {self.slots:.0f} ({self.slots * SLOT_NS / self.lanes / 1000:.1f} us)  "
+            f"bit errors: {self.bit_errors_injected}  replays: {self.replays}",
             f"latency ns: p50 {self.latency_p50_ns:.0f}  p99 {self.latency_p99_ns:.0f}  "
             f"p99.9 {self.latency_p999_ns:.0f}  max {self.latency_max_ns:.0f}  "
             f"(jitter p99-p50 {self.jitter_ns:.0f}, std {self.latency_std_ns:.0f})",
@@ -187,8 +189,8 @@ def make_report(fabric: Fabric, run: FabricRun, *, pattern: str = "custom",
     for index, fop in enumerate(run.workload):
         if run.results[index] is None:
             continue
-        total = (run.done_at[index] - run.issued_at[index]) * SLOT_NS
-        static = static_slots(cfg, fop.op) * SLOT_NS
+        total = (run.done_at[index] - run.issued_at[index]) * cfg.slot_ns
+        static = static_slots(cfg, fop.op) * cfg.slot_ns
         totals.append(total)
         statics.append(static)
         dynamics.append(max(0.0, total - static))
@@ -212,7 +214,7 @@ def make_report(fabric: Fabric, run: FabricRun, *, pattern: str = "custom",
             overrun += st.headroom_exceeded
             peak = max(peak, st.peak_data_buffers + st.peak_cmd_buffers)
     capacity = slots * DL_PAYLOAD_BYTES
-    gbps = 8 / (slots * SLOT_NS)
+    gbps = 8 / (slots * cfg.slot_ns)
     active = [0.0] * n  # slots from the first to the last data sent to each accelerator
     for sw in fabric.switches:
         for acc, st in enumerate(sw.stats):
@@ -227,7 +229,7 @@ def make_report(fabric: Fabric, run: FabricRun, *, pattern: str = "custom",
     replays = sum(ep.replays for eps in fabric.endpoints for ep in eps)
     replays += sum(port.replays for sw in fabric.switches for port in sw.ports)
     return FabricReport(
-        accelerators=n, planes=cfg.planes, pattern=pattern, load=load,
+        accelerators=n, planes=cfg.planes, lanes=cfg.lanes, pattern=pattern, load=load,
         flow_control=cfg.flow_control, fec=cfg.fec, ber=cfg.ber, seed=cfg.seed,
         ops=len(run.workload), ops_completed=sum(r is not None for r in run.results),
         status=dict(sorted(status.items())), data_mismatches=check(fabric, run),
@@ -244,7 +246,7 @@ def make_report(fabric: Fabric, run: FabricRun, *, pattern: str = "custom",
         ports=ports,
         endpoint_credit_stalls=sum(ep.counters.credit_stalls
                                    for eps in fabric.endpoints for ep in eps),
-        switch_credit_stalls=switch_stalls, pauses=pauses, pause_ns=pause_slots * SLOT_NS,
+        switch_credit_stalls=switch_stalls, pauses=pauses, pause_ns=pause_slots * cfg.slot_ns,
         peak_buffers=peak, headroom_exceeded=overrun,
     )
 
@@ -293,14 +295,14 @@ def zero_load_load64(config: FabricConfig | None = None) -> ZeroLoad:
     and decompose it with the static model of :mod:`ualink_ref.sim.latency` (one 680-byte
     wire flit each way, a one-lane link: the simulator's slot)."""
     cfg = config or FabricConfig()
-    sim_ns = static_slots(cfg, Op("a", "read", 0, length=64)) * SLOT_NS
-    link = L.Link(lanes=1, codeword_bits=L.LL_CODEWORD_BITS if cfg.fec == "ll"
+    sim_ns = static_slots(cfg, Op("a", "read", 0, length=64)) * cfg.slot_ns
+    link = L.Link(lanes=cfg.lanes, codeword_bits=L.LL_CODEWORD_BITS if cfg.fec == "ll"
                   else L.KP4_CODEWORD_BITS, fec_decode_ns=Fraction(cfg.fec_decode_ns),
                   cable_m=Fraction(cfg.cable_m))
     proto = L.Protocol("ualink", Fraction(cfg.switch_ns))
     wire = WIRE_BYTES_PER_FLIT[cfg.fec]
     bd = L.round_trip(wire, wire, link, proto, hops=1)
-    return ZeroLoad(sim_ns, bd.as_dict(), 1, cfg.cable_m, cfg.switch_ns,
+    return ZeroLoad(sim_ns, bd.as_dict(), cfg.lanes, cfg.cable_m, cfg.switch_ns,
                     L.SCALE_UP_BUDGET_NS, L.ROCE_REPORTED_NS)
 
 

@@ -1,0 +1,58 @@
+"""The data check can fail: a reordered reduction, a stray write and a wrong reference
+are all caught (specs/collectives.md C5, "Reduction order")."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from ualink_ref.collectives import layout as L
+from ualink_ref.collectives.algorithms import build, random_inputs
+from ualink_ref.collectives.program import Put, Reduce
+from ualink_ref.collectives.reference import ordered_sum, ring_reduced
+from ualink_ref.collectives.run import run_collective
+from ualink_ref.sim.fabric import FabricConfig
+
+
+def test_float_order_matters_and_int_ring_is_the_plain_sum() -> None:
+    floats = random_inputs(8, 4096, "float32", seed=2)
+    ring = np.concatenate(ring_reduced(floats))
+    assert ring.tobytes() != ordered_sum(floats).tobytes()  # a different order differs
+    ints = random_inputs(8, 4096, "int32", seed=2)
+    plain = (np.sum(np.stack(ints).astype(np.int64), axis=0) % 2**32).astype(np.uint32)
+    assert np.concatenate(ring_reduced(ints)).view(np.uint32).tolist() == plain.tolist()
+
+
+def test_a_reordered_reduction_is_caught() -> None:
+    collective = build("all-reduce", "ring", 4, 4096, "float32", seed=1)
+    program = list(collective.programs[2])
+    i = next(i for i, step in enumerate(program) if isinstance(step, Reduce))
+    step = program[i]
+    assert isinstance(step, Reduce)
+    # a + b == b + a in IEEE arithmetic, so swapping two terms changes nothing: add the
+    # rank's own part twice instead, a wrong sum the check must see
+    program[i] = Reduce(step.dst, (step.srcs[1], step.srcs[0], step.srcs[1]), step.nbytes)
+    programs = tuple(tuple(program) if r == 2 else p for r, p in enumerate(collective.programs))
+    run = run_collective(replace(collective, programs=programs), FabricConfig(accelerators=4))
+    assert not run.exact and run.mismatches[2]
+
+
+def test_a_stray_write_is_caught() -> None:
+    collective = build("all-gather", "ring", 4, 4096, "int32", seed=1)
+    stray = Put(1, L.INPUT, 0x3000_0000, 64)  # outside every collective buffer
+    programs = ((*collective.programs[0], stray), *collective.programs[1:])
+    run = run_collective(replace(collective, programs=programs), FabricConfig(accelerators=4))
+    assert run.mismatches == ((),) * 4
+    assert run.stray_pages[1] == (0x3000_0000,) and not run.exact
+
+
+def test_a_wrong_expectation_is_caught() -> None:
+    collective = build("broadcast", "ring", 4, 1024, "float32", seed=1)
+    wrong = dict(collective.expected[3])
+    data = bytearray(wrong[L.OUTPUT])
+    data[100] ^= 1
+    wrong[L.OUTPUT] = bytes(data)
+    expected = (*collective.expected[:3], wrong)
+    run = run_collective(replace(collective, expected=expected), FabricConfig(accelerators=4))
+    assert run.mismatches[3] == (L.OUTPUT + 100,) and run.mismatches[:3] == ((),) * 3

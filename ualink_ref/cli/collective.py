@@ -1,0 +1,117 @@
+"""``ualink-ref collective``: run a collective on the exact pod and check its data."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from typing import Any
+
+from ualink_ref.cli.commands import add_command
+from ualink_ref.cli.options import USAGE, add_progress_option, fail, progress_bar
+from ualink_ref.cli.options import int_range as _int_at_least
+from ualink_ref.collectives.algorithms import ALGORITHMS, DTYPES, build
+from ualink_ref.collectives.report import make_report, sweep_table
+from ualink_ref.collectives.run import RunConfig, run_collective
+from ualink_ref.errors import ConfigError
+from ualink_ref.sim.fabric import FLOW_CONTROLS, LANE_COUNTS, FabricConfig
+from ualink_ref.sizes import FEC_MODES
+
+#: The subcommand's ``--help`` description.
+DESCRIPTION = (
+    "Run a collective (all-reduce, reduce-scatter, all-gather, broadcast, all-to-all, MoE "
+    "dispatch+combine) as programs of UALink memory operations on the exact switched pod; "
+    "check every rank's output bit for bit against numpy; print time, algbw/busbw "
+    "(nccl-tests' definitions), link utilisation and where the time went. Exit status 1 "
+    "unless every rank's data is exact."
+)
+_SUFFIX = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+
+
+def byte_size(text: str) -> int:
+    """``--size``: bytes, with an optional K / M / G (binary) suffix: ``1M`` = 1,048,576."""
+    found = re.fullmatch(r"\s*(\d+)\s*([KMG]?)i?B?\s*", text, re.IGNORECASE)
+    if found is None:
+        raise argparse.ArgumentTypeError(f"expected a size like 4096, 64K or 1M, got {text!r}")
+    return int(found.group(1)) * _SUFFIX[found.group(2).upper()]
+
+
+def _sizes(text: str) -> list[int]:
+    """``--sweep LO:HI[:FACTOR]``: sizes from LO to HI multiplying by FACTOR (default 2)."""
+    parts = text.split(":")
+    if len(parts) not in (2, 3):
+        raise argparse.ArgumentTypeError(f"expected LO:HI or LO:HI:FACTOR, got {text!r}")
+    low, high = byte_size(parts[0]), byte_size(parts[1])
+    factor = int(parts[2]) if len(parts) == 3 and parts[2].isdigit() else 2
+    if (len(parts) == 3 and not parts[2].isdigit()) or factor < 2 or low < 1 or high < low:
+        raise argparse.ArgumentTypeError(f"expected LO <= HI and a FACTOR >= 2, got {text!r}")
+    out = []
+    while low <= high:
+        out.append(low)
+        low *= factor
+    return out
+
+
+def _cmd_collective(args: argparse.Namespace) -> int:
+    sizes = args.sweep if args.sweep else [args.size]
+    try:
+        pod = FabricConfig(accelerators=args.accelerators, planes=args.planes, lanes=args.lanes,
+                           fec=args.fec, ber=args.ber, flow_control=args.flow_control,
+                           max_outstanding=args.max_outstanding, seed=args.seed)
+        run_config = RunConfig(reduce_bytes_per_ns=args.reduce_rate)
+        collectives = [build(args.op, args.algo, args.accelerators, size, args.dtype,
+                             seed=args.seed) for size in sizes]
+    except ConfigError as exc:
+        return fail("collective", str(exc), USAGE)
+    reports = []
+    for collective in collectives:
+        bar = progress_bar(collective.ranks, not args.no_progress)
+        try:
+            run = run_collective(collective, pod, run_config,
+                                 bar.update if bar is not None else None)
+        finally:
+            if bar is not None:
+                bar.close()
+        reports.append(make_report(run))
+    if args.json:
+        data: Any = [r.as_dict() for r in reports] if args.sweep else reports[0].as_dict()
+        print(json.dumps(data, indent=1, sort_keys=True))
+    elif args.sweep:
+        print(sweep_table(reports))
+    else:
+        print(reports[0].format())
+    return 0 if all(r.exact for r in reports) else 1
+
+
+def register(sub: Any) -> None:
+    """Add the ``collective`` subcommand."""
+    p = add_command(sub, "collective", DESCRIPTION)
+    p.add_argument("--op", choices=tuple(ALGORITHMS), default="all-reduce", help="operation")
+    p.add_argument("--algo", default="",
+                   help="algorithm: " + "; ".join(f"{op}: {', '.join(a)}"
+                                                  for op, a in ALGORITHMS.items())
+                   + " (default: the first)")
+    p.add_argument("--accelerators", type=_int_at_least(2, 1024), default=8,
+                   help="ranks, one per accelerator (2..1024)")
+    p.add_argument("--size", type=byte_size, default=1 << 20,
+                   help="bytes, nccl-tests' size of the operation (e.g. 4096, 64K, 1M)")
+    p.add_argument("--sweep", type=_sizes, metavar="LO:HI[:FACTOR]",
+                   help="a size sweep, printed as an nccl-tests table")
+    p.add_argument("--dtype", choices=tuple(DTYPES), default="float32", help="element type")
+    p.add_argument("--planes", type=_int_at_least(1), default=1, help="parallel switch planes")
+    p.add_argument("--lanes", type=int, choices=LANE_COUNTS, default=1, help="lanes per link")
+    p.add_argument("--flow-control", choices=FLOW_CONTROLS, default="cbfc",
+                   help="credit-based (cbfc) or priority pause (pfc)")
+    p.add_argument("--fec", choices=FEC_MODES, default="kp4", help="FEC mode")
+    p.add_argument("--ber", type=float, default=0.0, help="pre-FEC bit error ratio, every link")
+    p.add_argument("--max-outstanding", type=_int_at_least(1), default=256,
+                   help="operations in flight per accelerator")
+    p.add_argument("--reduce-rate", type=float, default=RunConfig().reduce_bytes_per_ns,
+                   help="local reduction rate, bytes/ns (default 1000)")
+    p.add_argument("--seed", type=_int_at_least(0), default=0, help="seed of data and channels")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_progress_option(p)
+    p.set_defaults(func=_cmd_collective)
+
+
+__all__ = ["byte_size", "register"]

@@ -1,0 +1,356 @@
+"""Each collective's algorithms as programs, and each one's result computed on its own
+(``specs/collectives.md`` sections "Algorithms" and "Reduction order").
+
+:func:`build` returns a :class:`Collective`: one program per rank, each rank's input,
+and the bytes every rank's output must hold. The expected outputs come from
+:mod:`ualink_ref.collectives.reference`, which computes each operation from its
+definition with numpy, in the reduction order the algorithm defines — never by
+replaying a program.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ualink_ref.collectives import layout as L
+from ualink_ref.collectives import reference as R
+from ualink_ref.collectives.moe import MoeRouting, route_tokens
+from ualink_ref.collectives.program import Copy, Put, Reduce, Signal, Step, Wait
+from ualink_ref.errors import ConfigError
+
+#: Each operation's algorithms (the first is the default).
+ALGORITHMS: dict[str, tuple[str, ...]] = {
+    "all-reduce": ("ring", "one-shot", "two-shot"),
+    "reduce-scatter": ("ring",),
+    "all-gather": ("ring",),
+    "broadcast": ("ring",),
+    "all-to-all": ("direct",),
+    "moe": ("direct",),
+}
+
+
+def bus_factor(op: str, n: int) -> float:
+    """nccl-tests' bus-bandwidth factor busbw / algbw of ``op`` on ``n`` ranks."""
+    if op == "all-reduce":
+        return 2 * (n - 1) / n
+    if op == "broadcast":
+        return 1.0
+    return (n - 1) / n  # reduce-scatter, all-gather, all-to-all (and the MoE exchange)
+DTYPES: dict[str, np.dtype[np.generic]] = {"int32": np.dtype("<i4"), "float32": np.dtype("<f4")}
+#: A ring's transfers are cut into slices of at most this many bytes, so a rank forwards
+#: the first slice while later ones are still arriving (project choice: NCCL-style
+#: pipelining; 32 KiB keeps ≥ 4 slices in flight at 1 MiB on 8 ranks).
+SLICE_BYTES = 32 * 1024
+
+
+@dataclass(frozen=True)
+class Collective:
+    """One collective, ready to run: programs, inputs and expected outputs."""
+
+    op: str
+    algo: str
+    ranks: int
+    size: int  # bytes, as nccl-tests counts them for ``op`` (see specs/collectives.md)
+    dtype: str
+    programs: tuple[tuple[Step, ...], ...]
+    inputs: tuple[bytes, ...]
+    #: Per rank, ``{address: bytes}`` its memory must hold at the end.
+    expected: tuple[dict[int, bytes], ...]
+    routing: MoeRouting | None = field(default=None)
+
+    @property
+    def bus_factor(self) -> float:
+        """busbw / algbw for this operation (nccl-tests)."""
+        return bus_factor(self.op, self.ranks)
+
+
+def _bounds(count: int, parts: int) -> list[tuple[int, int]]:
+    """``parts`` contiguous element ranges covering ``count`` elements (sizes differ by
+    at most one)."""
+    return [(count * i // parts, count * (i + 1) // parts) for i in range(parts)]
+
+
+def _slices(start: int, end: int, item: int) -> list[tuple[int, int]]:
+    """``[start, end)`` (elements of ``item`` bytes) cut into slices of <= SLICE_BYTES."""
+    count = end - start
+    pieces = max(1, math.ceil(count * item / SLICE_BYTES))
+    return [(start + a, start + b) for a, b in _bounds(count, pieces)]
+
+
+class _Flags:
+    """Hands out flag numbers (rule C2): one counter per signalled event."""
+
+    def __init__(self) -> None:
+        self.used = 0
+
+    def take(self) -> int:
+        if self.used >= L.MAX_FLAGS:
+            raise ConfigError("size", "the collective needs more flags than the layout has")
+        self.used += 1
+        return L.flag(self.used - 1)
+
+
+def _check(op: str, algo: str, ranks: int, size: int, dtype: str) -> str:
+    if op not in ALGORITHMS:
+        raise ConfigError("op", f"must be one of {tuple(ALGORITHMS)}, got {op!r}")
+    algo = algo or ALGORITHMS[op][0]
+    if algo not in ALGORITHMS[op]:
+        raise ConfigError("algo", f"{op} has {ALGORITHMS[op]}, not {algo!r}")
+    if dtype not in DTYPES:
+        raise ConfigError("dtype", f"must be one of {tuple(DTYPES)}, got {dtype!r}")
+    if isinstance(ranks, bool) or not isinstance(ranks, int) or not 2 <= ranks <= 1024:
+        raise ConfigError("accelerators", f"must be 2..1024, got {ranks!r}")
+    item = DTYPES[dtype].itemsize
+    if isinstance(size, bool) or not isinstance(size, int) or size < item or size % item:
+        raise ConfigError("size", f"must be a positive multiple of {item} bytes, got {size!r}")
+    if size > L.REGION_LIMIT:
+        raise ConfigError("size", f"at most {L.REGION_LIMIT} bytes, got {size}")
+    if op in ("reduce-scatter", "all-gather") and size // item < ranks:
+        raise ConfigError("size", f"{op} needs at least one element per rank")
+    if op in ("all-gather", "all-to-all") and size % (item * ranks):
+        raise ConfigError("size", f"{op} needs a size that is a multiple of "
+                                  f"{item * ranks} bytes ({ranks} equal blocks)")
+    return algo
+
+
+def random_inputs(ranks: int, count: int, dtype: str, seed: int) -> list[np.ndarray]:
+    """Each rank's seeded input of ``count`` elements: int32 over the whole range, float32
+    finite values of mixed sign and scale (so rounding order matters)."""
+    rng = np.random.default_rng(seed)
+    if dtype == "int32":
+        return [rng.integers(-(2**31), 2**31, count, dtype=np.int64).astype("<i4")
+                for _ in range(ranks)]
+    return [(rng.standard_normal(count) * np.exp2(rng.integers(-8, 9, count))).astype("<f4")
+            for _ in range(ranks)]
+
+
+def build(op: str, algo: str, ranks: int, size: int, dtype: str = "float32", *,
+          seed: int = 0, moe: MoeRouting | None = None) -> Collective:
+    """The collective ``op`` by ``algo`` on ``ranks`` ranks of ``size`` bytes (nccl-tests'
+    size: the buffer all-reduced or broadcast, the gathered output, the scattered input,
+    the bytes each rank sends in an all-to-all; for ``moe`` the dispatch bytes per rank,
+    see :func:`ualink_ref.collectives.moe.route_tokens`)."""
+    algo = _check(op, algo, ranks, size, dtype)
+    item = DTYPES[dtype].itemsize
+    if op == "moe":
+        routing = moe if moe is not None else route_tokens(ranks, size, seed=seed)
+        return _moe(routing, dtype, seed)
+    count = {"all-gather": size // item // ranks}.get(op, size // item)
+    inputs = random_inputs(ranks, count, dtype, seed)
+    builder = {
+        ("all-reduce", "ring"): _ring_all_reduce,
+        ("all-reduce", "one-shot"): _one_shot,
+        ("all-reduce", "two-shot"): _two_shot,
+        ("reduce-scatter", "ring"): _ring_reduce_scatter,
+        ("all-gather", "ring"): _ring_all_gather,
+        ("broadcast", "ring"): _ring_broadcast,
+        ("all-to-all", "direct"): _all_to_all,
+    }[(op, algo)]
+    programs = builder(ranks, count, item)
+    outputs = R.expected(op, algo, inputs)
+    return Collective(op=op, algo=algo, ranks=ranks, size=size, dtype=dtype,
+                      programs=tuple(tuple(p) for p in programs),
+                      inputs=tuple(x.tobytes() for x in inputs),
+                      expected=tuple({L.OUTPUT: out.tobytes()} for out in outputs))
+
+
+# -- the algorithms --------------------------------------------------------------------
+
+
+def _ring_reduce_phase(ranks: int, count: int, item: int, flags: _Flags,
+                       compact: bool) -> list[list[Step]]:
+    """Ring reduce-scatter (rule A1): after it, rank r holds chunk r reduced in ring order
+    at OUTPUT, at the chunk's own offset (or at offset 0 when ``compact``)."""
+    n = ranks
+    chunks = _bounds(count, n)
+    slices = [_slices(a, b, item) for a, b in chunks]
+    # flag[k][c][s]: slice s of the chunk c sent at step k has landed at its receiver
+    sent = [[[flags.take() for _ in slices[c]] for c in range(n)] for _k in range(n - 1)]
+    scratch = [L.SCRATCH + k * (count * item) for k in range(n - 1)]
+    programs: list[list[Step]] = [[] for _ in range(n)]
+    for r in range(n):
+        prog, nxt = programs[r], (r + 1) % n
+        for k in range(n - 1):
+            c = (r - k - 1) % n  # the chunk this rank sends at step k
+            for s, (a, b) in enumerate(slices[c]):
+                if k == 0:
+                    src = L.INPUT + a * item
+                else:  # received at step k - 1: add this rank's own part, then forward
+                    prog.append(Wait(sent[k - 1][c][s], 1))
+                    src = L.ACCUMULATOR + a * item
+                    prog.append(Reduce(src, (scratch[k - 1] + a * item, L.INPUT + a * item),
+                                       (b - a) * item))
+                prog.append(Put(nxt, src, scratch[k] + a * item, (b - a) * item))
+                prog.append(Signal(nxt, sent[k][c][s]))
+        c = r  # the chunk that ends here, received at step n - 2
+        for s, (a, b) in enumerate(slices[c]):
+            prog.append(Wait(sent[n - 2][c][s], 1))
+            at = a - chunks[c][0] if compact else a
+            prog.append(Reduce(L.OUTPUT + at * item,
+                               (scratch[n - 2] + a * item, L.INPUT + a * item), (b - a) * item))
+    return programs
+
+
+def _ring_gather_phase(programs: list[list[Step]], ranks: int, count: int, item: int,
+                       flags: _Flags) -> None:
+    """Ring all-gather of the chunks each rank holds at OUTPUT (rule A2)."""
+    n = ranks
+    chunks = _bounds(count, n)
+    slices = [_slices(a, b, item) for a, b in chunks]
+    sent = [[[flags.take() for _ in slices[c]] for c in range(n)] for _k in range(n - 1)]
+    for r in range(n):
+        prog, nxt = programs[r], (r + 1) % n
+        for k in range(n - 1):
+            c = (r - k) % n
+            for s, (a, b) in enumerate(slices[c]):
+                if k > 0:
+                    prog.append(Wait(sent[k - 1][c][s], 1))
+                addr = L.OUTPUT + a * item
+                prog.append(Put(nxt, addr, addr, (b - a) * item))
+                prog.append(Signal(nxt, sent[k][c][s]))
+        c = (r + 1) % n  # the last chunk to arrive
+        for s in range(len(slices[c])):
+            prog.append(Wait(sent[n - 2][c][s], 1))
+
+
+def _ring_all_reduce(ranks: int, count: int, item: int) -> list[list[Step]]:
+    flags = _Flags()
+    programs = _ring_reduce_phase(ranks, count, item, flags, compact=False)
+    _ring_gather_phase(programs, ranks, count, item, flags)
+    return programs
+
+
+def _ring_reduce_scatter(ranks: int, count: int, item: int) -> list[list[Step]]:
+    """Ring reduce-scatter, rank r's chunk at OUTPUT (rule A1)."""
+    return _ring_reduce_phase(ranks, count, item, _Flags(), compact=True)
+
+
+def _ring_all_gather(ranks: int, count: int, item: int) -> list[list[Step]]:
+    """Each rank's input (``count`` elements) gathered in rank order at OUTPUT."""
+    flags = _Flags()
+    programs: list[list[Step]] = []
+    for r in range(ranks):
+        programs.append([Copy(L.OUTPUT + r * count * item, L.INPUT, count * item)])
+    _ring_gather_phase(programs, ranks, count * ranks, item, flags)
+    return programs
+
+
+def _ring_broadcast(ranks: int, count: int, item: int) -> list[list[Step]]:
+    """Rank 0's input along the chain 0 -> 1 -> ... -> n-1, slice by slice (rule A5)."""
+    flags = _Flags()
+    slices = _slices(0, count, item)
+    arrived = [[flags.take() for _ in slices] for _ in range(ranks)]
+    programs: list[list[Step]] = [[Copy(L.OUTPUT, L.INPUT, count * item)]]
+    programs += [[] for _ in range(ranks - 1)]
+    for r in range(ranks):
+        prog = programs[r]
+        for s, (a, b) in enumerate(slices):
+            addr = L.OUTPUT + a * item
+            if r > 0:
+                prog.append(Wait(arrived[r][s], 1))
+            if r < ranks - 1:
+                prog.append(Put(r + 1, addr, addr, (b - a) * item))
+                prog.append(Signal(r + 1, arrived[r + 1][s]))
+    return programs
+
+
+def _one_shot(ranks: int, count: int, item: int) -> list[list[Step]]:
+    """Every rank sends its whole input to every other; each reduces all n in rank order
+    (rule A3)."""
+    nbytes = count * item
+    landed = L.flag(0)
+    programs: list[list[Step]] = []
+    for r in range(ranks):
+        prog: list[Step] = []
+        for j in range(1, ranks):
+            p = (r + j) % ranks
+            prog.append(Put(p, L.INPUT, L.SCRATCH + r * nbytes, nbytes))
+            prog.append(Signal(p, landed))
+        prog.append(Wait(landed, ranks - 1))
+        srcs = tuple(L.INPUT if q == r else L.SCRATCH + q * nbytes for q in range(ranks))
+        prog.append(Reduce(L.OUTPUT, srcs, nbytes))
+        programs.append(prog)
+    return programs
+
+
+def _two_shot(ranks: int, count: int, item: int) -> list[list[Step]]:
+    """Direct reduce-scatter (rank c reduces chunk c in rank order), then direct
+    all-gather (rule A4)."""
+    chunks = _bounds(count, ranks)
+    scattered, gathered = L.flag(0), L.flag(1)
+    programs: list[list[Step]] = []
+    for r in range(ranks):
+        prog: list[Step] = []
+        for j in range(1, ranks):
+            p = (r + j) % ranks
+            a, b = chunks[p]
+            prog.append(Put(p, L.INPUT + a * item, L.SCRATCH + (r * count + a) * item,
+                            (b - a) * item))
+            prog.append(Signal(p, scattered))
+        prog.append(Wait(scattered, ranks - 1))
+        a, b = chunks[r]
+        srcs = tuple(L.INPUT + a * item if q == r else L.SCRATCH + (q * count + a) * item
+                     for q in range(ranks))
+        prog.append(Reduce(L.OUTPUT + a * item, srcs, (b - a) * item))
+        for j in range(1, ranks):
+            p = (r + j) % ranks
+            prog.append(Put(p, L.OUTPUT + a * item, L.OUTPUT + a * item, (b - a) * item))
+            prog.append(Signal(p, gathered))
+        prog.append(Wait(gathered, ranks - 1))
+        programs.append(prog)
+    return programs
+
+
+def _all_to_all(ranks: int, count: int, item: int) -> list[list[Step]]:
+    """Rank r's block j goes to rank j's block r (rule A6); ``count`` elements each rank
+    sends in all, ``count / ranks`` per block."""
+    block = count // ranks * item
+    landed = L.flag(0)
+    programs: list[list[Step]] = []
+    for r in range(ranks):
+        prog: list[Step] = [Copy(L.OUTPUT + r * block, L.INPUT + r * block, block)]
+        for j in range(1, ranks):
+            p = (r + j) % ranks
+            prog.append(Put(p, L.INPUT + p * block, L.OUTPUT + r * block, block))
+            prog.append(Signal(p, landed))
+        prog.append(Wait(landed, ranks - 1))
+        programs.append(prog)
+    return programs
+
+
+def _moe(routing: MoeRouting, dtype: str, seed: int) -> Collective:
+    """MoE dispatch then combine (rule A7): every (token, choice) pair's vector to its
+    expert's rank, then back to the token's rank, slot ``(token, choice)``."""
+    n, item = routing.ranks, DTYPES[dtype].itemsize
+    token = routing.token_bytes
+    inputs = random_inputs(n, routing.tokens * token // item, dtype, seed)
+    dispatched, combined = L.flag(0), L.flag(1)
+    programs: list[list[Step]] = [[] for _ in range(n)]
+    for r in range(n):
+        prog = programs[r]
+        for j in range(n):  # dispatch, staggered: r, r + 1, ...
+            q = (r + j) % n
+            for t, choice, slot in routing.sent(r, q):
+                del choice
+                src, dst = L.INPUT + t * token, L.OUTPUT + slot * token
+                prog.append(Copy(dst, src, token) if q == r else Put(q, src, dst, token))
+            if q != r:
+                prog.append(Signal(q, dispatched))
+        prog.append(Wait(dispatched, n - 1))
+        for j in range(n):  # combine: each received vector back to its token's rank
+            p = (r + j) % n
+            for t, choice, slot in routing.sent(p, r):
+                src = L.OUTPUT + slot * token
+                dst = L.SCRATCH + (t * routing.top_k + choice) * token
+                prog.append(Copy(dst, src, token) if p == r else Put(p, src, dst, token))
+            if p != r:
+                prog.append(Signal(p, combined))
+        prog.append(Wait(combined, n - 1))
+    expected = R.moe_expected(routing, [x.tobytes() for x in inputs])
+    return Collective(op="moe", algo="direct", ranks=n, size=routing.dispatch_bytes,
+                      dtype=dtype, programs=tuple(tuple(p) for p in programs),
+                      inputs=tuple(x.tobytes() for x in inputs), expected=expected,
+                      routing=routing)
