@@ -33,3 +33,29 @@ def test_dask_local_cluster_equals_local() -> None:
             distributed.Client(cluster) as client:
         rows = run_dask(points, client)
     assert rows == run_local(points, workers=1)
+
+
+def _collective_points() -> list[dict[str, object]]:
+    from ualink_ref.collectives.sweep import collective_grid
+
+    return collective_grid("all-reduce", ["ring", "in-network"], [4096, 16384], ["cbfc"],
+                           [4], [2], POD)
+
+
+def test_collective_sweep_local_and_dask_agree(tmp_path) -> None:
+    from ualink_ref.cli.sweep import write_collective_outputs
+    from ualink_ref.collectives.sweep import run_collective_point
+
+    points = _collective_points()
+    serial = run_local(points, workers=1, func=run_collective_point)
+    assert all(r["exact"] for r in serial) and [r["size"] for r in serial] == [4096, 16384] * 2
+    assert run_local(points, workers=2, func=run_collective_point) == serial
+    written = write_collective_outputs(serial, tmp_path)
+    assert (tmp_path / "collectives.csv").read_text().splitlines()[0].startswith("op,algo,")
+    assert len(written) >= 2
+    distributed = pytest.importorskip("dask.distributed",
+                                      reason="dask[distributed] (the 'dask' extra) not installed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        assert run_dask(points, client, run_collective_point) == serial

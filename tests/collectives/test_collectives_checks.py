@@ -6,13 +6,19 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
+import pytest
 
 from ualink_ref.collectives import layout as L
 from ualink_ref.collectives.algorithms import build, random_inputs
 from ualink_ref.collectives.program import Put, Reduce
 from ualink_ref.collectives.reference import ordered_sum, ring_reduced
-from ualink_ref.collectives.run import run_collective
-from ualink_ref.sim.fabric import FabricConfig
+from ualink_ref.collectives.run import (
+    FAULT_CHECK_SLOTS,
+    CollectiveError,
+    CollectiveRunner,
+    run_collective,
+)
+from ualink_ref.sim.fabric import FabricConfig, LinkDown
 
 
 def test_float_order_matters_and_int_ring_is_the_plain_sum() -> None:
@@ -56,3 +62,18 @@ def test_a_wrong_expectation_is_caught() -> None:
     expected = (*collective.expected[:3], wrong)
     run = run_collective(replace(collective, expected=expected), FabricConfig(accelerators=4))
     assert run.mismatches[3] == (L.OUTPUT + 100,) and run.mismatches[:3] == ((),) * 3
+
+
+@pytest.mark.parametrize("algo", ["ring", "in-network"])
+def test_a_link_failure_ends_the_collective_at_every_rank(algo: str) -> None:
+    collective = build("all-reduce", algo, 8, 65536, "float32", seed=1)
+    pod = FabricConfig(accelerators=8, max_outstanding=256, links_down=(LinkDown(0, 3, 200),))
+    runner = CollectiveRunner(collective, pod)
+    with pytest.raises(CollectiveError, match=r"p0\.link3") as caught:
+        runner.run()
+    error = caught.value
+    assert len(error.ranks) == 8 and all("result" not in r or "no result" in r
+                                         for r in error.ranks)
+    assert all(r.startswith(f"rank {i}: ") for i, r in enumerate(error.ranks))
+    # bounded: the link is found in fault within the DL's retrain budget plus one check
+    assert runner.fabric.network.now < 200 + 3 * (128 + 200) + FAULT_CHECK_SLOTS + 1000

@@ -66,3 +66,21 @@ def test_cli_collective_json_and_usage_errors(capsys: pytest.CaptureFixture[str]
     assert main(["collective", "--size", "1001", "--no-progress"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "multiple of 4" in err[0]
+
+
+def test_cli_sweep_table_plot_and_link_failure(tmp_path, capsys: pytest.CaptureFixture[str]
+                                               ) -> None:
+    pytest.importorskip("matplotlib", reason="matplotlib (the 'plot' extra) not installed")
+    plot = tmp_path / "busbw.png"
+    assert main(["collective", "--accelerators", "4", "--algo", "ring,two-shot", "--sweep",
+                 "4K:16K:4", "--flow-control", "cbfc,pfc", "--plot", str(plot),
+                 "--no-progress"]) == 0
+    rows = [line.split() for line in capsys.readouterr().out.splitlines()[2:]]
+    assert [(r[0], r[8]) for r in rows] == [("4096", "ring,"), ("16384", "ring,"),
+                                            ("4096", "two-shot,"), ("16384", "two-shot,")] * 2
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert main(["collective", "--accelerators", "4", "--size", "64K", "--link-down",
+                 "0:1:100", "--no-progress"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "p0.link1 in fault" in err[0] and "all 4 ranks" in err[0]
+    assert main(["collective", "--algo", "ring,one-shot", "--no-progress"]) == 2

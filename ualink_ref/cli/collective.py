@@ -5,16 +5,25 @@ from __future__ import annotations
 import argparse
 import json
 import re
-from typing import Any
+import sys
+from pathlib import Path
+from typing import Any, cast
 
 from ualink_ref.cli.commands import add_command
-from ualink_ref.cli.options import USAGE, add_progress_option, fail, progress_bar
+from ualink_ref.cli.options import USAGE, add_progress_option, fail, plot_path, progress_bar
 from ualink_ref.cli.options import int_range as _int_at_least
 from ualink_ref.collectives.algorithms import ALGORITHMS, DTYPES, build
+from ualink_ref.collectives.plot import plot_sweep
 from ualink_ref.collectives.report import make_report, sweep_table
 from ualink_ref.collectives.run import RunConfig, run_collective
 from ualink_ref.errors import ConfigError
-from ualink_ref.sim.fabric import FLOW_CONTROLS, LANE_COUNTS, FabricConfig
+from ualink_ref.sim.fabric import (
+    FLOW_CONTROLS,
+    LANE_COUNTS,
+    FabricConfig,
+    FlowControlMode,
+    LinkDown,
+)
 from ualink_ref.sizes import FEC_MODES
 
 #: The subcommand's ``--help`` description.
@@ -52,19 +61,42 @@ def _sizes(text: str) -> list[int]:
     return out
 
 
+def link_down(text: str) -> LinkDown:
+    """``--link-down PLANE:ACC:SLOT``: that accelerator's link fails at that slot."""
+    parts = text.split(":")
+    if len(parts) != 3 or not all(p.strip().isdigit() for p in parts):
+        raise argparse.ArgumentTypeError(f"expected PLANE:ACCELERATOR:SLOT, got {text!r}")
+    return LinkDown(int(parts[0]), int(parts[1]), int(parts[2]))
+
+
+def _names(text: str) -> list[str]:
+    return [word.strip() for word in text.split(",") if word.strip()]
+
+
 def _cmd_collective(args: argparse.Namespace) -> int:
     sizes = args.sweep if args.sweep else [args.size]
+    algos = _names(args.algo) if args.algo != "all" else list(ALGORITHMS[args.op])
+    flows = _names(args.flow_control)
+    if (len(algos) > 1 or len(flows) > 1) and not args.sweep:
+        return fail("collective", "several algorithms or flow controls need --sweep", USAGE)
+    if args.plot and not args.sweep:
+        return fail("collective", "--plot draws a --sweep", USAGE)
     try:
-        pod = FabricConfig(accelerators=args.accelerators, planes=args.planes, lanes=args.lanes,
-                           fec=args.fec, ber=args.ber, flow_control=args.flow_control,
-                           max_outstanding=args.max_outstanding, seed=args.seed)
+        runs = []
+        for flow in flows or ["cbfc"]:
+            pod = FabricConfig(accelerators=args.accelerators, planes=args.planes,
+                               lanes=args.lanes, fec=args.fec, ber=args.ber,
+                               flow_control=cast(FlowControlMode, flow),  # checked by it
+                               max_outstanding=args.max_outstanding, seed=args.seed,
+                               links_down=tuple(args.link_down))
+            for algo in algos or [""]:
+                runs += [(pod, build(args.op, algo, args.accelerators, size, args.dtype,
+                                     seed=args.seed)) for size in sizes]
         run_config = RunConfig(reduce_bytes_per_ns=args.reduce_rate)
-        collectives = [build(args.op, args.algo, args.accelerators, size, args.dtype,
-                             seed=args.seed) for size in sizes]
     except ConfigError as exc:
         return fail("collective", str(exc), USAGE)
     reports = []
-    for collective in collectives:
+    for pod, collective in runs:
         bar = progress_bar(collective.ranks, not args.no_progress)
         try:
             run = run_collective(collective, pod, run_config,
@@ -80,6 +112,12 @@ def _cmd_collective(args: argparse.Namespace) -> int:
         print(sweep_table(reports))
     else:
         print(reports[0].format())
+    if args.plot:
+        try:
+            plot_sweep(reports, Path(args.plot))
+        except ImportError:
+            return fail("collective", "--plot needs matplotlib: pip install 'ualink_ref[plot]'")
+        print(f"wrote {args.plot}", file=sys.stderr)
     return 0 if all(r.exact for r in reports) else 1
 
 
@@ -88,8 +126,8 @@ def register(sub: Any) -> None:
     p = add_command(sub, "collective", DESCRIPTION)
     p.add_argument("--op", choices=tuple(ALGORITHMS), default="all-reduce", help="operation")
     p.add_argument("--algo", default="",
-                   help="algorithm: " + "; ".join(f"{op}: {', '.join(a)}"
-                                                  for op, a in ALGORITHMS.items())
+                   help="algorithm, or a comma list / 'all' with --sweep: " + "; ".join(
+                       f"{op}: {', '.join(a)}" for op, a in ALGORITHMS.items())
                    + " (default: the first)")
     p.add_argument("--accelerators", type=_int_at_least(2, 1024), default=8,
                    help="ranks, one per accelerator (2..1024)")
@@ -100,8 +138,9 @@ def register(sub: Any) -> None:
     p.add_argument("--dtype", choices=tuple(DTYPES), default="float32", help="element type")
     p.add_argument("--planes", type=_int_at_least(1), default=1, help="parallel switch planes")
     p.add_argument("--lanes", type=int, choices=LANE_COUNTS, default=1, help="lanes per link")
-    p.add_argument("--flow-control", choices=FLOW_CONTROLS, default="cbfc",
-                   help="credit-based (cbfc) or priority pause (pfc)")
+    p.add_argument("--flow-control", default="cbfc",
+                   help=f"credit-based or priority pause: one of {', '.join(FLOW_CONTROLS)}, "
+                        "or a comma list with --sweep")
     p.add_argument("--fec", choices=FEC_MODES, default="kp4", help="FEC mode")
     p.add_argument("--ber", type=float, default=0.0, help="pre-FEC bit error ratio, every link")
     p.add_argument("--max-outstanding", type=_int_at_least(1), default=256,
@@ -109,9 +148,13 @@ def register(sub: Any) -> None:
     p.add_argument("--reduce-rate", type=float, default=RunConfig().reduce_bytes_per_ns,
                    help="local reduction rate, bytes/ns (default 1000)")
     p.add_argument("--seed", type=_int_at_least(0), default=0, help="seed of data and channels")
+    p.add_argument("--link-down", type=link_down, action="append", default=[],
+                   metavar="PLANE:ACC:SLOT", help="that link fails at that slot (repeatable)")
+    p.add_argument("--plot", type=plot_path, metavar="FILE",
+                   help="with --sweep: busbw against size, one line per algorithm (.png/.svg/.pdf)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     add_progress_option(p)
     p.set_defaults(func=_cmd_collective)
 
 
-__all__ = ["byte_size", "register"]
+__all__ = ["byte_size", "link_down", "register"]

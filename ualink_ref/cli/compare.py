@@ -9,12 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from ualink_ref.cli.commands import add_command
-from ualink_ref.cli.options import fail, float_range, int_range
+from ualink_ref.cli.options import fail, float_range, int_range, plot_path
 from ualink_ref.compare import fabric_latency as FL
 from ualink_ref.compare import four as F
 from ualink_ref.compare import report as R
 from ualink_ref.compare.mapping import PMTUS
-from ualink_ref.compare.plot import FORMATS as PLOT_FORMATS
 from ualink_ref.compare.plot import plot_report
 from ualink_ref.sim.fabric import FLOW_CONTROLS
 from ualink_ref.sim.workloads import PATTERNS
@@ -28,18 +27,6 @@ DESCRIPTION = (
     "on the wire after FEC (--level wire, default) or at the MAC (--level mac); "
     "the output says which. See specs/rocev2-comparison.md."
 )
-
-
-def _plot_path(text: str) -> str:
-    """``--plot FILE``: a .png, .svg or .pdf name in a directory that exists."""
-    path = Path(text)
-    if path.suffix.lower() not in PLOT_FORMATS:
-        raise argparse.ArgumentTypeError(
-            f"{text!r}: the extension names the format: one of {', '.join(PLOT_FORMATS)}")
-    if not path.parent.is_dir():
-        raise argparse.ArgumentTypeError(
-            f"cannot write {text}: directory {path.parent} does not exist")
-    return text
 
 
 #: Default of ``--repeat``: the figures in specs/ and docs/compare.md are for it.
@@ -170,7 +157,7 @@ def register(sub: Any) -> None:
                         "and RoCEv2 mapping under each row, long lines wrapped)")
     p.add_argument("--breakdown", action="store_true",
                    help="after each row, the ualink TL flits dissected field by field")
-    p.add_argument("--plot", metavar="FILE", type=_plot_path,
+    p.add_argument("--plot", metavar="FILE", type=plot_path,
                    help="also draw efficiency vs payload size, atomics and latency (needs "
                         "matplotlib) as PNG (300 dpi), SVG or PDF, as FILE's extension says")
     p.set_defaults(func=_cmd_compare)

@@ -15,6 +15,7 @@ import math
 import os
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
 from ualink_ref.sizes import FEC_MODES
@@ -208,6 +209,22 @@ def progress_bar(total: int, enabled: bool) -> Any:
     return tqdm(total=total, unit="op", file=sys.stderr, leave=False)
 
 
-__all__ = ["FAILURE", "INTERRUPTED", "RUN_DEFAULTS", "RUN_OPTIONS", "USAGE", "Parser",
-           "TextProgress", "add_progress_option", "add_run_options", "burst", "fail",
-           "float_range", "int_range", "op_count", "progress_bar", "resolve"]
+#: The figure formats ``--plot`` writes, by file extension.
+PLOT_FORMATS = (".png", ".svg", ".pdf")
+
+
+def plot_path(text: str) -> str:
+    """``--plot FILE``: a .png, .svg or .pdf name in a directory that exists."""
+    path = Path(text)
+    if path.suffix.lower() not in PLOT_FORMATS:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: the extension names the format: one of {', '.join(PLOT_FORMATS)}")
+    if not path.parent.is_dir():
+        raise argparse.ArgumentTypeError(
+            f"cannot write {text}: directory {path.parent} does not exist")
+    return text
+
+
+__all__ = ["FAILURE", "INTERRUPTED", "PLOT_FORMATS", "RUN_DEFAULTS", "RUN_OPTIONS", "USAGE",
+           "Parser", "TextProgress", "add_progress_option", "add_run_options", "burst", "fail",
+           "float_range", "int_range", "op_count", "plot_path", "progress_bar", "resolve"]

@@ -16,12 +16,24 @@ import argparse
 import csv
 import itertools
 import json
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from ualink_ref.cli.commands import add_command
 from ualink_ref.cli.fabric import add_pod_options
+from ualink_ref.cli.options import USAGE, fail
+from ualink_ref.collectives.algorithms import ALGORITHMS
+from ualink_ref.collectives.plot import plot_sweep
+from ualink_ref.collectives.report import sweep_table
+from ualink_ref.collectives.sweep import (
+    COLLECTIVE_COLUMNS,
+    collective_grid,
+    report_of,
+    run_collective_point,
+)
+from ualink_ref.errors import ConfigError
 from ualink_ref.sim.fabric import FabricConfig
 from ualink_ref.sim.fabric_report import run_fabric
 from ualink_ref.sim.workloads import PATTERNS, fabric_workload
@@ -64,23 +76,29 @@ def grid(patterns: list[str], loads: list[float], flow_controls: list[str],
                                                      accelerators, seeds)]
 
 
-def run_local(points: list[dict[str, Any]], workers: int | None = None) -> list[dict[str, Any]]:
-    """Run ``points`` on local processes; rows in point order."""
+#: What runs one point: a pure function of it, importable by a worker process.
+PointRunner = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+def run_local(points: list[dict[str, Any]], workers: int | None = None,
+              func: PointRunner = run_point) -> list[dict[str, Any]]:
+    """Run ``points`` (each by ``func``) on local processes; rows in point order."""
     if workers == 1:
-        return [run_point(p) for p in points]
+        return [func(p) for p in points]
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(run_point, points))
+        return list(pool.map(func, points))
 
 
-def run_dask(points: list[dict[str, Any]], scheduler: Any) -> list[dict[str, Any]]:
-    """Run ``points`` on a Dask distributed cluster (``scheduler``: an address or a
-    ``Client``); rows in point order."""
+def run_dask(points: list[dict[str, Any]], scheduler: Any,
+             func: PointRunner = run_point) -> list[dict[str, Any]]:
+    """Run ``points`` (each by ``func``) on a Dask distributed cluster (``scheduler``: an
+    address or a ``Client``); rows in point order."""
     from dask import distributed  # optional extra: only a Dask sweep needs it
 
     Client: Any = distributed.Client  # untyped library
     client: Any = scheduler if isinstance(scheduler, Client) else Client(scheduler)
     try:
-        futures = client.map(run_point, points, pure=False)
+        futures = client.map(func, points, pure=False)
         return list(client.gather(futures))
     finally:
         if client is not scheduler:
@@ -131,9 +149,46 @@ def _ints(text: str) -> list[int]:
     return [int(x) for x in text.split(",") if x]
 
 
+def write_collective_outputs(rows: list[dict[str, Any]], out: Path) -> list[Path]:
+    """``collectives.csv``, ``collectives.json`` and (with matplotlib) ``collectives.png``
+    (busbw against size) under ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
+    paths = [out / "collectives.csv", out / "collectives.json"]
+    with paths[0].open("w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=COLLECTIVE_COLUMNS, extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(rows)
+    paths[1].write_text(json.dumps(rows, indent=1, sort_keys=True))
+    try:
+        plot_sweep([report_of(r) for r in rows], out / "collectives.png")
+    except ImportError:  # the plot is optional
+        return paths
+    return [*paths, out / "collectives.png"]
+
+
+def _cmd_collective_sweep(args: argparse.Namespace, pod: dict[str, Any]) -> int:
+    algos = args.algos.split(",") if args.algos else list(ALGORITHMS[args.collective])
+    points = collective_grid(args.collective, algos, _ints(args.sizes),
+                             args.flow_controls.split(","), _ints(args.accelerators),
+                             _ints(args.seeds), pod)
+    if args.scheduler:
+        rows = run_dask(points, args.scheduler, run_collective_point)
+    else:
+        rows = run_local(points, args.workers, run_collective_point)
+    for path in write_collective_outputs(rows, Path(args.out)):
+        print(f"wrote {path}")
+    print(sweep_table([report_of(r) for r in rows]))
+    return 0 if all(r["exact"] for r in rows) else 1
+
+
 def _cmd_sweep(args: argparse.Namespace) -> int:
     pod = dict(planes=args.planes, fec=args.fec, ber=args.ber, cable_m=args.cable_m,
                switch_ns=args.switch_ns, batch=args.batch, max_outstanding=args.max_outstanding)
+    if args.collective:
+        try:
+            return _cmd_collective_sweep(args, pod)
+        except ConfigError as exc:
+            return fail("sweep", str(exc), USAGE)
     points = grid(args.patterns.split(","), _floats(args.loads), args.flow_controls.split(","),
                   _ints(args.accelerators), _ints(args.seeds), args.ops, pod, args.size)
     run = run_dask if args.scheduler else run_local
@@ -159,11 +214,17 @@ def register(sub: Any) -> None:
     p.add_argument("--ops", type=int, default=2000, help="operations per run")
     p.add_argument("--size", type=int, default=None, help="fixed op size (reads/WriteFulls)")
     add_pod_options(p)
+    p.add_argument("--collective", choices=tuple(ALGORITHMS),
+                   help="sweep this collective instead of fabric loads (busbw against size)")
+    p.add_argument("--algos", default="", help="with --collective: comma-separated algorithms "
+                                                "(default: all of the operation's)")
+    p.add_argument("--sizes", default="4096,65536,1048576",
+                   help="with --collective: comma-separated sizes, bytes")
     p.add_argument("--workers", type=int, default=None, help="local processes (default: cores)")
     p.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address")
     p.add_argument("--out", default="sweep-out", help="output directory")
     p.set_defaults(func=_cmd_sweep)
 
 
-__all__ = ["COLUMNS", "grid", "register", "run_dask", "run_local", "run_point",
-           "write_outputs"]
+__all__ = ["COLUMNS", "PointRunner", "grid", "register", "run_dask", "run_local", "run_point",
+           "write_collective_outputs", "write_outputs"]

@@ -18,12 +18,23 @@ import numpy as np
 from ualink_ref.collectives import layout as L
 from ualink_ref.collectives import reference as R
 from ualink_ref.collectives.moe import MoeRouting, route_tokens
-from ualink_ref.collectives.program import Copy, Put, Reduce, Signal, Step, Wait
+from ualink_ref.collectives.program import (
+    Copy,
+    Fence,
+    MulticastPut,
+    Put,
+    Reduce,
+    ReduceGet,
+    Signal,
+    Step,
+    Wait,
+)
 from ualink_ref.errors import ConfigError
+from ualink_ref.node.config import MulticastGroup
 
 #: Each operation's algorithms (the first is the default).
 ALGORITHMS: dict[str, tuple[str, ...]] = {
-    "all-reduce": ("ring", "one-shot", "two-shot"),
+    "all-reduce": ("ring", "one-shot", "two-shot", "in-network"),
     "reduce-scatter": ("ring",),
     "all-gather": ("ring",),
     "broadcast": ("ring",),
@@ -40,6 +51,11 @@ def bus_factor(op: str, n: int) -> float:
         return 1.0
     return (n - 1) / n  # reduce-scatter, all-gather, all-to-all (and the MoE exchange)
 DTYPES: dict[str, np.dtype[np.generic]] = {"int32": np.dtype("<i4"), "float32": np.dtype("<f4")}
+#: The multicast group of an in-network algorithm: every rank (project choice: the
+#: highest accelerator ID, so a pod with in-network reduction has at most 1,023 ranks).
+GROUP = 1023
+#: Reduce-loads an in-network rank keeps ahead of its multicast stores, in slices.
+IN_NETWORK_AHEAD = 2
 #: A ring's transfers are cut into slices of at most this many bytes, so a rank forwards
 #: the first slice while later ones are still arriving (project choice: NCCL-style
 #: pipelining; 32 KiB keeps ≥ 4 slices in flight at 1 MiB on 8 ranks).
@@ -60,6 +76,8 @@ class Collective:
     #: Per rank, ``{address: bytes}`` its memory must hold at the end.
     expected: tuple[dict[int, bytes], ...]
     routing: MoeRouting | None = field(default=None)
+    #: Multicast groups the pod's switches need (in-network algorithms, S9).
+    groups: tuple[MulticastGroup, ...] = ()
 
     @property
     def bus_factor(self) -> float:
@@ -81,7 +99,7 @@ def _slices(start: int, end: int, item: int) -> list[tuple[int, int]]:
 
 
 class _Flags:
-    """Hands out flag numbers (rule C2): one counter per signalled event."""
+    """Hands out flag addresses (rule C2): one counter per signalled event."""
 
     def __init__(self) -> None:
         self.used = 0
@@ -103,6 +121,9 @@ def _check(op: str, algo: str, ranks: int, size: int, dtype: str) -> str:
         raise ConfigError("dtype", f"must be one of {tuple(DTYPES)}, got {dtype!r}")
     if isinstance(ranks, bool) or not isinstance(ranks, int) or not 2 <= ranks <= 1024:
         raise ConfigError("accelerators", f"must be 2..1024, got {ranks!r}")
+    if algo == "in-network" and ranks > GROUP:
+        raise ConfigError("accelerators", f"in-network needs group ID {GROUP} free: at most "
+                                          f"{GROUP} ranks")
     item = DTYPES[dtype].itemsize
     if isinstance(size, bool) or not isinstance(size, int) or size < item or size % item:
         raise ConfigError("size", f"must be a positive multiple of {item} bytes, got {size!r}")
@@ -144,6 +165,7 @@ def build(op: str, algo: str, ranks: int, size: int, dtype: str = "float32", *,
         ("all-reduce", "ring"): _ring_all_reduce,
         ("all-reduce", "one-shot"): _one_shot,
         ("all-reduce", "two-shot"): _two_shot,
+        ("all-reduce", "in-network"): _in_network,
         ("reduce-scatter", "ring"): _ring_reduce_scatter,
         ("all-gather", "ring"): _ring_all_gather,
         ("broadcast", "ring"): _ring_broadcast,
@@ -151,10 +173,12 @@ def build(op: str, algo: str, ranks: int, size: int, dtype: str = "float32", *,
     }[(op, algo)]
     programs = builder(ranks, count, item)
     outputs = R.expected(op, algo, inputs)
+    groups = ((MulticastGroup(GROUP, tuple(range(ranks))),) if algo == "in-network" else ())
     return Collective(op=op, algo=algo, ranks=ranks, size=size, dtype=dtype,
                       programs=tuple(tuple(p) for p in programs),
                       inputs=tuple(x.tobytes() for x in inputs),
-                      expected=tuple({L.OUTPUT: out.tobytes()} for out in outputs))
+                      expected=tuple({L.OUTPUT: out.tobytes()} for out in outputs),
+                      groups=groups)
 
 
 # -- the algorithms --------------------------------------------------------------------
@@ -168,7 +192,10 @@ def _ring_reduce_phase(ranks: int, count: int, item: int, flags: _Flags,
     chunks = _bounds(count, n)
     slices = [_slices(a, b, item) for a, b in chunks]
     # flag[k][c][s]: slice s of the chunk c sent at step k has landed at its receiver
-    sent = [[[flags.take() for _ in slices[c]] for c in range(n)] for _k in range(n - 1)]
+    # sent[k][s]: slice s of what a rank received at step k has landed (each rank receives
+    # one chunk per step, so one flag per step and slice, in the receiver's memory)
+    per_step = max(len(sl) for sl in slices)
+    sent = [[flags.take() for _ in range(per_step)] for _k in range(n - 1)]
     scratch = [L.SCRATCH + k * (count * item) for k in range(n - 1)]
     programs: list[list[Step]] = [[] for _ in range(n)]
     for r in range(n):
@@ -179,15 +206,15 @@ def _ring_reduce_phase(ranks: int, count: int, item: int, flags: _Flags,
                 if k == 0:
                     src = L.INPUT + a * item
                 else:  # received at step k - 1: add this rank's own part, then forward
-                    prog.append(Wait(sent[k - 1][c][s], 1))
+                    prog.append(Wait(sent[k - 1][s], 1))
                     src = L.ACCUMULATOR + a * item
                     prog.append(Reduce(src, (scratch[k - 1] + a * item, L.INPUT + a * item),
                                        (b - a) * item))
                 prog.append(Put(nxt, src, scratch[k] + a * item, (b - a) * item))
-                prog.append(Signal(nxt, sent[k][c][s]))
+                prog.append(Signal(nxt, sent[k][s]))
         c = r  # the chunk that ends here, received at step n - 2
         for s, (a, b) in enumerate(slices[c]):
-            prog.append(Wait(sent[n - 2][c][s], 1))
+            prog.append(Wait(sent[n - 2][s], 1))
             at = a - chunks[c][0] if compact else a
             prog.append(Reduce(L.OUTPUT + at * item,
                                (scratch[n - 2] + a * item, L.INPUT + a * item), (b - a) * item))
@@ -200,20 +227,23 @@ def _ring_gather_phase(programs: list[list[Step]], ranks: int, count: int, item:
     n = ranks
     chunks = _bounds(count, n)
     slices = [_slices(a, b, item) for a, b in chunks]
-    sent = [[[flags.take() for _ in slices[c]] for c in range(n)] for _k in range(n - 1)]
+    # sent[k][s]: slice s of what a rank received at step k has landed (each rank receives
+    # one chunk per step, so one flag per step and slice, in the receiver's memory)
+    per_step = max(len(sl) for sl in slices)
+    sent = [[flags.take() for _ in range(per_step)] for _k in range(n - 1)]
     for r in range(n):
         prog, nxt = programs[r], (r + 1) % n
         for k in range(n - 1):
             c = (r - k) % n
             for s, (a, b) in enumerate(slices[c]):
                 if k > 0:
-                    prog.append(Wait(sent[k - 1][c][s], 1))
+                    prog.append(Wait(sent[k - 1][s], 1))
                 addr = L.OUTPUT + a * item
                 prog.append(Put(nxt, addr, addr, (b - a) * item))
-                prog.append(Signal(nxt, sent[k][c][s]))
+                prog.append(Signal(nxt, sent[k][s]))
         c = (r + 1) % n  # the last chunk to arrive
         for s in range(len(slices[c])):
-            prog.append(Wait(sent[n - 2][c][s], 1))
+            prog.append(Wait(sent[n - 2][s], 1))
 
 
 def _ring_all_reduce(ranks: int, count: int, item: int) -> list[list[Step]]:
@@ -300,6 +330,39 @@ def _two_shot(ranks: int, count: int, item: int) -> list[list[Step]]:
             prog.append(Put(p, L.OUTPUT + a * item, L.OUTPUT + a * item, (b - a) * item))
             prog.append(Signal(p, gathered))
         prog.append(Wait(gathered, ranks - 1))
+        programs.append(prog)
+    return programs
+
+
+def _in_network(ranks: int, count: int, item: int) -> list[list[Step]]:
+    """Rank c reduce-loads chunk c from every rank at the switch, then multicast-stores the
+    sum to every rank (rule A8, switch rule S9); the switch sums in member (rank) order."""
+    chunks = _bounds(count, ranks)
+    landed = L.flag(0)
+    programs: list[list[Step]] = []
+    for r in range(ranks):
+        prog: list[Step] = []
+        slices = _slices(*chunks[r], item)
+        loads: list[int] = []  # the program step of each slice's reduce-load
+
+        def load(s: int, prog: list[Step] = prog, slices: list[tuple[int, int]] = slices,
+                 loads: list[int] = loads) -> None:
+            a, b = slices[s]
+            loads.append(len(prog))
+            prog.append(ReduceGet(GROUP, L.INPUT + a * item, L.OUTPUT + a * item,
+                                  (b - a) * item))
+
+        for s in range(min(IN_NETWORK_AHEAD, len(slices))):
+            load(s)
+        for s, (a, b) in enumerate(slices):  # each slice stored once its sum is in
+            prog.append(Fence(loads[s]))
+            prog.append(MulticastPut(GROUP, L.OUTPUT + a * item, L.OUTPUT + a * item,
+                                     (b - a) * item))
+            if s + IN_NETWORK_AHEAD < len(slices):
+                load(s + IN_NETWORK_AHEAD)
+        for j in range(1, ranks):
+            prog.append(Signal((r + j) % ranks, landed))
+        prog.append(Wait(landed, ranks - 1))
         programs.append(prog)
     return programs
 

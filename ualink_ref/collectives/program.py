@@ -1,12 +1,14 @@
 """A collective as programs of steps, one program per rank (``specs/collectives.md`` C1-C4).
 
-Each rank runs its steps in order. A data step (:class:`Put`, :class:`Get`) issues UPLI
-Writes / Reads of at most 256 bytes each and is done once they are all issued; a
-:class:`Signal` is issued once every operation the rank issued before it has
-completed (C3: the only ordering it relies on is completion), without holding up the
-steps after it; a :class:`Wait` holds the rank until a flag in its own memory reaches
-a count (C2); :class:`Reduce` and :class:`Copy` work on the rank's own memory and take
-time (C4).
+Each rank runs its steps in order. A data step (:class:`Put`, :class:`Get`,
+:class:`ReduceGet`, :class:`MulticastPut`) issues UPLI Writes / Reads of at most 256
+bytes each and is done once they are all issued; a :class:`Signal` is issued behind
+every operation the rank issued to the same peer before it (C3: on its own plane the
+TL and switch keep that order; an earlier operation on another plane, or through a
+multicast group, must have completed first), without holding up the steps after it;
+a :class:`Wait` holds the rank until a flag in its own memory reaches a count (C2); a
+:class:`Fence` until an earlier data step's operations have completed (C3);
+:class:`Reduce` and :class:`Copy` work on the rank's own memory and take time (C4).
 """
 
 from __future__ import annotations
@@ -62,6 +64,36 @@ class Reduce:
 
 
 @dataclass(frozen=True, slots=True)
+class ReduceGet:
+    """Read ``nbytes`` at ``src`` of every member of multicast ``group``, reduced by the
+    switch (specs/fabric.md S9), into this rank's memory at ``dst``."""
+
+    group: int
+    src: int
+    dst: int
+    nbytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class MulticastPut:
+    """Write ``nbytes`` of this rank's memory at ``src`` to ``dst`` in every member of
+    multicast ``group`` (the switch makes the copies, S9)."""
+
+    group: int
+    src: int
+    dst: int
+    nbytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class Fence:
+    """Hold this rank until every operation of its program step ``step`` (an earlier data
+    step) has completed (rule C3)."""
+
+    step: int
+
+
+@dataclass(frozen=True, slots=True)
 class Copy:
     """Copy ``nbytes`` of this rank's memory from ``src`` to ``dst`` (rule C4)."""
 
@@ -71,6 +103,9 @@ class Copy:
 
 
 #: Any step of a rank's program.
-Step = Put | Get | Signal | Wait | Reduce | Copy
+Step = Put | Get | ReduceGet | MulticastPut | Signal | Wait | Fence | Reduce | Copy
+#: The steps that move data over the fabric.
+DataStep = Put | Get | ReduceGet | MulticastPut
 
-__all__ = ["Copy", "Get", "Put", "Reduce", "Signal", "Step", "Wait"]
+__all__ = ["Copy", "DataStep", "Fence", "Get", "MulticastPut", "Put", "Reduce", "ReduceGet",
+           "Signal", "Step", "Wait"]

@@ -42,7 +42,7 @@ def expected(op: str, algo: str, inputs: Sequence[np.ndarray]) -> list[np.ndarra
     if op == "all-reduce":
         if algo == "ring":
             whole = np.concatenate(ring_reduced(inputs))
-        else:  # one-shot and two-shot reduce in rank order 0 .. n-1 (rules A3, A4)
+        else:  # one-shot, two-shot and in-network: in rank order 0 .. n-1 (A3, A4, A8)
             whole = ordered_sum(list(inputs))
         return [whole] * n
     if op == "reduce-scatter":

@@ -118,7 +118,7 @@ def sweep_table(reports: Sequence[CollectiveReport]) -> str:
     """Reports of one operation at several sizes, in nccl-tests' columns (out-of-place;
     ``#wrong`` counts wrong ranks)."""
     head = (f"{'size':>12} {'count':>12} {'type':>8} {'redop':>6} {'time':>10} "
-            f"{'algbw':>8} {'busbw':>8} {'#wrong':>7}   algo")
+            f"{'algbw':>8} {'busbw':>8} {'#wrong':>7}   algo, flow control")
     unit = (f"{'(B)':>12} {'(elements)':>12} {'':>8} {'':>6} {'(us)':>10} "
             f"{'(GB/s)':>8} {'(GB/s)':>8} {'':>7}")
     rows = [head, unit]
@@ -127,7 +127,7 @@ def sweep_table(reports: Sequence[CollectiveReport]) -> str:
         rows.append(f"{rep.size:>12} {rep.size // item:>12} {rep.dtype:>8} "
                     f"{_REDOP.get(rep.op, 'none'):>6} {rep.time_us:>10.2f} "
                     f"{rep.algbw_gbps:>8.2f} {rep.busbw_gbps:>8.2f} {rep.wrong_ranks:>7}   "
-                    f"{rep.algo}")
+                    f"{rep.algo}, {rep.flow_control}")
     return "\n".join(rows)
 
 

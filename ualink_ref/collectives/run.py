@@ -10,14 +10,27 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from ualink_ref.collectives import layout as L
 from ualink_ref.collectives.algorithms import DTYPES, Collective
-from ualink_ref.collectives.program import Copy, Get, Put, Reduce, Signal, Step, Wait
+from ualink_ref.collectives.program import (
+    Copy,
+    Fence,
+    Get,
+    MulticastPut,
+    Put,
+    Reduce,
+    ReduceGet,
+    Signal,
+    Step,
+    Wait,
+)
+from ualink_ref.dl.linkstate import LinkState
 from ualink_ref.errors import ConfigError, UALinkError
+from ualink_ref.node.multicast import REDUCE_CODES
 from ualink_ref.sim.fabric import Fabric, FabricConfig
 from ualink_ref.sizes import MAX_REQUEST_BYTES
 from ualink_ref.tl.events import Completion
@@ -31,8 +44,18 @@ DEFAULT_REDUCE_BYTES_PER_NS = 1000.0
 PHASES = ("window", "wait", "reduce", "drain")
 
 
+#: How often (slots) a run looks for links in fault (rule C7).
+FAULT_CHECK_SLOTS = 64
+
+
 class CollectiveError(UALinkError):
-    """A collective ended without a result: an operation failed, or it made no progress."""
+    """A collective ended without a result at every rank: an operation failed, a link
+    went to fault, or nothing moved for ``RunConfig.stall_slots`` (rule C7).
+    ``ranks`` says, per rank, where it stopped; no rank has a result."""
+
+    def __init__(self, message: str, ranks: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.ranks = ranks
 
 
 @dataclass(frozen=True)
@@ -110,22 +133,26 @@ class _Rank:
         # (peer, plane) -> numbers of the operations to that peer on that plane not yet
         # known complete, oldest first (completed ones leave from the head lazily)
         self.open_ops: dict[tuple[int, int], deque[int]] = {}
+        self.step_open: dict[int, int] = {}  # program step -> its operations in flight
+        self.groups: set[int] = set()  # multicast groups this rank has sent to
         self.times = RankTimes()
 
     @property
     def done(self) -> bool:
         return self.pc >= len(self.program) and not self.signals and not self.outstanding
 
-    def complete(self, seq: int) -> None:
+    def complete(self, seq: int, step: int) -> None:
         self.completed[seq] = True
         self.outstanding -= 1
+        self.step_open[step] -= 1
 
     def ordered_before(self, signal: Signal, issued_before: int, plane: int) -> bool:
         """Rule C3: every operation to the signal's peer issued before it (the first
         ``issued_before``) either travels on the signal's own plane, where TL rule 1 and
         switch rule S5 keep it ahead of the signal, or has completed."""
         for (peer, other), seqs in self.open_ops.items():
-            if peer != signal.peer or other == plane:
+            # through a group (S9) nothing keeps the order: it must have completed
+            if peer not in self.groups and (peer != signal.peer or other == plane):
                 continue
             while seqs and self.completed[seqs[0]]:
                 seqs.popleft()
@@ -147,6 +174,9 @@ class CollectiveRunner:
                               f"accelerators, the collective {collective.ranks} ranks")
         self.collective = collective
         self.config = config if config is not None else RunConfig()
+        if collective.groups:  # the collective's multicast groups on every switch (S9)
+            fabric_config = replace(fabric_config,
+                                    multicast=fabric_config.multicast + collective.groups)
         self.fabric = Fabric(fabric_config)
         self.slot_ns = fabric_config.slot_ns
         dtype = DTYPES[collective.dtype]
@@ -155,24 +185,28 @@ class CollectiveRunner:
         for r, data in enumerate(collective.inputs):
             self.fabric.memories[r].poke(L.INPUT, data)
         self.max_outstanding = fabric_config.max_outstanding
-        # (plane, rank, handle) -> (op number, local address of a read's data or -1)
-        self._in_flight: dict[tuple[int, int, int], tuple[int, int]] = {}
+        self._reduce_code = {dtype: code for code, dtype in REDUCE_CODES.items()}[dtype]
+        # (plane, rank, handle) -> (op number, program step, local address of read data or -1)
+        self._in_flight: dict[tuple[int, int, int], tuple[int, int, int]] = {}
 
     # -- issuing ------------------------------------------------------------------------
 
     def _issue(self, rank: _Rank, peer: int, addr: int, kind: str, payload: bytes | int,
-               local: int = -1) -> None:
+               local: int = -1, step: int | None = None) -> None:
         plane = self.fabric.plane_of(addr)
         ep = self.fabric.endpoints[plane][rank.index]
         if kind == "write":
             assert isinstance(payload, bytes)
             handle = ep.write(peer, addr, payload)
-        elif kind == "read":
+        elif kind in ("read", "reduce"):
             assert isinstance(payload, int)
-            handle = ep.read(peer, addr, payload)
+            handle = ep.read(peer, addr, payload,
+                             metadata=self._reduce_code if kind == "reduce" else 0)
         else:
             handle = ep.atomic(peer, addr, AtomicOp.ADD, 1, size=8, fetch=False)
-        self._in_flight[(plane, rank.index, handle)] = (rank.issued, local)
+        step = rank.pc if step is None else step  # the data step it belongs to (-1: a signal)
+        self._in_flight[(plane, rank.index, handle)] = (rank.issued, step, local)
+        rank.step_open[step] = rank.step_open.get(step, 0) + 1
         rank.open_ops.setdefault((peer, plane), deque()).append(rank.issued)
         rank.issued += 1
         rank.completed.append(False)
@@ -185,26 +219,31 @@ class CollectiveRunner:
             if not rank.ordered_before(signal, issued_before, self.fabric.plane_of(signal.flag)):
                 break
             rank.signals.popleft()
-            self._issue(rank, signal.peer, signal.flag, "atomic", 0)
+            self._issue(rank, signal.peer, signal.flag, "atomic", 0, step=-1)
         if now < rank.busy_until:
             return "reduce"
         program = rank.program
         while rank.pc < len(program):
             step = program[rank.pc]
-            if isinstance(step, Put | Get):
+            if isinstance(step, Put | Get | ReduceGet | MulticastPut):
+                writes = isinstance(step, Put | MulticastPut)
+                peer = step.peer if isinstance(step, Put | Get) else step.group
                 if rank.pieces is None:
-                    rank.pieces = (_pieces(step.dst, step.src, step.nbytes) if isinstance(step, Put)
+                    rank.pieces = (_pieces(step.dst, step.src, step.nbytes) if writes
                                    else _pieces(step.src, step.dst, step.nbytes))
+                    if isinstance(step, ReduceGet | MulticastPut):
+                        rank.groups.add(step.group)
                 while rank.outstanding < self.max_outstanding:
                     piece = next(rank.pieces, None)
                     if piece is None:
                         break
                     remote, local, length = piece
-                    if isinstance(step, Put):
-                        self._issue(rank, step.peer, remote, "write",
-                                    rank.memory.peek(local, length))
+                    if writes:
+                        self._issue(rank, peer, remote, "write", rank.memory.peek(local, length))
                     else:
-                        self._issue(rank, step.peer, remote, "read", length, local)
+                        self._issue(rank, peer, remote,
+                                    "reduce" if isinstance(step, ReduceGet) else "read",
+                                    length, local)
                 else:
                     return "window"  # held by the in-flight limit (rule C1)
                 rank.pieces = None
@@ -212,6 +251,14 @@ class CollectiveRunner:
                 continue
             if isinstance(step, Signal):
                 rank.signals.append((rank.issued, step))
+                rank.pc += 1
+                continue
+            if isinstance(step, Fence):
+                if not 0 <= step.step < rank.pc:
+                    raise CollectiveError(f"rank {rank.index}: a fence on step {step.step}, "
+                                          "not an earlier one")
+                if rank.step_open.get(step.step, 0):
+                    return "wait"
                 rank.pc += 1
                 continue
             if isinstance(step, Wait):
@@ -266,27 +313,41 @@ class CollectiveRunner:
                 if type(event) is not Completion:
                     continue
                 plane, acc = port_of[name]
-                seq, local = self._in_flight.pop((plane, acc, event.handle))
+                seq, step_index, local = self._in_flight.pop((plane, acc, event.handle))
                 rank = self.ranks[acc]
                 if event.status != Status.OKAY:
-                    raise CollectiveError(
-                        f"rank {acc}: an operation on link p{plane}.link{acc} ended "
-                        f"{event.status.name}{': ' + event.error if event.error else ''}")
+                    self._fail(f"rank {acc}: an operation on link p{plane}.link{acc} ended "
+                               f"{event.status.name}"
+                               f"{': ' + event.error if event.error else ''}")
                 if local >= 0 and event.data is not None:
                     rank.memory.poke(local, event.data)
-                rank.complete(seq)
+                rank.complete(seq, step_index)
                 moved = True
             if moved or any(now < r.busy_until for r in active):
                 last_progress = net.now
             elif active and net.now - last_progress > self.config.stall_slots:
-                waiting = ", ".join(f"rank {r.index} at step {r.pc}" for r in active[:8])
-                raise CollectiveError(f"no progress for {self.config.stall_slots} slots "
-                                      f"({waiting})")
+                self._fail(f"no progress for {self.config.stall_slots} slots")
+            if active and int(now) % FAULT_CHECK_SLOTS == 0:
+                down = [f"p{p}.link{a}" for p, eps in enumerate(self.fabric.endpoints)
+                        for a, ep in enumerate(eps) if ep.link.state is LinkState.FAULT]
+                if down:
+                    self._fail(f"link {', '.join(down)} in fault")
         slots = max((r.times.finished for r in self.ranks), default=0.0)
         self.fabric.drain()
         return CollectiveRun(collective=self.collective, fabric=self.fabric, slots=slots,
                              ranks=tuple(r.times for r in self.ranks),
                              mismatches=self._mismatches(), stray_pages=self._strays())
+
+    def _fail(self, reason: str) -> None:
+        """Rule C7: end the collective at every rank, none with a result."""
+        now = self.fabric.network.now
+        ranks = tuple(f"rank {r.index}: " + (f"stopped at step {r.pc} of {len(r.program)}"
+                                             if not r.done else "finished its program, "
+                                             "but the collective has no result")
+                      for r in self.ranks)
+        raise CollectiveError(f"{reason} at slot {now:.0f} "
+                              f"({now * self.slot_ns / 1000:.2f} us): the collective ended "
+                              f"at all {len(self.ranks)} ranks without a result", ranks)
 
     def _mismatches(self) -> tuple[tuple[int, ...], ...]:
         out = []
@@ -316,5 +377,5 @@ def run_collective(collective: Collective, fabric_config: FabricConfig,
     return CollectiveRunner(collective, fabric_config, config).run(progress)
 
 
-__all__ = ["DEFAULT_REDUCE_BYTES_PER_NS", "PHASES", "CollectiveError", "CollectiveRun",
-           "CollectiveRunner", "RankTimes", "RunConfig", "run_collective"]
+__all__ = ["DEFAULT_REDUCE_BYTES_PER_NS", "FAULT_CHECK_SLOTS", "PHASES", "CollectiveError",
+           "CollectiveRun", "CollectiveRunner", "RankTimes", "RunConfig", "run_collective"]

@@ -19,6 +19,7 @@ from numpy.typing import NDArray
 
 from ualink_ref.dl.formats import header_payload
 from ualink_ref.errors import EncodeError
+from ualink_ref.net.harness import Channel
 from ualink_ref.phy import BitErrorChannel, apply_bit_errors
 
 
@@ -180,6 +181,20 @@ FAULTS = ("drop", "corrupt")
 
 
 @dataclass
+class Chain:
+    """Two channels one after the other: what ``first`` delivers crosses ``second``."""
+
+    first: Channel
+    second: Channel
+
+    def transmit(self, wire: bytes, first_flit: int, flits: int,
+                 now: float = 0) -> bytes | None:
+        """``wire`` as the second channel delivers what the first delivered."""
+        out = self.first.transmit(wire, first_flit, flits, now)
+        return None if out is None else self.second.transmit(out, first_flit, flits, now)
+
+
+@dataclass
 class FaultyChannel:
     """Per-flit loss and corruption on a bare DL link (no FEC), random and scripted.
 
@@ -291,6 +306,7 @@ def flip_bits(data: bytes, positions: list[int]) -> bytes:
 
 __all__ = [
     "FAULTS",
+    "Chain",
     "ErrorBursts",
     "FaultyChannel",
     "Outage",

@@ -19,13 +19,27 @@ CREDIT_CLASSES = ((credits.REQ_CMD, credits.REQ_DATA), (credits.RSP_CMD, credits
 Routed = codec.Request | codec.Response
 
 
+class Copies:
+    """The copies of one multicast store still to leave the switch (S9): the store's
+    ingress buffers are freed when the last one has."""
+
+    def __init__(self, count: int) -> None:
+        self._left = count
+
+    def one_sent(self) -> bool:
+        """Count one copy sent; True when it was the last."""
+        self._left -= 1
+        return self._left == 0
+
+
 @dataclass(frozen=True)
 class Packet:
     """A field held in the switch: what to send on, and what it holds at ingress.
 
     ``source`` is the ingress credit source (a VC or ``credits.POOL``; -1 for a
     reply the switch made itself, which holds no ingress credits); ``ready`` the
-    slot from which it may leave (S7).
+    slot from which it may leave (S7); ``copies`` is shared by the copies of one
+    multicast store (S9), which free the store's ingress buffers once all have left.
     """
 
     value: Routed
@@ -34,6 +48,7 @@ class Packet:
     source: int
     data_credits: int
     ready: float
+    copies: Copies | None = None
 
     @property
     def queue_class(self) -> int:
@@ -117,4 +132,4 @@ class Arbiter:
         return room
 
 
-__all__ = ["CREDIT_CLASSES", "REQUEST", "RESPONSE", "Arbiter", "Packet", "Routed"]
+__all__ = ["CREDIT_CLASSES", "REQUEST", "RESPONSE", "Arbiter", "Copies", "Packet", "Routed"]

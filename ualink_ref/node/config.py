@@ -85,19 +85,54 @@ class PfcConfig:
 
 
 @dataclass(frozen=True)
+class MulticastGroup:
+    """A multicast group of the switch (specs/fabric.md S9): requests addressed to
+    accelerator ID ``group`` reach every accelerator in ``members`` at the same address;
+    a reduce-load is answered with the reduction of every member's data, in member order."""
+
+    group: int
+    members: tuple[int, ...]
+
+    def __post_init__(self) -> None:
+        _whole("multicast", self.group, 0)
+        if self.group >= 1 << 10:
+            raise ConfigError("multicast", f"group ID {self.group} does not fit in 10 bits")
+        if (not isinstance(self.members, tuple) or not self.members
+                or len(set(self.members)) != len(self.members)):
+            raise ConfigError("multicast", f"members must be a tuple of distinct IDs, got "
+                                           f"{self.members!r}")
+        for member in self.members:
+            _whole("multicast", member, 0)
+        if self.group in self.members:
+            raise ConfigError("multicast", f"group {self.group} is one of its own members")
+
+
+@dataclass(frozen=True)
 class SwitchConfig:
     """A switch: ``ports`` link ends (each a ``link``), ``latency`` port-to-port slots
     (S7), ``buffer`` the credits each ingress grants (S4), ``pfc`` pause thresholds (S8)
-    or ``None`` for credit-based flow control only."""
+    or ``None`` for credit-based flow control only, ``multicast`` its multicast groups
+    and ``multicast_ops`` how many multicast operations it works on at once (S9)."""
 
     ports: int
     latency: int = 0
     buffer: CreditConfig = field(default_factory=CreditConfig)
     pfc: PfcConfig | None = None
     link: LinkConfig = field(default_factory=lambda: LinkConfig(tl_backlog=10))
+    multicast: tuple[MulticastGroup, ...] = ()
+    multicast_ops: int = 2048
 
     def __post_init__(self) -> None:
         _whole("ports", self.ports, 1)
+        _whole("multicast_ops", self.multicast_ops, 1)
+        if self.multicast_ops > 1 << 11:
+            raise ConfigError("multicast_ops", f"at most {1 << 11} (tags), got "
+                                               f"{self.multicast_ops}")
+        if not isinstance(self.multicast, tuple) or not all(
+                isinstance(g, MulticastGroup) for g in self.multicast):
+            raise ConfigError("multicast", "must be a tuple of MulticastGroup")
+        if len({g.group for g in self.multicast}) != len(self.multicast):
+            raise ConfigError("multicast", "two groups share an ID")
         _whole("latency", self.latency, 0)
         check_option("buffer", self.buffer)  # every VC can carry a maximal field
         if self.pfc is not None and not isinstance(self.pfc, PfcConfig):
@@ -106,4 +141,4 @@ class SwitchConfig:
             raise ConfigError("link", f"must be a LinkConfig, got {self.link!r}")
 
 
-__all__ = ["EndpointConfig", "LinkConfig", "PfcConfig", "SwitchConfig"]
+__all__ = ["EndpointConfig", "LinkConfig", "MulticastGroup", "PfcConfig", "SwitchConfig"]

@@ -1,10 +1,12 @@
 """A sans-IO UALink switch: N ports, each a full PHY + DL link end, forwarding TL fields.
 
-The rules are S1-S8 in specs/fabric.md, each with its provenance. The switch is
+The rules are S1-S9 in specs/fabric.md, each with its provenance. The switch is
 composed: each port is a :class:`~ualink_ref.node.linkend.LinkEnd` whose upper layer
 is a :class:`SwitchPort` (the forwarding agent: ingress framing, address cache and
 credits, S1-S4), which owns an :class:`~ualink_ref.node.arbiter.Arbiter` for its
-egress (S5, S6) and, with PFC, a :class:`~ualink_ref.node.pause.PauseControl` (S8).
+egress (S5, S6) and, with PFC, a :class:`~ualink_ref.node.pause.PauseControl` (S8);
+with multicast groups the switch has a :class:`~ualink_ref.node.multicast.MulticastEngine`
+(S9).
 The :class:`Switch` routes between ports (S2) and holds their latency (S7).
 """
 
@@ -19,6 +21,7 @@ from ualink_ref.errors import AddressCacheError, ConfigError, MisroutedError, Un
 from ualink_ref.node.arbiter import CREDIT_CLASSES, REQUEST, RESPONSE, Arbiter, Packet, Routed
 from ualink_ref.node.config import PfcConfig, SwitchConfig
 from ualink_ref.node.linkend import LinkEnd
+from ualink_ref.node.multicast import MulticastEngine
 from ualink_ref.node.pause import Pausable, PauseControl
 from ualink_ref.sizes import TL_HALF_BYTES
 from ualink_ref.tl import codec, credits
@@ -126,6 +129,13 @@ class SwitchPort:
         value, source, data_credits = pending.context
         self._stats.data_halves_in += len(pending.data)
         switch = self.switch
+        engine = switch.multicast
+        if engine is not None and engine.is_group(value.dst_acc):  # S9
+            if isinstance(value, codec.Request):
+                engine.accept(value, pending.data, self.index, source, data_credits, now)
+            else:
+                engine.absorb(value, pending.data, self.index, source, data_credits, now)
+            return
         out = switch.egress_of(value.dst_acc)
         if out is None:
             if isinstance(value, codec.Response):
@@ -221,7 +231,7 @@ class SwitchPort:
             if stats.first_data_out < 0:
                 stats.first_data_out = now
             stats.last_data_out = now
-        if packet.source >= 0:
+        if packet.source >= 0 and (packet.copies is None or packet.copies.one_sent()):
             self.switch.release(packet.ingress, packet.source, packet.queue_class,
                                 packet.data_credits, now)
 
@@ -302,6 +312,9 @@ class Switch:
         self.agents = [SwitchPort(self, i, config.ports, config.buffer, config.pfc)
                        for i in range(config.ports)]
         self.ports = [LinkEnd(agent, config.link) for agent in self.agents]
+        #: The multicast engine (S9), or ``None`` for a switch without multicast groups.
+        self.multicast = (MulticastEngine(self, config.multicast, config.multicast_ops)
+                          if config.multicast else None)
 
     def port(self, index: int) -> LinkEnd:
         """The harness port of link ``index``."""
@@ -334,8 +347,9 @@ class Switch:
 
     @property
     def held(self) -> int:
-        """Fields held in the switch (0 once drained: no buffer leak)."""
-        return sum(a.arbiter.queued for a in self.agents)
+        """Fields and multicast operations held in the switch (0 once drained: no leak)."""
+        held = sum(a.arbiter.queued for a in self.agents)
+        return held + (self.multicast.held if self.multicast is not None else 0)
 
     def occupied_buffers(self) -> int:
         """Ingress buffers (command + data) still occupied over every port."""

@@ -28,6 +28,11 @@ F6. ``flow_control="pfc"``: the switch pauses an ingress peer at ``xoff``
     returns that a pause holds back (which could otherwise close a cycle).
 F7. After the last op completes the pod drains: owed credit returns are sent,
     and every link's books must balance (:meth:`Fabric.leaks`).
+F11. ``links_down``: from slot ``at`` every flit either way on that link arrives as
+    noise (the DL cannot deliver: it replays, retrains, and the link goes to fault,
+    whereupon each end's TL ends its operations, specs/dl.md L5).
+F10. With ``multicast`` groups every plane's switch holds them (rule S9); a group ID
+    lies past the accelerator IDs.
 """
 
 from __future__ import annotations
@@ -40,10 +45,16 @@ from typing import Literal
 
 from ualink_ref.dl.config import DLConfig
 from ualink_ref.errors import ConfigError, LinkStalledError
-from ualink_ref.net.channels import RandomBitErrors
-from ualink_ref.net.harness import Network
+from ualink_ref.net.channels import Chain, RandomBitErrors, dead
+from ualink_ref.net.harness import Channel, Network
 from ualink_ref.net.timeouts import replay_timeout_for
-from ualink_ref.node.config import EndpointConfig, LinkConfig, PfcConfig, SwitchConfig
+from ualink_ref.node.config import (
+    EndpointConfig,
+    LinkConfig,
+    MulticastGroup,
+    PfcConfig,
+    SwitchConfig,
+)
 from ualink_ref.node.endpoint import Endpoint
 from ualink_ref.node.switch import Switch
 from ualink_ref.phy.config import PhyConfig
@@ -67,6 +78,25 @@ SWITCH_BUFFER = CreditConfig(per_vc=(4, 4, 8, 8), pool=(32, 32, 128, 128))
 
 
 @dataclass(frozen=True)
+class LinkDown:
+    """Accelerator ``accelerator``'s link on plane ``plane`` fails for good at slot ``at``
+    (both directions carry noise from then on: rule F11)."""
+
+    plane: int
+    accelerator: int
+    at: float
+
+    def __post_init__(self) -> None:
+        for name in ("plane", "accelerator"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ConfigError("links_down", f"{name} must be an integer >= 0, got {value!r}")
+        if isinstance(self.at, bool) or not isinstance(self.at, int | float) or not (
+                math.isfinite(self.at) and self.at >= 0):
+            raise ConfigError("links_down", f"at must be a slot >= 0, got {self.at!r}")
+
+
+@dataclass(frozen=True)
 class FabricConfig:
     """Everything that shapes a pod run except the workload."""
 
@@ -85,6 +115,12 @@ class FabricConfig:
     max_outstanding: int = 64
     seed: int = 0
     max_slots: int | None = None
+    #: Multicast groups of every plane's switch (specs/fabric.md S9, F10).
+    multicast: tuple[MulticastGroup, ...] = ()
+    #: Multicast operations each switch works on at once (S9).
+    multicast_ops: int = 2048
+    #: Links that fail during the run (rule F11).
+    links_down: tuple[LinkDown, ...] = ()
 
     def __post_init__(self) -> None:
         for name, low in (("accelerators", 2), ("planes", 1), ("batch", 1),
@@ -111,6 +147,18 @@ class FabricConfig:
             check_option("buffer", self.buffer)
         if self.pfc is not None and not isinstance(self.pfc, PfcConfig):
             raise ConfigError("pfc", f"must be a PfcConfig or None, got {self.pfc!r}")
+        if not isinstance(self.multicast, tuple) or not all(
+                isinstance(g, MulticastGroup) for g in self.multicast):
+            raise ConfigError("multicast", "must be a tuple of MulticastGroup")
+        for down in self.links_down:
+            if not isinstance(down, LinkDown) or down.plane >= self.planes or (
+                    down.accelerator >= self.accelerators):
+                raise ConfigError("links_down", f"not a link of this pod: {down!r}")
+        for g in self.multicast:
+            if g.group < self.accelerators or any(m >= self.accelerators for m in g.members):
+                raise ConfigError("multicast", f"group {g.group} needs an ID past the "
+                                  f"accelerators (0..{self.accelerators - 1}) and members among "
+                                  "them")
 
     @property
     def slot_ns(self) -> float:
@@ -168,7 +216,9 @@ class Fabric:
         route = {acc: acc for acc in range(n)}
         link = LinkConfig(phy=PhyConfig(config.fec), dl=DLConfig(replay_timeout=timeout))
         switch_config = SwitchConfig(ports=n, latency=config.switch_slots, buffer=buffer,
-                                     pfc=pfc, link=replace(link, tl_backlog=10))
+                                     pfc=pfc, link=replace(link, tl_backlog=10),
+                                     multicast=config.multicast,
+                                     multicast_ops=config.multicast_ops)
         ep_config = EndpointConfig(link=link, tl=TLConfig(
             compress=False, credits=ep_credits if ep_credits is not None else CreditConfig()))
         for p in range(planes):
@@ -179,12 +229,17 @@ class Fabric:
                 self.network.add_port(a, ep)
                 self.network.add_port(s, sw.port(acc))
                 self.port_of[a] = (p, acc)
-                chans: list[RandomBitErrors | None] = [None, None]
+                chans: list[Channel | None] = [None, None]
                 if config.ber:
                     base = config.seed * 1_000_003 + (p * n + acc) * 2
-                    chans = [RandomBitErrors(config.ber, base), RandomBitErrors(config.ber,
-                                                                                base + 1)]
-                    self._channels.extend(c for c in chans if c is not None)
+                    errors = [RandomBitErrors(config.ber, base),
+                              RandomBitErrors(config.ber, base + 1)]
+                    self._channels.extend(errors)
+                    chans = list(errors)
+                for down in config.links_down:  # rule F11
+                    if (down.plane, down.accelerator) == (p, acc):
+                        chans = [dead(down.at, config.seed) if c is None
+                                 else Chain(c, dead(down.at, config.seed)) for c in chans]
                 self.network.connect(a, s, latency=config.link_slots, channel_ab=chans[0],
                                      channel_ba=chans[1], name=f"p{p}.link{acc}")
                 if pfc is not None:
@@ -331,5 +386,6 @@ __all__ = [
     "FabricConfig",
     "FabricRun",
     "FlowControlMode",
+    "LinkDown",
     "pfc_for",
 ]

@@ -1,0 +1,106 @@
+"""The switch's multicast engine (specs/fabric.md S9): stores reach every member, reduce-
+loads come back summed in member order, anything else to a group is refused, and the
+switch's books balance afterwards."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ualink_ref.errors import ConfigError
+from ualink_ref.node.config import MulticastGroup, SwitchConfig
+from ualink_ref.sim.fabric import Fabric, FabricConfig
+from ualink_ref.tl.events import Completion
+from ualink_ref.tl.upli import AtomicOp, Status
+
+GROUP = 100
+
+
+def _pod(n: int = 4) -> Fabric:
+    return Fabric(FabricConfig(accelerators=n, multicast=(MulticastGroup(GROUP, tuple(range(n))),)))
+
+
+def _run(fabric: Fabric, issue: dict[int, int]) -> dict[int, Completion]:
+    """Step until every (accelerator -> handle) in ``issue`` completed; drain; return them."""
+    done: dict[int, Completion] = {}
+    for _ in range(5000):
+        for name, event in fabric.network.step():
+            if type(event) is Completion:
+                _, acc = fabric.port_of[name]
+                assert issue[acc] == event.handle
+                done[acc] = event
+        if len(done) == len(issue):
+            break
+    fabric.drain()
+    assert fabric.leaks() == [] and all(sw.held == 0 for sw in fabric.switches)
+    return done
+
+
+def test_a_multicast_store_reaches_every_member_and_is_answered_once() -> None:
+    fabric = _pod()
+    data = bytes(range(256))
+    handle = fabric.endpoints[0][2].write(GROUP, 0x4000, data)
+    done = _run(fabric, {2: handle})
+    assert done[2].status == Status.OKAY
+    for memory in fabric.memories:
+        assert memory.peek(0x4000, 256) == data
+
+
+@pytest.mark.parametrize(("code", "dtype"), [(1, "<i4"), (2, "<f4")])
+def test_a_reduce_load_is_the_sum_in_member_order(code: int, dtype: str) -> None:
+    fabric = _pod()
+    rng = np.random.default_rng(1)
+    values = [(rng.standard_normal(64) * 1e3).astype(dtype) if dtype == "<f4"
+              else rng.integers(-(2**31), 2**31, 64).astype(dtype) for _ in range(4)]
+    for memory, value in zip(fabric.memories, values, strict=True):
+        memory.poke(0x8000, value.tobytes())
+    handle = fabric.endpoints[0][1].read(GROUP, 0x8000, 256, metadata=code)
+    done = _run(fabric, {1: handle})
+    want = ((values[0] + values[1]) + values[2]) + values[3]
+    assert done[1].status == Status.OKAY and done[1].data == want.tobytes()
+    if dtype == "<f4":  # the order is part of the result
+        assert want.tobytes() != (((values[3] + values[2]) + values[1]) + values[0]).tobytes()
+
+
+def test_what_a_group_cannot_do_is_refused() -> None:
+    fabric = _pod()
+    ep = fabric.endpoints[0][0]
+    handles = {0: ep.read(GROUP, 0x100, 64)}  # a plain load of a group: no reduction named
+    assert _run(fabric, handles)[0].status == Status.UNSUPPORTED_REQUEST
+    handles = {3: fabric.endpoints[0][3].atomic(GROUP, 0x100, AtomicOp.ADD, 1, size=8)}
+    assert _run(fabric, handles)[3].status == Status.UNSUPPORTED_REQUEST
+    assert all(m.peek(0x100, 8) == bytes(8) for m in fabric.memories)
+
+
+def test_many_stores_queue_for_the_engine_and_all_land() -> None:
+    n = 4
+    # an engine that works on two operations at once: the others wait at ingress
+    fabric = Fabric(FabricConfig(accelerators=n, max_outstanding=256, multicast_ops=2,
+                                 multicast=(MulticastGroup(GROUP, tuple(range(n))),)))
+    handles = [fabric.endpoints[0][0].write(GROUP, 0x10000 + 256 * i, bytes([i]) * 256)
+               for i in range(64)]
+    done = 0
+    for _ in range(20000):
+        for _name, event in fabric.network.step():
+            if type(event) is Completion:
+                assert event.status == Status.OKAY and event.handle in handles
+                done += 1
+        if done == 64:
+            break
+    fabric.drain()
+    assert done == 64 and fabric.leaks() == []
+    for memory in fabric.memories:
+        assert all(memory.peek(0x10000 + 256 * i, 256) == bytes([i]) * 256 for i in range(64))
+
+
+def test_group_configuration_is_checked() -> None:
+    with pytest.raises(ConfigError):
+        MulticastGroup(5, (1, 1))
+    with pytest.raises(ConfigError):
+        MulticastGroup(5, (5, 1))
+    with pytest.raises(ConfigError):
+        MulticastGroup(1 << 10, (1,))
+    with pytest.raises(ConfigError):  # a group ID that is an accelerator's
+        FabricConfig(accelerators=4, multicast=(MulticastGroup(2, (0, 1)),))
+    with pytest.raises(ConfigError):
+        SwitchConfig(ports=2, multicast_ops=0)
