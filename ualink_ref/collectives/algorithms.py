@@ -21,10 +21,9 @@ from ualink_ref.collectives.moe import MoeRouting, route_tokens
 from ualink_ref.collectives.program import (
     Copy,
     Fence,
-    MulticastPut,
+    Get,
     Put,
     Reduce,
-    ReduceGet,
     Signal,
     Step,
     Wait,
@@ -349,15 +348,13 @@ def _in_network(ranks: int, count: int, item: int) -> list[list[Step]]:
                  loads: list[int] = loads) -> None:
             a, b = slices[s]
             loads.append(len(prog))
-            prog.append(ReduceGet(GROUP, L.INPUT + a * item, L.OUTPUT + a * item,
-                                  (b - a) * item))
+            prog.append(Get(GROUP, L.INPUT + a * item, L.OUTPUT + a * item, (b - a) * item))
 
         for s in range(min(IN_NETWORK_AHEAD, len(slices))):
             load(s)
         for s, (a, b) in enumerate(slices):  # each slice stored once its sum is in
             prog.append(Fence(loads[s]))
-            prog.append(MulticastPut(GROUP, L.OUTPUT + a * item, L.OUTPUT + a * item,
-                                     (b - a) * item))
+            prog.append(Put(GROUP, L.OUTPUT + a * item, L.OUTPUT + a * item, (b - a) * item))
             if s + IN_NETWORK_AHEAD < len(slices):
                 load(s + IN_NETWORK_AHEAD)
         for j in range(1, ranks):

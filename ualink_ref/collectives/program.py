@@ -1,8 +1,8 @@
 """A collective as programs of steps, one program per rank (``specs/collectives.md`` C1-C4).
 
-Each rank runs its steps in order. A data step (:class:`Put`, :class:`Get`,
-:class:`ReduceGet`, :class:`MulticastPut`) issues UPLI Writes / Reads of at most 256
-bytes each and is done once they are all issued; a :class:`Signal` is issued behind
+Each rank runs its steps in order. A data step (:class:`Put`, :class:`Get`; to a
+multicast group a multicast store and a reduce-load) issues UPLI Writes / Reads of at
+most 256 bytes each and is done once they are all issued; a :class:`Signal` is issued behind
 every operation the rank issued to the same peer before it (C3: on its own plane the
 TL and switch keep that order; an earlier operation on another plane, or through a
 multicast group, must have completed first), without holding up the steps after it;
@@ -18,7 +18,9 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True)
 class Put:
-    """Write ``nbytes`` of this rank's memory at ``src`` to ``peer``'s memory at ``dst``."""
+    """Write ``nbytes`` of this rank's memory at ``src`` to ``peer``'s memory at ``dst``;
+    to every member's when ``peer`` is a multicast group (a multicast store, switch rule
+    S9)."""
 
     peer: int
     src: int
@@ -28,7 +30,9 @@ class Put:
 
 @dataclass(frozen=True, slots=True)
 class Get:
-    """Read ``nbytes`` of ``peer``'s memory at ``src`` into this rank's memory at ``dst``."""
+    """Read ``nbytes`` of ``peer``'s memory at ``src`` into this rank's memory at ``dst``;
+    when ``peer`` is a multicast group, the members' data summed by the switch (a
+    reduce-load in the collective's dtype, switch rule S9)."""
 
     peer: int
     src: int
@@ -47,7 +51,8 @@ class Signal:
 
 @dataclass(frozen=True, slots=True)
 class Wait:
-    """Hold this rank until its own 8-byte flag at ``flag`` is at least ``count`` (C2)."""
+    """Hold this rank until its own 8-byte flag at ``flag`` is at least ``count``: read in
+    its own memory, no fabric operation (rule C2)."""
 
     flag: int
     count: int
@@ -60,28 +65,6 @@ class Reduce:
 
     dst: int
     srcs: tuple[int, ...]
-    nbytes: int
-
-
-@dataclass(frozen=True, slots=True)
-class ReduceGet:
-    """Read ``nbytes`` at ``src`` of every member of multicast ``group``, reduced by the
-    switch (specs/fabric.md S9), into this rank's memory at ``dst``."""
-
-    group: int
-    src: int
-    dst: int
-    nbytes: int
-
-
-@dataclass(frozen=True, slots=True)
-class MulticastPut:
-    """Write ``nbytes`` of this rank's memory at ``src`` to ``dst`` in every member of
-    multicast ``group`` (the switch makes the copies, S9)."""
-
-    group: int
-    src: int
-    dst: int
     nbytes: int
 
 
@@ -103,9 +86,6 @@ class Copy:
 
 
 #: Any step of a rank's program.
-Step = Put | Get | ReduceGet | MulticastPut | Signal | Wait | Fence | Reduce | Copy
-#: The steps that move data over the fabric.
-DataStep = Put | Get | ReduceGet | MulticastPut
+Step = Put | Get | Signal | Wait | Fence | Reduce | Copy
 
-__all__ = ["Copy", "DataStep", "Fence", "Get", "MulticastPut", "Put", "Reduce", "ReduceGet",
-           "Signal", "Step", "Wait"]
+__all__ = ["Copy", "Fence", "Get", "Put", "Reduce", "Signal", "Step", "Wait"]

@@ -50,6 +50,8 @@ class CollectiveReport:
     switch_credit_stalls: int
     replays: int
     links: tuple[LinkUse, ...]
+    #: MoE: tokens the busiest expert received over the mean per expert (None otherwise).
+    expert_imbalance: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The report as plain data (``--json``)."""
@@ -75,6 +77,9 @@ class CollectiveReport:
             f"  credit stalls: endpoints {self.endpoint_credit_stalls}, switch "
             f"{self.switch_credit_stalls}; replays {self.replays}",
         ]
+        if self.expert_imbalance is not None:
+            lines.append(f"  MoE routing: the busiest expert received {self.expert_imbalance:.2f}x "
+                         "the mean tokens per expert (its rank's link bounds the exchange)")
         return "\n".join(lines)
 
 
@@ -94,6 +99,10 @@ def make_report(run: CollectiveRun) -> CollectiveReport:
                                  counters.tl_flits_received * TL_FLIT_BYTES / capacity))
     phases = {name: sum(r.phases[name] for r in run.ranks) / (len(run.ranks) * slots)
               for name in PHASES}
+    imbalance = None
+    if c.routing is not None:
+        load = c.routing.expert_load()
+        imbalance = max(load) / (sum(load) / len(load))
     return CollectiveReport(
         op=c.op, algo=c.algo, ranks=c.ranks, planes=cfg.planes, lanes=cfg.lanes,
         flow_control=cfg.flow_control, ber=cfg.ber, dtype=c.dtype, size=c.size,
@@ -107,7 +116,7 @@ def make_report(run: CollectiveRun) -> CollectiveReport:
                                  for sw in fabric.switches for st in sw.stats),
         replays=sum(ep.replays for eps in fabric.endpoints for ep in eps)
         + sum(port.replays for sw in fabric.switches for port in sw.ports),
-        links=tuple(links))
+        links=tuple(links), expert_imbalance=imbalance)
 
 
 #: nccl-tests' element counts are per dtype; the reduction column names the operator.

@@ -15,25 +15,13 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ualink_ref.collectives import layout as L
+from ualink_ref.collectives import program as P
 from ualink_ref.collectives.algorithms import DTYPES, Collective
-from ualink_ref.collectives.program import (
-    Copy,
-    Fence,
-    Get,
-    MulticastPut,
-    Put,
-    Reduce,
-    ReduceGet,
-    Signal,
-    Step,
-    Wait,
-)
 from ualink_ref.dl.linkstate import LinkState
 from ualink_ref.errors import ConfigError, UALinkError
 from ualink_ref.node.multicast import REDUCE_CODES
 from ualink_ref.sim.fabric import Fabric, FabricConfig
 from ualink_ref.sizes import MAX_REQUEST_BYTES
-from ualink_ref.tl.events import Completion
 from ualink_ref.tl.memory import Memory
 from ualink_ref.tl.upli import REGION_BYTES, AtomicOp, Status
 
@@ -117,7 +105,7 @@ def _pieces(remote: int, local: int, nbytes: int) -> Iterator[tuple[int, int, in
 class _Rank:
     """One rank's program as it runs (rules C1-C4)."""
 
-    def __init__(self, index: int, program: tuple[Step, ...], memory: Memory,
+    def __init__(self, index: int, program: tuple[P.Step, ...], memory: Memory,
                  dtype: np.dtype[np.generic]) -> None:
         self.index = index
         self.program = program
@@ -129,7 +117,7 @@ class _Rank:
         self.issued = 0  # operations issued, numbered 0, 1, ...
         self.completed: list[bool] = []
         self.outstanding = 0
-        self.signals: deque[tuple[int, Signal]] = deque()  # (ops issued before it, signal)
+        self.signals: deque[tuple[int, P.Signal]] = deque()  # (ops issued before it, signal)
         # (peer, plane) -> numbers of the operations to that peer on that plane not yet
         # known complete, oldest first (completed ones leave from the head lazily)
         self.open_ops: dict[tuple[int, int], deque[int]] = {}
@@ -146,7 +134,7 @@ class _Rank:
         self.outstanding -= 1
         self.step_open[step] -= 1
 
-    def ordered_before(self, signal: Signal, issued_before: int, plane: int) -> bool:
+    def ordered_before(self, signal: P.Signal, issued_before: int, plane: int) -> bool:
         """Rule C3: every operation to the signal's peer issued before it (the first
         ``issued_before``) either travels on the signal's own plane, where TL rule 1 and
         switch rule S5 keep it ahead of the signal, or has completed."""
@@ -186,6 +174,7 @@ class CollectiveRunner:
             self.fabric.memories[r].poke(L.INPUT, data)
         self.max_outstanding = fabric_config.max_outstanding
         self._reduce_code = {dtype: code for code, dtype in REDUCE_CODES.items()}[dtype]
+        self._groups = {g.group for g in collective.groups}
         # (plane, rank, handle) -> (op number, program step, local address of read data or -1)
         self._in_flight: dict[tuple[int, int, int], tuple[int, int, int]] = {}
 
@@ -225,14 +214,15 @@ class CollectiveRunner:
         program = rank.program
         while rank.pc < len(program):
             step = program[rank.pc]
-            if isinstance(step, Put | Get | ReduceGet | MulticastPut):
-                writes = isinstance(step, Put | MulticastPut)
-                peer = step.peer if isinstance(step, Put | Get) else step.group
+            if isinstance(step, P.Put | P.Get):
+                writes = isinstance(step, P.Put)
+                peer = step.peer
+                group = peer in self._groups
                 if rank.pieces is None:
                     rank.pieces = (_pieces(step.dst, step.src, step.nbytes) if writes
                                    else _pieces(step.src, step.dst, step.nbytes))
-                    if isinstance(step, ReduceGet | MulticastPut):
-                        rank.groups.add(step.group)
+                    if group:
+                        rank.groups.add(peer)
                 while rank.outstanding < self.max_outstanding:
                     piece = next(rank.pieces, None)
                     if piece is None:
@@ -242,18 +232,18 @@ class CollectiveRunner:
                         self._issue(rank, peer, remote, "write", rank.memory.peek(local, length))
                     else:
                         self._issue(rank, peer, remote,
-                                    "reduce" if isinstance(step, ReduceGet) else "read",
+                                    "reduce" if group else "read",
                                     length, local)
                 else:
                     return "window"  # held by the in-flight limit (rule C1)
                 rank.pieces = None
                 rank.pc += 1
                 continue
-            if isinstance(step, Signal):
+            if isinstance(step, P.Signal):
                 rank.signals.append((rank.issued, step))
                 rank.pc += 1
                 continue
-            if isinstance(step, Fence):
+            if isinstance(step, P.Fence):
                 if not 0 <= step.step < rank.pc:
                     raise CollectiveError(f"rank {rank.index}: a fence on step {step.step}, "
                                           "not an earlier one")
@@ -261,7 +251,7 @@ class CollectiveRunner:
                     return "wait"
                 rank.pc += 1
                 continue
-            if isinstance(step, Wait):
+            if isinstance(step, P.Wait):
                 if rank.flag(step.flag) < step.count:
                     return "wait"
                 rank.pc += 1
@@ -274,9 +264,9 @@ class CollectiveRunner:
                 return "reduce"
         return "drain" if not rank.done else "done"
 
-    def _local(self, rank: _Rank, step: Reduce | Copy) -> int:
+    def _local(self, rank: _Rank, step: P.Reduce | P.Copy) -> int:
         """Apply a local step to the rank's memory; return the bytes it moves (C4)."""
-        if isinstance(step, Copy):
+        if isinstance(step, P.Copy):
             rank.memory.poke(step.dst, rank.memory.peek(step.src, step.nbytes))
             return 2 * step.nbytes
         parts = [np.frombuffer(rank.memory.peek(src, step.nbytes), dtype=rank.dtype)
@@ -292,7 +282,6 @@ class CollectiveRunner:
     def run(self, progress: Callable[[int], None] | None = None) -> CollectiveRun:
         """Run every program to its end; check the outputs (rule C5)."""
         net = self.fabric.network
-        port_of = self.fabric.port_of
         active = list(self.ranks)
         last_progress = net.now
         while active:
@@ -309,10 +298,7 @@ class CollectiveRunner:
                 still.append(rank)
             active = still
             moved = False
-            for name, event in net.step():
-                if type(event) is not Completion:
-                    continue
-                plane, acc = port_of[name]
+            for plane, acc, event in self.fabric.step():
                 seq, step_index, local = self._in_flight.pop((plane, acc, event.handle))
                 rank = self.ranks[acc]
                 if event.status != Status.OKAY:

@@ -252,6 +252,16 @@ class Fabric:
         """Bit errors the channels injected so far."""
         return sum(c.errors for c in self._channels)
 
+    def step(self) -> list[tuple[int, int, Completion]]:
+        """Step the pod's network once; return every operation that completed, as
+        ``(plane, accelerator, completion)``, in the order they completed."""
+        out = []
+        for name, event in self.network.step():
+            if type(event) is Completion:
+                plane, acc = self.port_of[name]
+                out.append((plane, acc, event))
+        return out
+
     def plane_of(self, addr: int) -> int:
         """The plane a request to ``addr`` takes (rule F2)."""
         return (addr >> 8) % self.config.planes
@@ -300,10 +310,7 @@ class Fabric:
                     still.append(src)
             active = still
             before = done
-            for name, event in net.step():
-                if type(event) is not Completion:
-                    continue
-                plane, acc = self.port_of[name]
+            for plane, acc, event in self.step():
                 index, _ = in_flight.pop((plane, acc, event.handle))
                 if results[index] is not None:
                     raise AssertionError(f"op {index} completed twice (seed {cfg.seed})")
