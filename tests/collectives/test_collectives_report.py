@@ -84,3 +84,15 @@ def test_cli_sweep_table_plot_and_link_failure(tmp_path, capsys: pytest.CaptureF
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "p0.link1 in fault" in err[0] and "all 4 ranks" in err[0]
     assert main(["collective", "--algo", "ring,one-shot", "--no-progress"]) == 2
+
+
+def test_sweep_sizes_fit_each_operation() -> None:
+    from ualink_ref.collectives.algorithms import fit_size
+
+    assert fit_size("all-reduce", 8, 8) == 8 and fit_size("all-reduce", 8, 6) == 4
+    assert fit_size("all-gather", 8, 100) == 96 and fit_size("all-gather", 8, 16) is None
+    assert fit_size("reduce-scatter", 8, 30) is None and fit_size("reduce-scatter", 8, 34) == 32
+    for size in (16, 100, 4096, 20000, 1 << 20):
+        fitted = fit_size("moe", 8, size)
+        assert fitted is not None and fitted <= size
+        build("moe", "direct", 8, fitted, "int32")  # accepted as it is

@@ -145,3 +145,19 @@ def test_static_latency_is_a_lower_bound_at_zero_load() -> None:
     cold = (FabricOp(0, 1, Op("a", "read", 0x2000, length=64), 0),)
     report = run_fabric(cfg, cold)
     assert report.dynamic_mean_ns == pytest.approx(2 * 25.6)
+
+
+def test_fixed_size_transfers_split_at_256_bytes_and_mixes() -> None:
+    from ualink_ref.sim.workloads import MIXES, fabric_workload
+
+    work = fabric_workload("uniform", 10, 4, seed=3, kinds=MIXES["writes"], size=1024)
+    assert len(work) == 40 and all(op.op.kind == "write" and len(op.op.data) == 256
+                                   for op in work)
+    for i in range(0, 40, 4):  # each transfer: four consecutive regions, one source, one time
+        group = work[i:i + 4]
+        assert len({(op.src, op.dst, op.at) for op in group}) == 1
+        assert [op.op.addr - group[0].op.addr for op in group] == [0, 256, 512, 768]
+    reads = fabric_workload("uniform", 10, 4, seed=3, kinds=MIXES["reads"], size=512)
+    assert all(op.op.kind == "read" and op.op.length == 256 for op in reads)
+    report = run_fabric(FabricConfig(accelerators=4), work)
+    assert report.ok and report.ops_completed == 40

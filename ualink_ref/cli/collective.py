@@ -12,7 +12,7 @@ from typing import Any, cast
 from ualink_ref.cli.commands import add_command
 from ualink_ref.cli.options import USAGE, add_progress_option, fail, plot_path, progress_bar
 from ualink_ref.cli.options import int_range as _int_at_least
-from ualink_ref.collectives.algorithms import ALGORITHMS, DTYPES, build
+from ualink_ref.collectives.algorithms import ALGORITHMS, DTYPES, build, fit_size
 from ualink_ref.collectives.plot import plot_sweep
 from ualink_ref.collectives.report import make_report, sweep_table
 from ualink_ref.collectives.run import RunConfig, run_collective
@@ -75,6 +75,12 @@ def _names(text: str) -> list[str]:
 
 def _cmd_collective(args: argparse.Namespace) -> int:
     sizes = args.sweep if args.sweep else [args.size]
+    if args.sweep:  # rounded as nccl-tests rounds its counts; sizes with no fit dropped
+        fitted = [fit_size(args.op, args.accelerators, z, args.dtype) for z in args.sweep]
+        sizes = list(dict.fromkeys(z for z in fitted if z is not None))
+        if not sizes:
+            return fail("collective", f"no size of the sweep fits {args.op} on "
+                        f"{args.accelerators} ranks", USAGE)
     algos = _names(args.algo) if args.algo != "all" else list(ALGORITHMS[args.op])
     flows = _names(args.flow_control)
     if (len(algos) > 1 or len(flows) > 1) and not args.sweep:

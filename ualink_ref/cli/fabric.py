@@ -12,9 +12,9 @@ from ualink_ref.capture.run import Recorder, fabric_directions
 from ualink_ref.cli.commands import add_command
 from ualink_ref.cli.options import add_progress_option, progress_bar
 from ualink_ref.cli.options import int_range as _int_at_least
-from ualink_ref.sim.fabric import FLOW_CONTROLS, Fabric, FabricConfig
+from ualink_ref.sim.fabric import FLOW_CONTROLS, LANE_COUNTS, Fabric, FabricConfig
 from ualink_ref.sim.fabric_report import make_report, zero_load_load64
-from ualink_ref.sim.workloads import PATTERNS, fabric_workload
+from ualink_ref.sim.workloads import MAX_TRANSFER_BYTES, MIXES, PATTERNS, fabric_workload
 from ualink_ref.sizes import FEC_MODES
 
 #: The subcommand's ``--help`` description.
@@ -26,9 +26,17 @@ DESCRIPTION = (
 )
 
 
+def _transfer_size(text: str) -> int:
+    value = _int_at_least(4, MAX_TRANSFER_BYTES)(text)
+    if value % 4:
+        raise argparse.ArgumentTypeError(f"must be a multiple of 4, got {value}")
+    return value
+
+
 def config_from(args: argparse.Namespace) -> FabricConfig:
     """The :class:`FabricConfig` the parsed options describe."""
-    return FabricConfig(accelerators=args.accelerators, planes=args.planes, fec=args.fec,
+    return FabricConfig(accelerators=args.accelerators, planes=args.planes, lanes=args.lanes,
+                        fec=args.fec,
                         ber=args.ber, cable_m=args.cable_m, switch_ns=args.switch_ns,
                         flow_control=args.flow_control, batch=args.batch,
                         max_outstanding=args.max_outstanding, seed=args.seed)
@@ -39,7 +47,7 @@ def _cmd_fabric(args: argparse.Namespace) -> int:
     if args.zero_load:
         print(zero_load_load64(config).format())
         return 0
-    kinds = ("read", "writefull") if args.size else ("read", "write", "writefull", "atomic")
+    kinds = MIXES[args.mix] if args.size else ("read", "write", "writefull", "atomic")
     workload = fabric_workload(args.pattern, args.ops, args.accelerators, args.seed,
                                load=args.load, size=args.size, kinds=kinds, target=args.target)
     fabric = Fabric(config)
@@ -68,6 +76,8 @@ def _cmd_fabric(args: argparse.Namespace) -> int:
 def add_pod_options(p: argparse.ArgumentParser) -> None:
     """The pod options ``fabric`` and ``sweep`` share."""
     p.add_argument("--planes", type=_int_at_least(1), default=1, help="parallel switch planes")
+    p.add_argument("--lanes", type=int, choices=LANE_COUNTS, default=1,
+                   help="lanes per link (x1, x2, x4: a slot is 25.6 ns / lanes)")
     p.add_argument("--fec", choices=FEC_MODES, default="kp4", help="FEC mode")
     p.add_argument("--ber", type=float, default=0.0, help="pre-FEC bit error ratio, every link")
     p.add_argument("--cable-m", type=float, default=3.0, help="cable length, metres (5 ns/m)")
@@ -89,8 +99,11 @@ def register(sub: Any) -> None:
     p.add_argument("--flow-control", choices=FLOW_CONTROLS, default="cbfc",
                    help="credit-based (cbfc) or priority pause (pfc)")
     p.add_argument("--ops", type=_int_at_least(0), default=2000, help="operations")
-    p.add_argument("--size", type=int, default=None,
-                   help="every op a read or WriteFull of this many bytes (default: mixed)")
+    p.add_argument("--size", type=_transfer_size, default=None,
+                   help="every transfer a read or WriteFull of this many bytes, split at 256 "
+                        f"(4..{MAX_TRANSFER_BYTES}, a multiple of 4; default: mixed shapes)")
+    p.add_argument("--mix", choices=tuple(MIXES), default="mixed",
+                   help="with --size: reads and writes, reads only or writes only")
     p.add_argument("--target", type=int, default=0, help="incast / hotspot destination")
     p.add_argument("--seed", type=int, default=0, help="seed for workload and channels")
     add_pod_options(p)

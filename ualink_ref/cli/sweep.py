@@ -182,7 +182,8 @@ def _cmd_collective_sweep(args: argparse.Namespace, pod: dict[str, Any]) -> int:
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
-    pod = dict(planes=args.planes, fec=args.fec, ber=args.ber, cable_m=args.cable_m,
+    pod = dict(planes=args.planes, lanes=args.lanes, fec=args.fec, ber=args.ber,
+               cable_m=args.cable_m,
                switch_ns=args.switch_ns, batch=args.batch, max_outstanding=args.max_outstanding)
     if args.collective:
         try:

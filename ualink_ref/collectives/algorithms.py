@@ -136,6 +136,23 @@ def _check(op: str, algo: str, ranks: int, size: int, dtype: str) -> str:
     return algo
 
 
+def fit_size(op: str, ranks: int, size: int, dtype: str = "float32") -> int | None:
+    """The largest size <= ``size`` that ``op`` accepts on ``ranks`` ranks, or ``None``
+    when there is none (a size sweep rounds as nccl-tests rounds its counts)."""
+    item = DTYPES[dtype].itemsize if dtype in DTYPES else 4
+    if op in ("all-gather", "all-to-all"):
+        unit, least = item * ranks, item * ranks
+    elif op == "reduce-scatter":
+        unit, least = item, item * ranks
+    elif op == "moe":  # whole tokens: 4 KiB ones from 16 KiB up (top-2), else two per rank
+        unit = 8192 if size >= 16384 else 16
+        least = 16
+    else:
+        unit, least = item, item
+    fitted = size - size % unit
+    return fitted if fitted >= least else None
+
+
 def random_inputs(ranks: int, count: int, dtype: str, seed: int) -> list[np.ndarray]:
     """Each rank's seeded input of ``count`` elements: int32 over the whole range, float32
     finite values of mixed sign and scale (so rounding order matters)."""

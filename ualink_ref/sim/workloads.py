@@ -41,6 +41,11 @@ SIDES = ("a", "b")
 OP_KINDS = ("read", "write", "atomic")
 #: The kinds :func:`random_workload` can draw from.
 WORKLOAD_KINDS = ("read", "write", "writefull", "atomic")
+#: The largest transfer a fixed-size fabric workload offers (it is split at 256 bytes, W5).
+MAX_TRANSFER_BYTES = 1 << 20
+#: ``fabric --mix``: the op kinds of a fixed-size workload.
+MIXES: dict[str, tuple[str, ...]] = {"mixed": ("read", "writefull"), "reads": ("read",),
+                                     "writes": ("writefull",)}
 #: The atomic ops a random workload draws from, in declaration order.
 ATOMIC_OPS = tuple(AtomicOp)
 
@@ -222,7 +227,12 @@ def fabric_workload(
     span: int = 1 << 14,
     base: int = 0x10_0000,
 ) -> tuple[FabricOp, ...]:
-    """``n`` seeded ops among ``accelerators`` (IDs 0..N-1) by ``pattern`` (rules W1-W4)."""
+    """``n`` seeded ops among ``accelerators`` (IDs 0..N-1) by ``pattern`` (rules W1-W4).
+
+    With ``size`` above 256 bytes each of the ``n`` is a transfer of ``size`` bytes,
+    issued as one op per 256-byte region at consecutive addresses, all offered at the
+    same time (rule W5: a copy engine splits a transfer so).
+    """
     if pattern not in PATTERNS:
         raise ValueError(f"pattern must be one of {PATTERNS}, got {pattern!r}")
     if accelerators < 2 or not 0 <= target < accelerators:
@@ -230,8 +240,11 @@ def fabric_workload(
                          f"{target}")
     if load is not None and not 0 < load <= 4:
         raise ValueError(f"load must be in (0, 4], got {load}")
-    if size is not None and (size % 4 or not 4 <= size <= 256):
-        raise ValueError(f"size must be a multiple of 4 in 4..256, got {size}")
+    if size is not None and (size % 4 or not 4 <= size <= MAX_TRANSFER_BYTES):
+        raise ValueError(f"size must be a multiple of 4 in 4..{MAX_TRANSFER_BYTES}, got {size}")
+    if size is not None and size > 256:
+        span = max(span, 1 << (2 * size - 1).bit_length())  # room for transfers at random
+
     rng = random.Random(seed ^ 0x5F1DE)
     shapes = random_workload(n, seed, span=span, base=0, kinds=kinds)
     ids = list(range(accelerators))
@@ -256,23 +269,29 @@ def fabric_workload(
             else:
                 dst = rng.randrange(accelerators - 1)
                 dst += dst >= src
-        if size is not None:
-            addr = rng.randrange(0, span, 256)
-            shape = (Op("a", "read", addr, length=size) if shape.kind == "read"
-                     else Op("a", "write", addr, data=rng.randbytes(size)))
-        op = replace(shape, addr=base + src * span + shape.addr)
+        pieces = [shape]
+        if size is not None:  # fixed-size reads / WriteFulls, split at 256 bytes (W5)
+            start = rng.randrange(0, span - size + 1, 256)
+            pieces = [Op("a", "read", start + off, length=min(256, size - off))
+                      if shape.kind == "read" else
+                      Op("a", "write", start + off, data=rng.randbytes(min(256, size - off)))
+                      for off in range(0, size, 256)]
         at = 0.0
         if load is not None:
-            gap = op_link_bytes(op) / DL_PAYLOAD_BYTES / load
+            gap = sum(op_link_bytes(p) for p in pieces) / DL_PAYLOAD_BYTES / load
             if pattern == "incast":  # the load is the destination link's (rule W4)
                 gap *= len(others)
             clock[src] += rng.expovariate(1.0) * gap
             at = clock[src]
-        ops.append(FabricOp(src, dst, op, at))
+        for piece in pieces:
+            ops.append(FabricOp(src, dst, replace(piece, addr=base + src * span + piece.addr),
+                                at))
     return tuple(ops)
 
 
 __all__ = [
+    "MAX_TRANSFER_BYTES",
+    "MIXES",
     "OP_KINDS",
     "PATTERNS",
     "SIDES",
