@@ -115,6 +115,11 @@ class ConfigError(EncodeError):
     def __init__(self, option: str, message: str) -> None:
         super().__init__(f"{option}: {message}", field=option)
         self.option = option
+        self._message = message
+
+    def __reduce__(self) -> tuple[type[ConfigError], tuple[str, str]]:
+        """Pickled with its own arguments (a worker process's error reaches its parent)."""
+        return type(self), (self.option, self._message)
 
 
 class ProtocolError(UALinkError):

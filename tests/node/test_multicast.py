@@ -9,7 +9,8 @@ import pytest
 
 from ualink_ref.errors import ConfigError
 from ualink_ref.node.config import MulticastGroup, SwitchConfig
-from ualink_ref.sim.fabric import Fabric, FabricConfig
+from ualink_ref.node.switch import Switch
+from ualink_ref.sim.fabric import Fabric, FabricConfig, LinkDown
 from ualink_ref.tl.events import Completion
 from ualink_ref.tl.upli import AtomicOp, Status
 
@@ -104,3 +105,33 @@ def test_group_configuration_is_checked() -> None:
         FabricConfig(accelerators=4, multicast=(MulticastGroup(2, (0, 1)),))
     with pytest.raises(ConfigError):
         SwitchConfig(ports=2, multicast_ops=0)
+    with pytest.raises(ConfigError):  # checked by the pod's own configuration too
+        FabricConfig(accelerators=4, multicast_ops=0)
+    twice = (MulticastGroup(9, (0, 1)), MulticastGroup(9, (2, 3)))
+    with pytest.raises(ConfigError):
+        FabricConfig(accelerators=4, multicast=twice)
+    with pytest.raises(ConfigError):  # a group may not take over an accelerator's ID
+        Switch(SwitchConfig(ports=2, multicast=(MulticastGroup(1, (0,)),)), {0: 0, 1: 1})
+    with pytest.raises(ConfigError):
+        FabricConfig(accelerators=4, links_down=[LinkDown(0, 1, 5)])  # type: ignore[arg-type]
+
+
+def test_a_member_answering_in_pieces_is_gathered_and_a_poisoned_sum_is_an_error() -> None:
+    fabric = _pod()
+    for memory in fabric.memories:
+        memory.poke(0x8000, np.arange(64, dtype="<f4").tobytes())
+    fabric.memories[2].poison(0x8000 + 64 + 8, 4)  # beat 1 of member 2: it answers in pieces
+    handle = fabric.endpoints[0][0].read(GROUP, 0x8000, 256, metadata=2)
+    done = _run(fabric, {0: handle})
+    assert done[0].status == Status.DATA_ERROR and done[0].data is None
+    engine = fabric.switches[0].multicast
+    assert engine is not None and engine.stray_answers == 0 and engine.held == 0
+    # the engine's tag is free again and a later reduce-load is answered in full
+    assert fabric.memories[2].write(0x8000 + 64 + 8, bytes(4)) == Status.OKAY  # unpoisons
+    handle = fabric.endpoints[0][1].read(GROUP, 0x8000, 256, metadata=2)
+    done = _run(fabric, {1: handle})
+    ones = np.arange(64, dtype="<f4")
+    member2 = ones.copy()
+    member2[18] = 0  # the element just rewritten
+    assert done[1].status == Status.OKAY
+    assert done[1].data == (((ones + ones) + member2) + ones).tobytes()

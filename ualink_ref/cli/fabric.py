@@ -10,7 +10,7 @@ from typing import Any
 from ualink_ref.capture.format import write_capture
 from ualink_ref.capture.run import Recorder, fabric_directions
 from ualink_ref.cli.commands import add_command
-from ualink_ref.cli.options import add_progress_option, progress_bar
+from ualink_ref.cli.options import USAGE, add_progress_option, fail, progress_bar
 from ualink_ref.cli.options import int_range as _int_at_least
 from ualink_ref.sim.fabric import FLOW_CONTROLS, LANE_COUNTS, Fabric, FabricConfig
 from ualink_ref.sim.fabric_report import make_report, zero_load_load64
@@ -26,7 +26,8 @@ DESCRIPTION = (
 )
 
 
-def _transfer_size(text: str) -> int:
+def transfer_size(text: str) -> int:
+    """``--size``: a transfer of 4 bytes to 1 MiB, a multiple of 4 (rule W5)."""
     value = _int_at_least(4, MAX_TRANSFER_BYTES)(text)
     if value % 4:
         raise argparse.ArgumentTypeError(f"must be a multiple of 4, got {value}")
@@ -47,7 +48,10 @@ def _cmd_fabric(args: argparse.Namespace) -> int:
     if args.zero_load:
         print(zero_load_load64(config).format())
         return 0
-    kinds = MIXES[args.mix] if args.size else ("read", "write", "writefull", "atomic")
+    if args.mix is not None and args.size is None:
+        return fail("fabric", "--mix picks the kinds of a fixed-size workload: it needs --size",
+                    USAGE)
+    kinds = MIXES[args.mix or "mixed"] if args.size else ("read", "write", "writefull", "atomic")
     workload = fabric_workload(args.pattern, args.ops, args.accelerators, args.seed,
                                load=args.load, size=args.size, kinds=kinds, target=args.target)
     fabric = Fabric(config)
@@ -99,10 +103,10 @@ def register(sub: Any) -> None:
     p.add_argument("--flow-control", choices=FLOW_CONTROLS, default="cbfc",
                    help="credit-based (cbfc) or priority pause (pfc)")
     p.add_argument("--ops", type=_int_at_least(0), default=2000, help="operations")
-    p.add_argument("--size", type=_transfer_size, default=None,
+    p.add_argument("--size", type=transfer_size, default=None,
                    help="every transfer a read or WriteFull of this many bytes, split at 256 "
                         f"(4..{MAX_TRANSFER_BYTES}, a multiple of 4; default: mixed shapes)")
-    p.add_argument("--mix", choices=tuple(MIXES), default="mixed",
+    p.add_argument("--mix", choices=tuple(MIXES), default=None,
                    help="with --size: reads and writes, reads only or writes only")
     p.add_argument("--target", type=int, default=0, help="incast / hotspot destination")
     p.add_argument("--seed", type=int, default=0, help="seed for workload and channels")
@@ -116,4 +120,4 @@ def register(sub: Any) -> None:
     p.set_defaults(func=_cmd_fabric)
 
 
-__all__ = ["add_pod_options", "config_from", "register"]
+__all__ = ["add_pod_options", "config_from", "register", "transfer_size"]

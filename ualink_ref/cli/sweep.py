@@ -21,10 +21,11 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from ualink_ref.cli.collective import byte_size
 from ualink_ref.cli.commands import add_command
-from ualink_ref.cli.fabric import add_pod_options
-from ualink_ref.cli.options import USAGE, fail
-from ualink_ref.collectives.algorithms import ALGORITHMS
+from ualink_ref.cli.fabric import add_pod_options, transfer_size
+from ualink_ref.cli.options import USAGE, fail, float_range, int_range
+from ualink_ref.collectives.algorithms import ALGORITHMS, check_collective, fit_size
 from ualink_ref.collectives.plot import plot_sweep
 from ualink_ref.collectives.report import sweep_table
 from ualink_ref.collectives.sweep import (
@@ -141,12 +142,20 @@ def write_outputs(rows: list[dict[str, Any]], out: Path) -> list[Path]:
     return [*paths, out / "sweep.png"]
 
 
-def _floats(text: str) -> list[float]:
-    return [float(x) for x in text.split(",") if x]
+def _listed(parse: Callable[[str], Any], what: str) -> Callable[[str], list[Any]]:
+    """An argument type: a comma-separated, non-empty list of values read by ``parse``."""
+
+    def parse_list(text: str) -> list[Any]:
+        values = [parse(word) for word in text.split(",") if word.strip()]
+        if not values:
+            raise argparse.ArgumentTypeError(f"expected comma-separated {what}, got {text!r}")
+        return values
+
+    return parse_list
 
 
-def _ints(text: str) -> list[int]:
-    return [int(x) for x in text.split(",") if x]
+_loads = _listed(float_range(0.0, 4.0, above=True), "loads in (0, 4]")
+_pods = _listed(int_range(2, 1024), "pod sizes (2..1024)")
 
 
 def write_collective_outputs(rows: list[dict[str, Any]], out: Path) -> list[Path]:
@@ -167,10 +176,21 @@ def write_collective_outputs(rows: list[dict[str, Any]], out: Path) -> list[Path
 
 
 def _cmd_collective_sweep(args: argparse.Namespace, pod: dict[str, Any]) -> int:
-    algos = args.algos.split(",") if args.algos else list(ALGORITHMS[args.collective])
-    points = collective_grid(args.collective, algos, _ints(args.sizes),
-                             args.flow_controls.split(","), _ints(args.accelerators),
-                             _ints(args.seeds), pod)
+    op = args.collective
+    algos = args.algos.split(",") if args.algos else list(ALGORITHMS[op])
+    flows = args.flow_controls.split(",")
+    accelerators = args.accelerators
+    # Every point is checked here, before any worker runs it: a worker's error would
+    # reach this process only as a broken pool. Sizes are rounded as nccl-tests rounds.
+    sizes = list(dict.fromkeys(z for n in accelerators for z0 in args.sizes
+                               if (z := fit_size(op, n, z0)) is not None))
+    if not sizes:
+        return fail("sweep", f"no size of --sizes fits {op}", USAGE)
+    for algo, n, size in itertools.product(algos, accelerators, sizes):
+        check_collective(op, algo, n, size, "float32")
+    for flow, n, seed in itertools.product(flows, accelerators, args.seeds):
+        FabricConfig(accelerators=n, flow_control=flow, seed=seed, **pod)  # checks the pod
+    points = collective_grid(op, algos, sizes, flows, accelerators, args.seeds, pod)
     if args.scheduler:
         rows = run_dask(points, args.scheduler, run_collective_point)
     else:
@@ -179,6 +199,10 @@ def _cmd_collective_sweep(args: argparse.Namespace, pod: dict[str, Any]) -> int:
         print(f"wrote {path}")
     print(sweep_table([report_of(r) for r in rows]))
     return 0 if all(r["exact"] for r in rows) else 1
+
+
+_byte_sizes = _listed(byte_size, "sizes")
+_seeds = _listed(int_range(0, 2**32 - 1), "seeds (>= 0)")
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
@@ -190,8 +214,8 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
             return _cmd_collective_sweep(args, pod)
         except ConfigError as exc:
             return fail("sweep", str(exc), USAGE)
-    points = grid(args.patterns.split(","), _floats(args.loads), args.flow_controls.split(","),
-                  _ints(args.accelerators), _ints(args.seeds), args.ops, pod, args.size)
+    points = grid(args.patterns.split(","), args.loads, args.flow_controls.split(","),
+                  args.accelerators, args.seeds, args.ops, pod, args.size)
     run = run_dask if args.scheduler else run_local
     rows = run(points, args.scheduler or args.workers)
     for path in write_outputs(rows, Path(args.out)):
@@ -208,20 +232,23 @@ def register(sub: Any) -> None:
     p = add_command(sub, "sweep", DESCRIPTION)
     p.add_argument("--patterns", default="incast,uniform",
                    help=f"comma-separated, from {','.join(PATTERNS)}")
-    p.add_argument("--loads", default="0.2,0.5,0.8,0.95", help="comma-separated loads")
+    p.add_argument("--loads", type=_loads, default=[0.2, 0.5, 0.8, 0.95],
+                   help="comma-separated loads")
     p.add_argument("--flow-controls", default="cbfc,pfc", help="comma-separated: cbfc,pfc")
-    p.add_argument("--accelerators", default="16", help="comma-separated pod sizes")
-    p.add_argument("--seeds", default="0", help="comma-separated seeds")
+    p.add_argument("--accelerators", type=_pods, default=[16], help="comma-separated pod sizes")
+    p.add_argument("--seeds", type=_seeds, default=[0], help="comma-separated seeds (>= 0)")
     p.add_argument("--ops", type=int, default=2000, help="operations per run")
-    p.add_argument("--size", type=int, default=None, help="fixed op size (reads/WriteFulls)")
+    p.add_argument("--size", type=transfer_size, default=None,
+                   help="fixed transfer size (reads/WriteFulls, split at 256 bytes)")
     add_pod_options(p)
     p.add_argument("--collective", choices=tuple(ALGORITHMS),
                    help="sweep this collective instead of fabric loads (busbw against size)")
     p.add_argument("--algos", default="", help="with --collective: comma-separated algorithms "
                                                 "(default: all of the operation's)")
-    p.add_argument("--sizes", default="4096,65536,1048576",
-                   help="with --collective: comma-separated sizes, bytes")
-    p.add_argument("--workers", type=int, default=None, help="local processes (default: cores)")
+    p.add_argument("--sizes", type=_byte_sizes, default=[4096, 65536, 1048576],
+                   help="with --collective: comma-separated sizes (e.g. 4K,64K,1M)")
+    p.add_argument("--workers", type=int_range(1), default=None,
+                   help="local processes (default: cores)")
     p.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address")
     p.add_argument("--out", default="sweep-out", help="output directory")
     p.set_defaults(func=_cmd_sweep)

@@ -30,6 +30,7 @@ from ualink_ref.collectives.program import (
 )
 from ualink_ref.errors import ConfigError
 from ualink_ref.node.config import MulticastGroup
+from ualink_ref.tl.memory import DEFAULT_MAX_PAGES, PAGE_SIZE
 
 #: Each operation's algorithms (the first is the default).
 ALGORITHMS: dict[str, tuple[str, ...]] = {
@@ -110,7 +111,10 @@ class _Flags:
         return L.flag(self.used - 1)
 
 
-def _check(op: str, algo: str, ranks: int, size: int, dtype: str) -> str:
+def check_collective(op: str, algo: str, ranks: int, size: int, dtype: str) -> str:
+    """``algo`` (or ``op``'s default when empty) if ``op`` by it on ``ranks`` ranks of
+    ``size`` bytes of ``dtype`` can be built and fits a rank's memory; else
+    :class:`~ualink_ref.errors.ConfigError` naming the option."""
     if op not in ALGORITHMS:
         raise ConfigError("op", f"must be one of {tuple(ALGORITHMS)}, got {op!r}")
     algo = algo or ALGORITHMS[op][0]
@@ -130,10 +134,30 @@ def _check(op: str, algo: str, ranks: int, size: int, dtype: str) -> str:
         raise ConfigError("size", f"at most {L.REGION_LIMIT} bytes, got {size}")
     if op in ("reduce-scatter", "all-gather") and size // item < ranks:
         raise ConfigError("size", f"{op} needs at least one element per rank")
+    footprint = _footprint(op, algo, ranks, size)
+    if footprint > MEMORY_LIMIT:
+        raise ConfigError("size", f"{op} ({algo}) of {size} bytes on {ranks} ranks needs "
+                                  f"{footprint} bytes of memory per rank; a rank has "
+                                  f"{MEMORY_LIMIT}")
     if op in ("all-gather", "all-to-all") and size % (item * ranks):
         raise ConfigError("size", f"{op} needs a size that is a multiple of "
                                   f"{item * ranks} bytes ({ranks} equal blocks)")
     return algo
+
+
+#: Memory a rank may fill (tl.memory.DEFAULT_MAX_PAGES pages of 256 bytes: 64 MiB).
+MEMORY_LIMIT = DEFAULT_MAX_PAGES * PAGE_SIZE
+
+
+def _footprint(op: str, algo: str, ranks: int, size: int) -> int:
+    """Bytes of memory a rank fills (input, output, partial sums, landing buffers)."""
+    if op == "all-reduce" and algo == "one-shot":
+        return size * (ranks + 1)  # input, output and every peer's copy
+    if op in ("all-reduce", "reduce-scatter") and algo in ("ring", "two-shot"):
+        return size * 3 + size * (ranks - 1) // ranks + 4 * ranks  # + n - 1 landing chunks
+    if op == "moe":
+        return size * 3  # tokens, the dispatch buffer (skew bounded by the total), combine
+    return size * 3
 
 
 def fit_size(op: str, ranks: int, size: int, dtype: str = "float32") -> int | None:
@@ -170,7 +194,7 @@ def build(op: str, algo: str, ranks: int, size: int, dtype: str = "float32", *,
     size: the buffer all-reduced or broadcast, the gathered output, the scattered input,
     the bytes each rank sends in an all-to-all; for ``moe`` the dispatch bytes per rank,
     see :func:`ualink_ref.collectives.moe.route_tokens`)."""
-    algo = _check(op, algo, ranks, size, dtype)
+    algo = check_collective(op, algo, ranks, size, dtype)
     item = DTYPES[dtype].itemsize
     if op == "moe":
         routing = moe if moe is not None else route_tokens(ranks, size, seed=seed)
@@ -212,7 +236,13 @@ def _ring_reduce_phase(ranks: int, count: int, item: int, flags: _Flags,
     # one chunk per step, so one flag per step and slice, in the receiver's memory)
     per_step = max(len(sl) for sl in slices)
     sent = [[flags.take() for _ in range(per_step)] for _k in range(n - 1)]
-    scratch = [L.SCRATCH + k * (count * item) for k in range(n - 1)]
+    widest = max(b - a for a, b in chunks) * item
+
+    def landing(k: int, c: int, a: int) -> int:
+        """Where element ``a`` of chunk ``c``, received at step ``k``, lands: one
+        chunk-sized slot per step, so the receiver's memory holds n - 1 chunks."""
+        return L.SCRATCH + k * widest + (a - chunks[c][0]) * item
+
     programs: list[list[Step]] = [[] for _ in range(n)]
     for r in range(n):
         prog, nxt = programs[r], (r + 1) % n
@@ -224,16 +254,16 @@ def _ring_reduce_phase(ranks: int, count: int, item: int, flags: _Flags,
                 else:  # received at step k - 1: add this rank's own part, then forward
                     prog.append(Wait(sent[k - 1][s], 1))
                     src = L.ACCUMULATOR + a * item
-                    prog.append(Reduce(src, (scratch[k - 1] + a * item, L.INPUT + a * item),
+                    prog.append(Reduce(src, (landing(k - 1, c, a), L.INPUT + a * item),
                                        (b - a) * item))
-                prog.append(Put(nxt, src, scratch[k] + a * item, (b - a) * item))
+                prog.append(Put(nxt, src, landing(k, c, a), (b - a) * item))
                 prog.append(Signal(nxt, sent[k][s]))
         c = r  # the chunk that ends here, received at step n - 2
         for s, (a, b) in enumerate(slices[c]):
             prog.append(Wait(sent[n - 2][s], 1))
             at = a - chunks[c][0] if compact else a
             prog.append(Reduce(L.OUTPUT + at * item,
-                               (scratch[n - 2] + a * item, L.INPUT + a * item), (b - a) * item))
+                               (landing(n - 2, c, a), L.INPUT + a * item), (b - a) * item))
     return programs
 
 
@@ -326,6 +356,7 @@ def _two_shot(ranks: int, count: int, item: int) -> list[list[Step]]:
     """Direct reduce-scatter (rank c reduces chunk c in rank order), then direct
     all-gather (rule A4)."""
     chunks = _bounds(count, ranks)
+    widest = max(b - a for a, b in chunks) * item  # one landing slot per sender
     scattered, gathered = L.flag(0), L.flag(1)
     programs: list[list[Step]] = []
     for r in range(ranks):
@@ -333,12 +364,11 @@ def _two_shot(ranks: int, count: int, item: int) -> list[list[Step]]:
         for j in range(1, ranks):
             p = (r + j) % ranks
             a, b = chunks[p]
-            prog.append(Put(p, L.INPUT + a * item, L.SCRATCH + (r * count + a) * item,
-                            (b - a) * item))
+            prog.append(Put(p, L.INPUT + a * item, L.SCRATCH + r * widest, (b - a) * item))
             prog.append(Signal(p, scattered))
         prog.append(Wait(scattered, ranks - 1))
         a, b = chunks[r]
-        srcs = tuple(L.INPUT + a * item if q == r else L.SCRATCH + (q * count + a) * item
+        srcs = tuple(L.INPUT + a * item if q == r else L.SCRATCH + q * widest
                      for q in range(ranks))
         prog.append(Reduce(L.OUTPUT + a * item, srcs, (b - a) * item))
         for j in range(1, ranks):
@@ -402,6 +432,10 @@ def _moe(routing: MoeRouting, dtype: str, seed: int) -> Collective:
     """MoE dispatch then combine (rule A7): every (token, choice) pair's vector to its
     expert's rank, then back to the token's rank, slot ``(token, choice)``."""
     n, item = routing.ranks, DTYPES[dtype].itemsize
+    received = max(sum(routing.pairs(s, q) for s in range(n)) for q in range(n))
+    if 2 * routing.dispatch_bytes + received * routing.token_bytes > MEMORY_LIMIT:
+        raise ConfigError("size", f"the busiest expert's rank would need more than the "
+                                  f"{MEMORY_LIMIT} bytes of memory a rank has")
     token = routing.token_bytes
     inputs = random_inputs(n, routing.tokens * token // item, dtype, seed)
     dispatched, combined = L.flag(0), L.flag(1)
@@ -431,3 +465,7 @@ def _moe(routing: MoeRouting, dtype: str, seed: int) -> Collective:
                       dtype=dtype, programs=tuple(tuple(p) for p in programs),
                       inputs=tuple(x.tobytes() for x in inputs), expected=expected,
                       routing=routing)
+
+
+__all__ = ["ALGORITHMS", "DTYPES", "GROUP", "IN_NETWORK_AHEAD", "MEMORY_LIMIT", "SLICE_BYTES",
+           "Collective", "build", "bus_factor", "check_collective", "fit_size", "random_inputs"]

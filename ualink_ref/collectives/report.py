@@ -34,6 +34,7 @@ class CollectiveReport:
     ranks: int
     planes: int
     lanes: int
+    max_outstanding: int  # operations in flight per accelerator (rule C1)
     flow_control: str
     ber: float
     dtype: str
@@ -63,6 +64,7 @@ class CollectiveReport:
         lines = [
             f"{self.op} ({self.algo}), {self.ranks} accelerators, {self.planes} plane(s), "
             f"x{self.lanes} links, {self.flow_control.upper()}, BER {self.ber:g}, "
+            f"{self.max_outstanding} in flight, "
             f"{self.size} B {self.dtype}",
             f"  time {self.time_us:.3f} us  algbw {self.algbw_gbps:.2f} GB/s  busbw "
             f"{self.busbw_gbps:.2f} GB/s ({100 * self.busbw_gbps / self.link_payload_gbps:.1f} % "
@@ -105,6 +107,7 @@ def make_report(run: CollectiveRun) -> CollectiveReport:
         imbalance = max(load) / (sum(load) / len(load))
     return CollectiveReport(
         op=c.op, algo=c.algo, ranks=c.ranks, planes=cfg.planes, lanes=cfg.lanes,
+        max_outstanding=cfg.max_outstanding,
         flow_control=cfg.flow_control, ber=cfg.ber, dtype=c.dtype, size=c.size,
         time_us=slots * cfg.slot_ns / 1000, algbw_gbps=algbw, busbw_gbps=algbw * c.bus_factor,
         link_payload_gbps=DL_PAYLOAD_BYTES / cfg.slot_ns,

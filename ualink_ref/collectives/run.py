@@ -11,6 +11,7 @@ import math
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
+from typing import NoReturn
 
 import numpy as np
 
@@ -139,11 +140,11 @@ class _Rank:
         ``issued_before``) either travels on the signal's own plane, where TL rule 1 and
         switch rule S5 keep it ahead of the signal, or has completed."""
         for (peer, other), seqs in self.open_ops.items():
+            while seqs and self.completed[seqs[0]]:  # completed ones leave from the head
+                seqs.popleft()
             # through a group (S9) nothing keeps the order: it must have completed
             if peer not in self.groups and (peer != signal.peer or other == plane):
                 continue
-            while seqs and self.completed[seqs[0]]:
-                seqs.popleft()
             if seqs and seqs[0] < issued_before:
                 return False
         return True
@@ -160,6 +161,9 @@ class CollectiveRunner:
         if fabric_config.accelerators != collective.ranks:
             raise ConfigError("accelerators", f"the pod has {fabric_config.accelerators} "
                               f"accelerators, the collective {collective.ranks} ranks")
+        if fabric_config.batch != 1:  # phases and fault checks count single slots (C6, C7)
+            raise ConfigError("batch", f"a collective runs one slot a step, got "
+                                       f"{fabric_config.batch}")
         self.collective = collective
         self.config = config if config is not None else RunConfig()
         if collective.groups:  # the collective's multicast groups on every switch (S9)
@@ -184,15 +188,19 @@ class CollectiveRunner:
                local: int = -1, step: int | None = None) -> None:
         plane = self.fabric.plane_of(addr)
         ep = self.fabric.endpoints[plane][rank.index]
-        if kind == "write":
-            assert isinstance(payload, bytes)
-            handle = ep.write(peer, addr, payload)
-        elif kind in ("read", "reduce"):
-            assert isinstance(payload, int)
-            handle = ep.read(peer, addr, payload,
-                             metadata=self._reduce_code if kind == "reduce" else 0)
-        else:
-            handle = ep.atomic(peer, addr, AtomicOp.ADD, 1, size=8, fetch=False)
+        try:
+            if kind == "write":
+                assert isinstance(payload, bytes)
+                handle = ep.write(peer, addr, payload)
+            elif kind in ("read", "reduce"):
+                assert isinstance(payload, int)
+                handle = ep.read(peer, addr, payload,
+                                 metadata=self._reduce_code if kind == "reduce" else 0)
+            else:
+                handle = ep.atomic(peer, addr, AtomicOp.ADD, 1, size=8, fetch=False)
+        except UALinkError as exc:  # e.g. the TL refuses new operations once its link failed
+            self._fail(f"rank {rank.index}: cannot issue on link p{plane}.link{rank.index} "
+                       f"({exc})")
         step = rank.pc if step is None else step  # the data step it belongs to (-1: a signal)
         self._in_flight[(plane, rank.index, handle)] = (rank.issued, step, local)
         rank.step_open[step] = rank.step_open.get(step, 0) + 1
@@ -299,7 +307,11 @@ class CollectiveRunner:
             active = still
             moved = False
             for plane, acc, event in self.fabric.step():
-                seq, step_index, local = self._in_flight.pop((plane, acc, event.handle))
+                entry = self._in_flight.pop((plane, acc, event.handle), None)
+                if entry is None:
+                    self._fail(f"rank {acc}: a completion of no operation in flight on link "
+                               f"p{plane}.link{acc}")
+                seq, step_index, local = entry
                 rank = self.ranks[acc]
                 if event.status != Status.OKAY:
                     self._fail(f"rank {acc}: an operation on link p{plane}.link{acc} ended "
@@ -324,7 +336,7 @@ class CollectiveRunner:
                              ranks=tuple(r.times for r in self.ranks),
                              mismatches=self._mismatches(), stray_pages=self._strays())
 
-    def _fail(self, reason: str) -> None:
+    def _fail(self, reason: str) -> NoReturn:
         """Rule C7: end the collective at every rank, none with a result."""
         now = self.fabric.network.now
         ranks = tuple(f"rank {r.index}: " + (f"stopped at step {r.pc} of {len(r.program)}"

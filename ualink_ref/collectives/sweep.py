@@ -12,7 +12,8 @@ from ualink_ref.collectives.run import run_collective
 from ualink_ref.sim.fabric import FabricConfig
 
 #: Columns of a collective sweep row, in CSV order.
-COLLECTIVE_COLUMNS = ("op", "algo", "flow_control", "ranks", "seed", "size", "dtype",
+COLLECTIVE_COLUMNS = ("op", "algo", "flow_control", "ranks", "max_outstanding", "seed", "size",
+                      "dtype",
                       "time_us", "algbw_gbps", "busbw_gbps", "exact", "wrong_ranks",
                       "endpoint_credit_stalls", "switch_credit_stalls", "replays")
 

@@ -57,6 +57,17 @@ class _Pending:
 
 
 @dataclass
+class _Answer:
+    """One member's answer so far: its data beats by index, and its first error status.
+    A member may answer a multi-beat read in pieces (specs/tl.md S1-S3); its answer is
+    whole once the piece marked ``last`` is in (pieces cross one link in order)."""
+
+    beats: dict[int, bytes] = field(default_factory=dict)
+    status: int = Status.OKAY
+    done: bool = False
+
+
+@dataclass
 class _Operation:
     """A started multicast store or reduce-load, waiting for its members' answers."""
 
@@ -64,7 +75,8 @@ class _Operation:
     ingress: int
     members: tuple[int, ...]
     reduce: np.dtype[np.generic] | None
-    answers: dict[int, tuple[int, bytes]] = field(default_factory=dict)  # member -> answer
+    answers: dict[int, _Answer] = field(default_factory=dict)  # member -> its answer
+    finished: int = 0  # members whose last piece is in
 
 
 class MulticastEngine:
@@ -76,6 +88,8 @@ class MulticastEngine:
         self._free_tags: deque[int] = deque(range(ops))
         self._waiting: deque[_Pending] = deque()
         self._ops: dict[tuple[int, int], _Operation] = {}  # (group, engine tag) -> op
+        #: Responses to a group the engine was not waiting for (dropped, counted).
+        self.stray_answers = 0
 
     def is_group(self, acc_id: int) -> bool:
         """True when ``acc_id`` names a multicast group of this switch."""
@@ -123,7 +137,7 @@ class MulticastEngine:
                 egress = self.switch.egress_of(member)
                 if egress is None:  # a member the switch cannot reach: its answer is an error
                     self._absorb_answer(request.dst_acc, tag, member,
-                                        Status.UNSUPPORTED_REQUEST, b"", now)
+                                        Status.UNSUPPORTED_REQUEST, 0, 1, [], now)
                     if copies is not None and copies.one_sent():
                         self.switch.release(pending.ingress, pending.source, REQUEST,
                                             pending.data_credits, now)
@@ -142,26 +156,47 @@ class MulticastEngine:
         operation answers its requester once every member has answered."""
         self.switch.release(ingress, source, RESPONSE, data_credits, now)
         self._absorb_answer(value.dst_acc, value.tag, value.src_acc, value.status,
-                            b"".join(halves), now)
+                            value.offset, value.last, halves, now)
 
-    def _absorb_answer(self, group: int, tag: int, member: int, status: int, data: bytes,
-                       now: float) -> None:
+    def _absorb_answer(self, group: int, tag: int, member: int, status: int, offset: int,
+                       last: int, halves: list[bytes], now: float) -> None:
         op = self._ops.get((group, tag))
-        if op is None or member not in op.members or member in op.answers:
-            return  # not an answer the engine waits for: dropped (counted by no one)
-        op.answers[member] = (status, data)
-        if len(op.answers) < len(op.members):
+        if op is None or member not in op.members:
+            self.stray_answers += 1  # not an answer the engine waits for: counted, dropped
+            return
+        answer = op.answers.setdefault(member, _Answer())
+        if answer.done:
+            self.stray_answers += 1
+            return
+        if status != Status.OKAY and answer.status == Status.OKAY:
+            answer.status = status
+        for i in range(len(halves) // 2):  # data beats at their offset (rule S1)
+            answer.beats[offset + i] = halves[2 * i] + halves[2 * i + 1]
+        if not last:
+            return  # more pieces of this member's answer to come
+        answer.done = True
+        op.finished += 1
+        if op.finished < len(op.members):
             return
         del self._ops[(group, tag)]
-        self._free_tags.append(tag)
-        statuses = [op.answers[m][0] for m in op.members]
-        status = next((s for s in statuses if s != Status.OKAY), Status.OKAY)
-        halves: list[bytes] = []
+        self._free_tags.append(tag)  # every member's last piece is in: the tag is free
+        status = next((op.answers[m].status for m in op.members
+                       if op.answers[m].status != Status.OKAY), Status.OKAY)
+        halves = []
         if op.reduce is not None and status == Status.OKAY:
             nbytes = (op.request.len + 1) * 4
-            acc = np.frombuffer(op.answers[op.members[0]][1][:nbytes], dtype=op.reduce).copy()
-            for m in op.members[1:]:  # in member order (S9)
-                acc = acc + np.frombuffer(op.answers[m][1][:nbytes], dtype=op.reduce)
+            beats = (nbytes + 63) // 64
+            datas = []
+            for m in op.members:
+                got = op.answers[m].beats
+                if any(b not in got for b in range(beats)):  # a member answered short
+                    status = Status.DATA_ERROR
+                    break
+                datas.append(b"".join(got[b] for b in range(beats))[:nbytes])
+        if op.reduce is not None and status == Status.OKAY:
+            acc = np.frombuffer(datas[0], dtype=op.reduce).copy()
+            for data in datas[1:]:  # in member order (S9)
+                acc = acc + np.frombuffer(data, dtype=op.reduce)
             data = acc.tobytes()
             beats = (nbytes + 63) // 64
             data += bytes(beats * 64 - nbytes)

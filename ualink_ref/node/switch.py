@@ -309,6 +309,10 @@ class Switch:
         if bad:
             raise ConfigError("route", f"routes to ports that do not exist: {bad}")
         self._route = dict(route)
+        taken = [g.group for g in config.multicast if g.group in self._route]
+        if taken:
+            raise ConfigError("multicast", f"group IDs {taken} are routed to ports: a group "
+                                           "needs an ID no accelerator has")
         self.agents = [SwitchPort(self, i, config.ports, config.buffer, config.pfc)
                        for i in range(config.ports)]
         self.ports = [LinkEnd(agent, config.link) for agent in self.agents]

@@ -150,10 +150,17 @@ class FabricConfig:
         if not isinstance(self.multicast, tuple) or not all(
                 isinstance(g, MulticastGroup) for g in self.multicast):
             raise ConfigError("multicast", "must be a tuple of MulticastGroup")
+        if not isinstance(self.links_down, tuple):
+            raise ConfigError("links_down", f"must be a tuple of LinkDown, got {self.links_down!r}")
         for down in self.links_down:
             if not isinstance(down, LinkDown) or down.plane >= self.planes or (
                     down.accelerator >= self.accelerators):
                 raise ConfigError("links_down", f"not a link of this pod: {down!r}")
+        if len({g.group for g in self.multicast}) != len(self.multicast):
+            raise ConfigError("multicast", "two groups share an ID")
+        if (isinstance(self.multicast_ops, bool) or not isinstance(self.multicast_ops, int)
+                or not 1 <= self.multicast_ops <= 1 << 11):
+            raise ConfigError("multicast_ops", f"must be 1..{1 << 11}, got {self.multicast_ops!r}")
         for g in self.multicast:
             if g.group < self.accelerators or any(m >= self.accelerators for m in g.members):
                 raise ConfigError("multicast", f"group {g.group} needs an ID past the "

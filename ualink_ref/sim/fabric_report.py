@@ -293,7 +293,7 @@ class ZeroLoad:
 def zero_load_load64(config: FabricConfig | None = None) -> ZeroLoad:
     """Simulate one 64-byte Load alone on the pod ``config`` (default: 3 m, 200 ns switch)
     and decompose it with the static model of :mod:`ualink_ref.sim.latency` (one 680-byte
-    wire flit each way, a one-lane link: the simulator's slot)."""
+    wire flit each way, on the pod's x1 / x2 / x4 link)."""
     cfg = config or FabricConfig()
     sim_ns = static_slots(cfg, Op("a", "read", 0, length=64)) * cfg.slot_ns
     link = L.Link(lanes=cfg.lanes, codeword_bits=L.LL_CODEWORD_BITS if cfg.fec == "ll"
