@@ -109,3 +109,16 @@ def test_a_collective_runs_one_slot_a_step() -> None:
     with pytest.raises(ConfigError, match="batch"):
         CollectiveRunner(build("all-reduce", "ring", 4, 4096, "int32"),
                          FabricConfig(accelerators=4, batch=4))
+
+
+def test_each_rank_gets_memory_for_its_buffers() -> None:
+    from ualink_ref.errors import ConfigError
+    from ualink_ref.tl.memory import PAGE_SIZE
+
+    collective = build("all-reduce", "one-shot", 8, 1 << 20, "int32")
+    assert collective.memory_bytes >= 9 << 20  # input, output and seven peers' copies
+    big = replace(collective, memory_bytes=200 << 20)
+    runner = CollectiveRunner(big, FabricConfig(accelerators=8))
+    assert all(m.max_pages * PAGE_SIZE >= 200 << 20 for m in runner.fabric.memories)
+    with pytest.raises(ConfigError, match="buffers"):
+        build("all-reduce", "one-shot", 64, 32 << 20, "int32")  # 2 GiB a rank

@@ -30,7 +30,6 @@ from ualink_ref.collectives.program import (
 )
 from ualink_ref.errors import ConfigError
 from ualink_ref.node.config import MulticastGroup
-from ualink_ref.tl.memory import DEFAULT_MAX_PAGES, PAGE_SIZE
 
 #: Each operation's algorithms (the first is the default).
 ALGORITHMS: dict[str, tuple[str, ...]] = {
@@ -78,6 +77,8 @@ class Collective:
     routing: MoeRouting | None = field(default=None)
     #: Multicast groups the pod's switches need (in-network algorithms, S9).
     groups: tuple[MulticastGroup, ...] = ()
+    #: The most bytes of buffers one rank fills (its memory is made that large, C5).
+    memory_bytes: int = 0
 
     @property
     def bus_factor(self) -> float:
@@ -137,7 +138,7 @@ def check_collective(op: str, algo: str, ranks: int, size: int, dtype: str) -> s
     footprint = _footprint(op, algo, ranks, size)
     if footprint > MEMORY_LIMIT:
         raise ConfigError("size", f"{op} ({algo}) of {size} bytes on {ranks} ranks needs "
-                                  f"{footprint} bytes of memory per rank; a rank has "
+                                  f"{footprint} bytes of buffers per rank; at most "
                                   f"{MEMORY_LIMIT}")
     if op in ("all-gather", "all-to-all") and size % (item * ranks):
         raise ConfigError("size", f"{op} needs a size that is a multiple of "
@@ -145,8 +146,9 @@ def check_collective(op: str, algo: str, ranks: int, size: int, dtype: str) -> s
     return algo
 
 
-#: Memory a rank may fill (tl.memory.DEFAULT_MAX_PAGES pages of 256 bytes: 64 MiB).
-MEMORY_LIMIT = DEFAULT_MAX_PAGES * PAGE_SIZE
+#: The most memory a collective's buffers may fill in one rank (project choice: 1 GiB,
+#: what the layout's regions hold; the runner gives each rank memory for its buffers).
+MEMORY_LIMIT = 1 << 30
 
 
 def _footprint(op: str, algo: str, ranks: int, size: int) -> int:
@@ -218,7 +220,7 @@ def build(op: str, algo: str, ranks: int, size: int, dtype: str = "float32", *,
                       programs=tuple(tuple(p) for p in programs),
                       inputs=tuple(x.tobytes() for x in inputs),
                       expected=tuple({L.OUTPUT: out.tobytes()} for out in outputs),
-                      groups=groups)
+                      groups=groups, memory_bytes=_footprint(op, algo, ranks, size))
 
 
 # -- the algorithms --------------------------------------------------------------------
@@ -434,8 +436,8 @@ def _moe(routing: MoeRouting, dtype: str, seed: int) -> Collective:
     n, item = routing.ranks, DTYPES[dtype].itemsize
     received = max(sum(routing.pairs(s, q) for s in range(n)) for q in range(n))
     if 2 * routing.dispatch_bytes + received * routing.token_bytes > MEMORY_LIMIT:
-        raise ConfigError("size", f"the busiest expert's rank would need more than the "
-                                  f"{MEMORY_LIMIT} bytes of memory a rank has")
+        raise ConfigError("size", f"the busiest expert's rank would need more than "
+                                  f"{MEMORY_LIMIT} bytes of buffers")
     token = routing.token_bytes
     inputs = random_inputs(n, routing.tokens * token // item, dtype, seed)
     dispatched, combined = L.flag(0), L.flag(1)
@@ -464,7 +466,8 @@ def _moe(routing: MoeRouting, dtype: str, seed: int) -> Collective:
     return Collective(op="moe", algo="direct", ranks=n, size=routing.dispatch_bytes,
                       dtype=dtype, programs=tuple(tuple(p) for p in programs),
                       inputs=tuple(x.tobytes() for x in inputs), expected=expected,
-                      routing=routing)
+                      routing=routing,
+                      memory_bytes=2 * routing.dispatch_bytes + received * routing.token_bytes)
 
 
 __all__ = ["ALGORITHMS", "DTYPES", "GROUP", "IN_NETWORK_AHEAD", "MEMORY_LIMIT", "SLICE_BYTES",

@@ -23,7 +23,7 @@ from ualink_ref.errors import ConfigError, UALinkError
 from ualink_ref.node.multicast import REDUCE_CODES
 from ualink_ref.sim.fabric import Fabric, FabricConfig
 from ualink_ref.sizes import MAX_REQUEST_BYTES
-from ualink_ref.tl.memory import Memory
+from ualink_ref.tl.memory import PAGE_SIZE, Memory
 from ualink_ref.tl.upli import REGION_BYTES, AtomicOp, Status
 
 #: Local reduction rate (project choice: 1,000 bytes/ns, about a third of an H100's
@@ -166,6 +166,10 @@ class CollectiveRunner:
                                        f"{fabric_config.batch}")
         self.collective = collective
         self.config = config if config is not None else RunConfig()
+        # every rank's memory holds the collective's buffers (flags and slack besides)
+        pages = -(-(collective.memory_bytes + (1 << 20)) // PAGE_SIZE)
+        if pages > fabric_config.memory_pages:
+            fabric_config = replace(fabric_config, memory_pages=pages)
         if collective.groups:  # the collective's multicast groups on every switch (S9)
             fabric_config = replace(fabric_config,
                                     multicast=fabric_config.multicast + collective.groups)

@@ -64,6 +64,7 @@ from ualink_ref.tl import CreditConfig, Memory
 from ualink_ref.tl.config import TLConfig
 from ualink_ref.tl.credits import NUM_VCS, POOL, check_option
 from ualink_ref.tl.events import Completion
+from ualink_ref.tl.memory import DEFAULT_MAX_PAGES
 
 #: Lanes per link (public: UALink 200G 1.0 — a link is x1, x2 or x4 of 200G lanes).
 LANE_COUNTS: tuple[int, ...] = (1, 2, 4)
@@ -121,10 +122,12 @@ class FabricConfig:
     multicast_ops: int = 2048
     #: Links that fail during the run (rule F11).
     links_down: tuple[LinkDown, ...] = ()
+    #: 256-byte pages each accelerator's memory may allocate (default: 64 MiB).
+    memory_pages: int = DEFAULT_MAX_PAGES
 
     def __post_init__(self) -> None:
         for name, low in (("accelerators", 2), ("planes", 1), ("batch", 1),
-                          ("max_outstanding", 1)):
+                          ("max_outstanding", 1), ("memory_pages", 0)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise ConfigError(name, f"must be an integer >= {low}, got {value!r}")
@@ -207,7 +210,7 @@ class Fabric:
     def __init__(self, config: FabricConfig) -> None:
         self.config = config
         n, planes = config.accelerators, config.planes
-        self.memories = [Memory() for _ in range(n)]
+        self.memories = [Memory(max_pages=config.memory_pages) for _ in range(n)]
         self.network = Network(batch=config.batch)
         timeout = replay_timeout_for(config.link_slots, config.batch)
         buffer = config.buffer or SWITCH_BUFFER
