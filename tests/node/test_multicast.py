@@ -8,10 +8,14 @@ import numpy as np
 import pytest
 
 from ualink_ref.errors import ConfigError
-from ualink_ref.node.config import MulticastGroup, SwitchConfig
+from ualink_ref.net.harness import Network
+from ualink_ref.node.config import EndpointConfig, MulticastGroup, SwitchConfig
+from ualink_ref.node.endpoint import Endpoint
 from ualink_ref.node.switch import Switch
 from ualink_ref.sim.fabric import Fabric, FabricConfig, LinkDown
+from ualink_ref.tl.config import TLConfig
 from ualink_ref.tl.events import Completion
+from ualink_ref.tl.memory import Memory
 from ualink_ref.tl.upli import AtomicOp, Status
 
 GROUP = 100
@@ -135,3 +139,28 @@ def test_a_member_answering_in_pieces_is_gathered_and_a_poisoned_sum_is_an_error
     member2[18] = 0  # the element just rewritten
     assert done[1].status == Status.OKAY
     assert done[1].data == (((ones + ones) + member2) + ones).tobytes()
+
+
+def test_a_group_with_a_member_out_of_reach_is_refused() -> None:
+    # a switch of two ports whose group also names accelerator 7, which no port reaches
+    switch = Switch(SwitchConfig(ports=2, multicast=(MulticastGroup(GROUP, (0, 1, 7)),)),
+                    {0: 0, 1: 1})
+    net = Network()
+    memories = [Memory(), Memory()]
+    eps = [Endpoint(i, memories[i], config=EndpointConfig(tl=TLConfig(compress=False)))
+           for i in range(2)]
+    for i, ep in enumerate(eps):
+        net.add_port(f"a{i}", ep)
+        net.add_port(f"s{i}", switch.port(i))
+        net.connect(f"a{i}", f"s{i}", latency=1)
+    handle = eps[0].write(GROUP, 0x100, bytes([5]) * 64)
+    done = None
+    for _ in range(500):
+        for name, event in net.step():
+            if type(event) is Completion and name == "a0":
+                done = event
+        if done is not None:
+            break
+    assert done is not None and done.handle == handle
+    assert done.status == Status.UNSUPPORTED_REQUEST
+    assert all(m.peek(0x100, 64) == bytes(64) for m in memories) and switch.held == 0

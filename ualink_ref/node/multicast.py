@@ -12,7 +12,8 @@ engine models the semantics NVIDIA documents for NVLink SHARP (PTX ``multimem.st
   (:data:`REDUCE_CODES`): the switch reads every member and answers with the
   elementwise sum, taken in member order;
 * anything else addressed to a group (a Read without a reduction, an atomic, a write
-  message) is answered UNSUPPORTED_REQUEST at once.
+  message, or a group with a member this switch cannot reach) is answered
+  UNSUPPORTED_REQUEST at once.
 
 What the engine holds it accounts for: at most ``SwitchConfig.multicast_ops`` operations
 at once (each with at most 256 bytes per member); a request that finds them all busy
@@ -108,7 +109,9 @@ class MulticastEngine:
         support it, else start it (or queue it while every operation slot is busy)."""
         supported = (value.cmd in _WRITES
                      or (value.cmd == Command.READ and value.metadata in REDUCE_CODES))
-        if not supported or value.asi:
+        reachable = all(self.switch.egress_of(m) is not None
+                        for m in self._groups[value.dst_acc])
+        if not supported or value.asi or not reachable:
             self.switch.release(ingress, source, REQUEST, data_credits, now)
             self._answer(value, ingress, Status.UNSUPPORTED_REQUEST, [], now)
             return
@@ -135,13 +138,7 @@ class MulticastEngine:
                 copy = request._replace(tag=tag, src_acc=request.dst_acc, dst_acc=member,
                                         metadata=0, pool=0, cload=0, cway=0)
                 egress = self.switch.egress_of(member)
-                if egress is None:  # a member the switch cannot reach: its answer is an error
-                    self._absorb_answer(request.dst_acc, tag, member,
-                                        Status.UNSUPPORTED_REQUEST, 0, 1, [], now)
-                    if copies is not None and copies.one_sent():
-                        self.switch.release(pending.ingress, pending.source, REQUEST,
-                                            pending.data_credits, now)
-                    continue
+                assert egress is not None  # accept() answered groups it cannot reach
                 self.switch.forward(egress, Packet(
                     value=copy, halves=pending.halves, ingress=pending.ingress,
                     source=pending.source if copies is not None else -1,
