@@ -12,7 +12,13 @@ from typing import Any, cast
 from ualink_ref.cli.commands import add_command
 from ualink_ref.cli.options import USAGE, add_progress_option, fail, plot_path, progress_bar
 from ualink_ref.cli.options import int_range as _int_at_least
-from ualink_ref.collectives.algorithms import ALGORITHMS, DTYPES, build, fit_size
+from ualink_ref.collectives.algorithms import (
+    ALGORITHMS,
+    DTYPES,
+    build,
+    check_collective,
+    fit_size,
+)
 from ualink_ref.collectives.plot import plot_sweep
 from ualink_ref.collectives.report import make_report, sweep_table
 from ualink_ref.collectives.run import RunConfig, run_collective
@@ -95,14 +101,19 @@ def _cmd_collective(args: argparse.Namespace) -> int:
                                flow_control=cast(FlowControlMode, flow),  # checked by it
                                max_outstanding=args.max_outstanding, seed=args.seed,
                                links_down=tuple(args.link_down))
-            for algo in algos or [""]:
-                runs += [(pod, build(args.op, algo, args.accelerators, size, args.dtype,
-                                     seed=args.seed)) for size in sizes]
+            for algo in algos or [""]:  # checked now, built one at a time below (memory)
+                runs += [(pod, check_collective(args.op, algo, args.accelerators, size,
+                                                args.dtype), size) for size in sizes]
         run_config = RunConfig(reduce_bytes_per_ns=args.reduce_rate)
     except ConfigError as exc:
         return fail("collective", str(exc), USAGE)
     reports = []
-    for pod, collective in runs:
+    for pod, algo, size in runs:
+        try:
+            collective = build(args.op, algo, args.accelerators, size, args.dtype,
+                               seed=args.seed)
+        except ConfigError as exc:  # what only the routing shows (an MoE hot expert)
+            return fail("collective", str(exc), USAGE)
         bar = progress_bar(collective.ranks, not args.no_progress)
         try:
             run = run_collective(collective, pod, run_config,
