@@ -113,8 +113,12 @@ def test_subprocess_bad_value_has_no_traceback(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 def test_ctrl_c_during_simulate_exits_130_quietly() -> None:
+    # The child starts with SIGINT at its default, as a terminal's foreground job does:
+    # a parent run in the background (nohup, `&`) has it ignored, and a child inheriting
+    # that would never see Ctrl-C.
     proc = subprocess.Popen(_console("simulate", "--ops", "2000000", "--no-progress"),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     # Wait until it is past start-up (imports) and into the run, then interrupt.
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and proc.poll() is None:
