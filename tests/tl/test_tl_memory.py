@@ -234,3 +234,18 @@ def test_page_cap_and_poison_match_per_byte_model(
     assert {base >> 8 for base in mem.snapshot()} <= pages
     assert [mem.read(a, 4)[0] == 3 for a in range(0, 1800, 4)] == [
         any(a + i in poison for i in range(4)) for a in range(0, 1800, 4)]
+
+
+def test_request_pieces_cover_a_transfer_in_legal_requests() -> None:
+    from itertools import pairwise
+
+    from ualink_ref.tl.upli import check_access, request_pieces
+
+    pieces = list(request_pieces(0x1F0, 600))
+    assert pieces == [(0x1F0, 16), (0x200, 256), (0x300, 256), (0x400, 72)]
+    for start, nbytes in ((0, 4), (0x100, 256), (0x104, 1020), (0x3FC, 8)):
+        got = list(request_pieces(start, nbytes))
+        assert sum(n for _, n in got) == nbytes and got[0][0] == start
+        assert all(a + n == b for (a, n), (b, _) in pairwise(got))
+        for addr, length in got:
+            check_access(addr, length)  # raises for an illegal request

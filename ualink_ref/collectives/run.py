@@ -22,9 +22,8 @@ from ualink_ref.dl.linkstate import LinkState
 from ualink_ref.errors import ConfigError, UALinkError
 from ualink_ref.node.multicast import REDUCE_CODES
 from ualink_ref.sim.fabric import Fabric, FabricConfig
-from ualink_ref.sizes import MAX_REQUEST_BYTES
 from ualink_ref.tl.memory import PAGE_SIZE, Memory
-from ualink_ref.tl.upli import REGION_BYTES, AtomicOp, Status
+from ualink_ref.tl.upli import AtomicOp, Status, request_pieces
 
 #: Local reduction rate (project choice: 1,000 bytes/ns, about a third of an H100's
 #: 3.35 TB/s HBM3, since an elementwise add reads two operands and writes one).
@@ -93,14 +92,10 @@ class CollectiveRun:
 
 
 def _pieces(remote: int, local: int, nbytes: int) -> Iterator[tuple[int, int, int]]:
-    """``(remote, local, length)`` requests of a transfer: at most 256 bytes, never across
-    a 256-byte region of the remote address (specs/upli.md)."""
-    end = remote + nbytes
-    while remote < end:
-        length = min(MAX_REQUEST_BYTES, REGION_BYTES - remote % REGION_BYTES, end - remote)
-        yield remote, local, length
-        remote += length
-        local += length
+    """``(remote, local, length)`` of a transfer's requests, split at the remote address
+    (:func:`~ualink_ref.tl.upli.request_pieces`); ``local`` follows along."""
+    for addr, length in request_pieces(remote, nbytes):
+        yield addr, local + (addr - remote), length
 
 
 class _Rank:

@@ -35,6 +35,7 @@ from typing import Any, Literal
 from ualink_ref.node.endpoint import Endpoint
 from ualink_ref.sizes import DL_PAYLOAD_BYTES
 from ualink_ref.tl import AtomicOp
+from ualink_ref.tl.upli import request_pieces
 
 SIDES = ("a", "b")
 #: The kinds an :class:`Op` can have (a WriteFull is a "write" without byte enables).
@@ -272,10 +273,9 @@ def fabric_workload(
         pieces = [shape]
         if size is not None:  # fixed-size reads / WriteFulls, split at 256 bytes (W5)
             start = rng.randrange(0, span - size + 1, 256)
-            pieces = [Op("a", "read", start + off, length=min(256, size - off))
-                      if shape.kind == "read" else
-                      Op("a", "write", start + off, data=rng.randbytes(min(256, size - off)))
-                      for off in range(0, size, 256)]
+            pieces = [Op("a", "read", addr, length=length) if shape.kind == "read"
+                      else Op("a", "write", addr, data=rng.randbytes(length))
+                      for addr, length in request_pieces(start, size)]
         at = 0.0
         if load is not None:
             gap = sum(op_link_bytes(p) for p in pieces) / DL_PAYLOAD_BYTES / load

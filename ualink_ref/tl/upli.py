@@ -14,6 +14,7 @@ Rules (``specs/upli.md`` gives provenance for each):
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from enum import IntEnum
 
 from ualink_ref.errors import EncodeError
@@ -136,6 +137,17 @@ def check_access(addr: int, length: int) -> None:
         )
 
 
+def request_pieces(addr: int, nbytes: int) -> Iterator[tuple[int, int]]:
+    """``(addr, length)`` of the requests that carry a transfer of ``nbytes`` at ``addr``:
+    at most 256 bytes each and none across a 256-byte region (:func:`check_access`), as a
+    copy engine splits a larger transfer."""
+    end = addr + nbytes
+    while addr < end:
+        length = min(MAX_REQUEST_BYTES, REGION_BYTES - addr % REGION_BYTES, end - addr)
+        yield addr, length
+        addr += length
+
+
 def check_atomic(addr: int, op: int, size: int) -> None:
     """Raise :class:`EncodeError` unless the atomic is well formed."""
     if size not in ATOMIC_SIZES:
@@ -244,4 +256,5 @@ __all__ = [
     "request_data_credits",
     "request_data_halves",
     "request_has_data",
+    "request_pieces",
 ]
