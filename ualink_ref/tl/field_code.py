@@ -289,51 +289,6 @@ def unpack_compressed_request(word: int) -> tuple[int, ...]:
     )
 
 
-def _bits_compressed_response_with_data(
-    *,
-    layout: str,
-    vchan: int,
-    tag: int,
-    pool: int,
-    len: int,
-    offset: int = 0,
-    last: int = 1,
-    spare: int = 0,
-) -> int:
-    """The field bits, without FTYPE, of every layout packed as tl_compressed_response_with_data."""
-    try:
-        if (
-            0 <= vchan <= 0x3
-            and 0 <= tag <= 0x7ff
-            and 0 <= pool <= 0x1
-            and 0 <= len <= 0x3
-            and 0 <= offset <= 0x3
-            and 0 <= last <= 0x1
-            and 0 <= spare <= 0x1ff
-        ):
-            return (
-                0
-                | vchan << 26
-                | tag << 15
-                | pool << 14
-                | len << 12
-                | offset << 10
-                | last << 9
-                | spare
-            )
-    except TypeError:  # a value that is not an integer: named below
-        pass
-    raise misfit(layout, (
-        ("vchan", vchan, 0x3, 0),
-        ("tag", tag, 0x7ff, 0),
-        ("pool", pool, 0x1, 0),
-        ("len", len, 0x3, 0),
-        ("offset", offset, 0x3, 0),
-        ("last", last, 0x1, 0),
-        ("spare", spare, 0x1ff, 0),
-    ))
-
-
 def encode_compressed_response_with_data(
     *,
     vchan: int,
@@ -345,11 +300,37 @@ def encode_compressed_response_with_data(
     spare: int = 0,
 ) -> bytes:
     """tl_compressed_response_with_data (FTYPE 4, 4 bytes) from its field values."""
-    bits = _bits_compressed_response_with_data(
-        layout="CompressedResponseData", vchan=vchan, tag=tag, pool=pool, len=len,
-        offset=offset, last=last, spare=spare,
-    )
-    return (4 << 28 | bits).to_bytes(4, "big")
+    try:
+        if (
+            0 <= vchan <= 0x3
+            and 0 <= tag <= 0x7ff
+            and 0 <= pool <= 0x1
+            and 0 <= len <= 0x3
+            and 0 <= offset <= 0x3
+            and 0 <= last <= 0x1
+            and 0 <= spare <= 0x1ff
+        ):
+            return (
+                4 << 28  # ftype
+                | vchan << 26
+                | tag << 15
+                | pool << 14
+                | len << 12
+                | offset << 10
+                | last << 9
+                | spare
+            ).to_bytes(4, "big")
+    except TypeError:  # a value that is not an integer: named below
+        pass
+    raise misfit("CompressedResponseData", (
+        ("vchan", vchan, 0x3, 0),
+        ("tag", tag, 0x7ff, 0),
+        ("pool", pool, 0x1, 0),
+        ("len", len, 0x3, 0),
+        ("offset", offset, 0x3, 0),
+        ("last", last, 0x1, 0),
+        ("spare", spare, 0x1ff, 0),
+    ))
 
 
 def unpack_compressed_response_with_data(word: int) -> tuple[int, ...]:
@@ -376,11 +357,37 @@ def encode_compressed_response_no_data(
     spare: int = 0,
 ) -> bytes:
     """tl_compressed_response_no_data (FTYPE 5, 4 bytes) from its field values."""
-    bits = _bits_compressed_response_with_data(
-        layout="CompressedResponseNoData", vchan=vchan, tag=tag, pool=pool, len=len,
-        offset=offset, last=last, spare=spare,
-    )
-    return (5 << 28 | bits).to_bytes(4, "big")
+    try:
+        if (
+            0 <= vchan <= 0x3
+            and 0 <= tag <= 0x7ff
+            and 0 <= pool <= 0x1
+            and 0 <= len <= 0x3
+            and 0 <= offset <= 0x3
+            and 0 <= last <= 0x1
+            and 0 <= spare <= 0x1ff
+        ):
+            return (
+                5 << 28  # ftype
+                | vchan << 26
+                | tag << 15
+                | pool << 14
+                | len << 12
+                | offset << 10
+                | last << 9
+                | spare
+            ).to_bytes(4, "big")
+    except TypeError:  # a value that is not an integer: named below
+        pass
+    raise misfit("CompressedResponseNoData", (
+        ("vchan", vchan, 0x3, 0),
+        ("tag", tag, 0x7ff, 0),
+        ("pool", pool, 0x1, 0),
+        ("len", len, 0x3, 0),
+        ("offset", offset, 0x3, 0),
+        ("last", last, 0x1, 0),
+        ("spare", spare, 0x1ff, 0),
+    ))
 
 
 #: tl_compressed_response_no_data unpacks as tl_compressed_response_with_data does.

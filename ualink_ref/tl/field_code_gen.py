@@ -101,33 +101,13 @@ def _params(fmt: BitFormat, cls: type[Any], stem: str, prefix: str, returns: str
         f") -> {returns}:")
 
 
-def _encode(fmt: BitFormat, ftype: int, cls: type[Any], shared: str | None) -> str:
+def _encode(fmt: BitFormat, ftype: int, cls: type[Any]) -> str:
     stem = _function_stem(fmt)
     doc = f'    """{fmt.name} (FTYPE {ftype}, {fmt.byte_length} bytes) from its field values."""'
     ftype_term = f"{ftype} << {fmt.position('ftype').shift}"
-    if shared is None:  # a layout of its own: the checks and shifts right here
-        body = _checked_word(fmt, f"{ftype_term}  # ftype", f'"{cls.__name__}"')
-        body[6] = f'            ).to_bytes({fmt.byte_length}, "big")'
-        return "\n".join([_params(fmt, cls, stem, "encode_", "bytes"), doc, *body])
-    names = [f.name for f in fmt.fields if f.name != "ftype"]
-    call = _lines([f'layout="{cls.__name__}"', *(f"{n}={n}" for n in names)], 8, ",")
-    return "\n".join([
-        _params(fmt, cls, stem, "encode_", "bytes"), doc,
-        f"    bits = _bits_{shared}({call})",
-        f'    return ({ftype_term} | bits).to_bytes({fmt.byte_length}, "big")',
-    ])
-
-
-def _shared_bits(fmt: BitFormat, cls: type[Any]) -> str:
-    """The field bits (no FTYPE) of every layout that packs like ``fmt``."""
-    stem = _function_stem(fmt)
-    head = _params(fmt, cls, stem, "_bits_", "int").replace("(*, ", "(*, layout: str, ", 1)
-    head = head.replace("(\n    *,\n", "(\n    *,\n    layout: str,\n", 1)
-    return "\n".join([
-        head,
-        f'    """The field bits, without FTYPE, of every layout packed as {fmt.name}."""',
-        *_checked_word(fmt, "0", "layout"),
-    ])
+    body = _checked_word(fmt, f"{ftype_term}  # ftype", f'"{cls.__name__}"')
+    body[6] = f'            ).to_bytes({fmt.byte_length}, "big")'
+    return "\n".join([_params(fmt, cls, stem, "encode_", "bytes"), doc, *body])
 
 
 def _unpack(fmt: BitFormat, ftype: int) -> str:
@@ -149,37 +129,17 @@ def _unpack(fmt: BitFormat, ftype: int) -> str:
     ])
 
 
-def _lines(names: list[str], indent: int, sep: str, width: int = 96) -> str:
-    """``names`` joined by ``sep`` and broken into lines of at most ``width`` columns."""
-    lines: list[str] = []
-    line = ""
-    for name in names:
-        piece = f"{name}{sep}"
-        if line and len(line) + 1 + len(piece) + indent > width:
-            lines.append(line)
-            line = piece
-        else:
-            line = f"{line} {piece}" if line else piece
-    lines.append(line)
-    return "\n" + " " * indent + ("\n" + " " * indent).join(lines) + "\n    "
-
-
 def render() -> str:
     """The source of :mod:`ualink_ref.tl.field_code`."""
     blocks = [_HEADER]
     first_of: dict[tuple[object, ...], int] = {}  # a layout's spec -> its first FTYPE
     for ftype, fmt in sorted(FORMATS.items()):
         first_of.setdefault(_spec(fmt), ftype)
-    groups = {spec for spec in first_of
-              if sum(1 for f in FORMATS.values() if _spec(f) == spec) > 1}
     for ftype, fmt in sorted(FORMATS.items()):
-        cls = CLASSES[FType(ftype)]
-        spec = _spec(fmt)
-        first = first_of[spec]
-        if spec in groups and first == ftype:  # the shared checks, once per group
-            blocks.append(_shared_bits(fmt, cls))
-        shared = _function_stem(FORMATS[first]) if spec in groups else None
-        blocks.append(_encode(fmt, ftype, cls, shared))
+        # Each layout's encoder is written out whole, even where two layouts pack alike
+        # (the compressed responses with and without data): one call per field packed.
+        blocks.append(_encode(fmt, ftype, CLASSES[FType(ftype)]))
+        first = first_of[_spec(fmt)]
         if first == ftype:
             blocks.append(_unpack(fmt, ftype))
         else:  # the same bits as the first layout that packs alike
