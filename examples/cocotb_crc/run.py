@@ -1,4 +1,4 @@
-"""Build and run the cocotb example with Icarus Verilog (used by tests/testing/test_cocotb_example.py).
+"""Build and run the cocotb example with Icarus Verilog (tests/testing/test_cocotb_example.py).
 
     python examples/cocotb_crc/run.py [--broken] [--cases N] [--seed N] [--out DIR]
 
