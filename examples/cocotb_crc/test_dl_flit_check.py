@@ -32,7 +32,8 @@ except ImportError:  # cocotb 1.x names
 from ualink_ref.testing.difftest import difftest, write_reproducer
 from ualink_ref.testing.difftest.layers import CODECS
 from ualink_ref.testing.difftest.protocol import Outcome, compare
-from ualink_ref.testing.export import VERDICT_CODES, entries
+from ualink_ref.testing.export import entries
+from ualink_ref.testing.export_layout import VERDICT_CODES
 
 FLIT_BYTES = 640
 

@@ -12,7 +12,7 @@ from ualink_ref.cli.commands import add_action, add_actions
 from ualink_ref.cli.options import fail, int_range
 from ualink_ref.errors import VectorFormatError
 from ualink_ref.testing import vectors
-from ualink_ref.testing.export import export, model_documents
+from ualink_ref.testing.export import export, model_documents, read_documents
 
 #: The subcommand's ``--help`` description.
 DESCRIPTION = "Golden vectors for every layer, as canonical JSON (see specs/vectors.md)."
@@ -56,8 +56,20 @@ def _cmd_vectors_verify(args: argparse.Namespace) -> int:
 
 
 def _cmd_vectors_export(args: argparse.Namespace) -> int:
-    paths = export(Path(args.out), args.format, model_documents(args.layer or None))
-    print(f"wrote {len(paths)} {args.format} file(s) to {args.out}")
+    try:
+        docs = (read_documents(Path(args.source), args.layer) if args.source is not None
+                else model_documents(args.layer or None))
+        result = export(Path(args.out), args.format, docs)
+    except VectorFormatError as exc:  # the user's directory or one of its files
+        return fail("vectors export", str(exc), 2)
+    except OSError as exc:  # the output directory cannot be written
+        return fail("vectors export", f"cannot write {args.out}: {exc.strerror or exc}", 2)
+    if not result.paths:
+        return fail("vectors export", f"nothing to export from {', '.join(result.skipped)} "
+                    "(no byte-string or symbol fields in its kinds)", 2)
+    skipped = f"; nothing to export from {', '.join(result.skipped)}" if result.skipped else ""
+    print(f"wrote {len(result.paths)} {args.format} file(s) ({result.entries} entries from "
+          f"{len(docs) - len(result.skipped)} vector file(s)) to {args.out}{skipped}")
     return 0
 
 
@@ -91,9 +103,15 @@ def register(sub: Any) -> None:
     exp = add_action(
         vsub, "export", _cmd_vectors_export,
         "write the vectors as $readmemh (memh) or CSV files for an HDL testbench",
-        "Stimulus, expected-response and index files per layer (specs/difftest.md).",
+        "Stimulus and expected-response streams (bytes; 10-bit symbols for the FEC "
+        "kinds) and an index per vector file (memh layout v2, specs/difftest.md). "
+        "Exit status 0: written; 2: invalid input (a vector file unreadable or "
+        "malformed, or none found) or the output cannot be written.",
     )
     exp.add_argument("--format", required=True, choices=["memh", "csv"])
     exp.add_argument("--out", required=True, metavar="DIR", help="directory to write into")
+    exp.add_argument("--from", dest="source", metavar="DIR",
+                     help="export the vector files of DIR (yours included; default: the "
+                          "model's golden vectors, the same as the committed vectors/)")
     exp.add_argument("--layer", action="append", choices=list(vectors.LAYER_MODULES),
                      help="only this layer (repeatable; default: all)")
