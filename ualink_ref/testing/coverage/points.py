@@ -22,8 +22,10 @@ from ualink_ref.tl.fields import COMMANDS
 from ualink_ref.tl.upli import ATOMIC_SIZES, AtomicOp
 
 ERROR_POINT = "error:class"
-#: Every error class of the one exception tree.
-ERROR_CLASSES: tuple[str, ...] = tuple(sorted(errors.__all__))
+#: Every error class of the one exception tree (every UALinkError class errors.py defines).
+ERROR_CLASSES: tuple[str, ...] = tuple(sorted(
+    name for name, obj in vars(errors).items()
+    if isinstance(obj, type) and issubclass(obj, errors.UALinkError)))
 
 FEC_MODES = ("kp4", "ll", "none")
 INTERLEAVES = (1, 2, 4)

@@ -166,7 +166,7 @@ def vector_inputs() -> list[VectorInput]:
                                              tl=_stream(0x80, 0, 192))).encode())
     fill[300] = 0xFF  # inside the zero fill of segment 2
     seq_zero = bytearray(good)
-    seq_zero[2] = 0  # flit_seq [7:0] (it was 1): a data flit numbered 0
+    seq_zero[1] = 0  # header byte 1 = flit_seq [7:0] (it was 1): a data flit numbered 0
     cmd_rsvd = bytearray(_flit_from(_flit_inputs("ack", ack=17)).encode())
     cmd_rsvd[2] |= 1  # command header: the reserved byte
     starts = bytearray(good)
@@ -225,6 +225,7 @@ def vector_inputs() -> list[VectorInput]:
                        ("port-number-reserved-set", dlm.PortNumber(True, 9).encode() | 1 << 17),
                        ("channel-reserved-set", dlm.ChannelNegotiation().encode() | 1 << 9),
                        ("uart-reserved-set", dlm.UartData(b"hi").encode() | 1 << 25),
+                       ("uart-count-3", dlm.UartData(b"hi").encode() | 1 << 30),
                        ("vendor", dlm.VendorMessage(3, 0x12345).encode())):
         cases.append(VectorInput(f"message-decode-{name}", "message_decode", {"word": word}))
     cases.append(VectorInput(
@@ -239,6 +240,14 @@ def vector_inputs() -> list[VectorInput]:
          "replay_timeout": 16},
         "both ends send; a's third flit is corrupted and b's replay request is lost, "
         "so a's replay timer recovers"))
+    cases.append(VectorInput(
+        "retry-acks-lost-duplicates", "retry_scenario",
+        {"a_tl_flits": 30, "b_tl_flits": 0, "delay": 3, "slots": 60,
+         "faults_ab": {"2": "corrupt"},
+         "faults_ba": {str(i): "drop" for i in range(5)}, "replay_timeout": 6},
+        "a's third flit is corrupted and b's first five flits (its acks and its replay "
+        "request) are lost: a's timer replays flits b already holds, which b drops as "
+        "duplicates before and after its request"))
     return cases
 
 

@@ -81,6 +81,8 @@ _DECODE_CASES: list[tuple[str, str]] = [
 _DECODE_CASES += [
     ("request-unknown-command", F.REQUEST.pack(ftype=1, cmd=0x3F).hex()),
     ("response-unknown-status", F.RESPONSE.pack(ftype=2, status=0xF).hex()),
+    ("compressed-request-unknown-command", F.COMPRESSED_REQUEST.pack(ftype=3, cmd=0x3F).hex()),
+    ("compressed-response-no-data-spare-set", "50000001"),
 ]
 
 #: The named value an enum field takes in the all-max / all-one field cases.
@@ -143,8 +145,31 @@ def vector_inputs() -> list[VectorInput]:
             {"kind": "atomic", "addr": 0x2008, "op": "ADD", "operand": 5, "size": 8},
         ],
     }, note="UPLI calls on endpoint a (acc 1) towards b (acc 2), one flit slot per step"))
+    for fec in FEC_MODES:
+        cases.append(VectorInput(f"trace-{fec}-every-command", "trace",
+                                 {"fec": fec, "slots": 8, "ops": _every_command()},
+                                 note="every command at each request size class"))
     cases.extend(tl_errors.vector_inputs())  # split responses, poison, timeouts
     return cases
+
+
+def _every_command() -> list[dict[str, Any]]:
+    """Reads, Writes (byte enables), WriteFulls and Write Messages of 4-8, 64 and 128-256
+    bytes, an AtomicR and an AtomicNR: every command at each size class."""
+    ops: list[dict[str, Any]] = [{"kind": "read", "addr": 0x3000, "length": n}
+                                 for n in (4, 64, 256)]
+    ops += [{"kind": "write", "addr": 0x4000, "data": hexstr(bytes(range(n))),
+             "byte_enable": (1 << n) - 2} for n in (8, 64, 128)]
+    ops += [{"kind": "write", "addr": 0x5000, "data": hexstr(bytes(7 * i & 0xFF for i in
+                                                                  range(n)))}
+            for n in (8, 64, 256)]
+    ops += [{"kind": "message", "addr": 0x6000, "data": hexstr(bytes(3 * i & 0xFF for i in
+                                                                    range(n)))}
+            for n in (4, 64, 256)]
+    ops += [{"kind": "atomic", "addr": 0x7000, "op": "ADD", "operand": 3, "size": 4},
+            {"kind": "atomic", "addr": 0x7008, "op": "XOR", "operand": 5, "size": 8,
+             "fetch": False}]
+    return ops
 
 
 def _op_cases() -> list[VectorInput]:
