@@ -76,10 +76,12 @@ def _cmd_vectors_coverage(args: argparse.Namespace) -> int:
     report = sample.coverage.report(select=args.select, use_waivers=not args.no_waivers)
     if not report.rows:
         return fail("vectors coverage", f"no cover point starts with {args.select!r}", 2)
-    for line in report_lines(report):
+    lines = report_lines(report)
+    if sample.unsampled:  # before the summary line, which stays last
+        lines.insert(-1, f"{sample.unsampled} case(s) of kinds without cover points "
+                         "(or unreadable)")
+    for line in lines:
         print(line)
-    if sample.unsampled:
-        print(f"{sample.unsampled} case(s) of kinds without cover points (or unreadable)")
     if sample.errors:
         return 2  # the sampling is incomplete, whatever it found (as `vectors verify`)
     if report.closure_percent < args.threshold:

@@ -15,5 +15,11 @@ from ualink_ref.testing.coverage.points import coverage_model
 #: Default closure threshold of ``ualink-ref vectors coverage``, in percent.
 DEFAULT_THRESHOLD = 100.0
 
-__all__ = ["DEFAULT_THRESHOLD", "Coverage", "CoverPoint", "CoverageModel", "CoverageReport",
-           "coverage_model"]
+__all__ = [
+           "DEFAULT_THRESHOLD",
+           "CoverPoint",
+           "Coverage",
+           "CoverageModel",
+           "CoverageReport",
+           "coverage_model",
+]

@@ -3,9 +3,10 @@
 :func:`mirrored_coverage` returns a :class:`~ualink_ref.testing.coverage.model.Coverage`
 whose every hit is also sampled into a ``cocotb_coverage.coverage.CoverPoint`` of the
 same bins, named ``<prefix>.<group>.<name>`` (``field:dl_header.op`` is
-``ualink.field.dl_header_op``: cocotb-coverage reads dots as its tree). A testbench samples what it drives or
-checks with the same samplers the vectors use, and gets both reports — ours (waivers,
-holes, closure) and cocotb-coverage's ``coverage_db`` (its report and XML/YAML export)::
+``ualink.field.dl_header_op``: cocotb-coverage reads dots as its tree). A testbench
+samples what it drives or checks with the same samplers the vectors use, and gets both
+reports — ours (waivers, holes, closure) and cocotb-coverage's ``coverage_db`` (its
+report and XML/YAML export)::
 
     import cocotb
     from cocotb_coverage.coverage import coverage_db

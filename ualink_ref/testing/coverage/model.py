@@ -178,5 +178,11 @@ class CoverageReport:
                 f"{self.closure_percent:.1f} % over {self.samples} sample(s)")
 
 
-__all__ = ["GROUPS", "Coverage", "CoverageModel", "CoverageReport", "CoverPoint",
-           "PointReport"]
+__all__ = [
+    "GROUPS",
+    "CoverPoint",
+    "Coverage",
+    "CoverageModel",
+    "CoverageReport",
+    "PointReport",
+]

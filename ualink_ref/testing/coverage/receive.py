@@ -52,9 +52,9 @@ def _arrivals(inputs: dict[str, Any], wire: list[Any], rx_dir: str,
             if fault == "drop":
                 continue
             if fault == "corrupt":
-                data = bytearray(data)
-                data[_CORRUPT_BYTE] ^= 1
-                data = bytes(data)
+                flipped = bytearray(data)
+                flipped[_CORRUPT_BYTE] ^= 1
+                data = bytes(flipped)
             out.append((entry["slot"] + delay, 1, data))
         elif entry["dir"] == tx_dir and len(data) >= 3 and \
                 header_op(data) == FlitOp.REPLAY_REQUEST:

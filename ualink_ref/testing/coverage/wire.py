@@ -18,7 +18,7 @@ from ualink_ref.testing.coverage.fields import sample_bytes, sample_word
 from ualink_ref.testing.coverage.model import Coverage
 from ualink_ref.testing.coverage.points import COMMAND_SIZE_FEC, FEC_MODES, SIZE_CLASSES
 from ualink_ref.testing.coverage.rules import fact
-from ualink_ref.tl.fields import COMMANDS, FORMATS, FType
+from ualink_ref.tl.fields import COMMANDS, FORMATS, FTYPE_NAMES, FType
 from ualink_ref.tl.flit import dissect
 
 _OP_OF = dlf.FlitOp
@@ -74,12 +74,10 @@ def sample_tl_field(cov: Coverage, data: bytes) -> None:
     """One TL control field's bytes (FTYPE first): the layout its FTYPE names."""
     if not data:
         return
-    fmt = FORMATS.get(data[0] >> 4)
-    if fmt is None:
-        cov.hit("field:tl.ftype", "unknown_enum")
-        return
-    if not sample_bytes(cov, fmt, data):
-        cov.hit("field:tl.ftype", fmt.field("ftype").enum[data[0] >> 4])  # type: ignore[index]
+    ftype = data[0] >> 4
+    fmt = FORMATS.get(ftype)
+    if fmt is None or not sample_bytes(cov, fmt, data):  # unknown, or cut short: FTYPE only
+        cov.hit("field:tl.ftype", FTYPE_NAMES.get(ftype, "unknown_enum"))
 
 
 def size_class(length_field: int) -> str:
