@@ -37,7 +37,7 @@ def _allowed() -> dict[str, set[str]]:
 ALLOWED = _allowed()
 #: Third-party packages that are optional extras: the only function-level imports allowed.
 OPTIONAL = ("scapy", "matplotlib", "tqdm", "numba", "dask", "distributed", "cocotb", "atheris",
-            "hypothesis")
+            "hypothesis", "cocotb_coverage")
 #: Our modules that import an optional extra themselves (Scapy; Hypothesis; numba).
 NEEDS_EXTRAS = ("ualink_ref.scapy", "ualink_ref.strategies", "ualink_ref.testing.strategies",
                 "ualink_ref.phy._numba_kernels")

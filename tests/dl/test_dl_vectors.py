@@ -127,6 +127,23 @@ def test_message_words_hand_packed() -> None:
         "message-channel-offline-ack": (2 << 30) | common(0b100, 0b1000),
         "message-uart-two-bytes": (2 << 30) | (int.from_bytes(b"ok", "big") << 9)
         | common(0, 0b0001),
+        "message-tl-rate-zero": common(0b100, 0),
+        "message-tl-rate-one": (1 << 24) | common(0b100, 0),
+        "message-tl-rate-max": (255 << 24) | common(0b100, 0),
+        "message-device-id-one": (1 << 31) | (1 << 9) | common(0b101, 0),
+        "message-device-id-max": (1 << 31) | (0xFFFF << 9) | common(0b101, 0),
+        "message-port-number-one": (1 << 31) | (1 << 9) | common(0b110, 0),
+        "message-port-number-max": (1 << 31) | (255 << 9) | common(0b110, 0),
+        "message-channel-offline": common(0b100, 0b1000),
+        "message-channel-nak": (3 << 30) | common(0b100, 0b1000),
+        "message-uart-empty": common(0, 0b0001),
+        "message-uart-one-byte": (1 << 30) | (ord("x") << 17) | common(0, 0b0001),
+        "message-uart-data-one": (2 << 30) | (1 << 9) | common(0, 0b0001),
+        "message-uart-data-max": (2 << 30) | (0xFFFF << 9) | common(0, 0b0001),
+        # vendor: vendor_data [31:9], vendor type in mtype, class 1111
+        "message-vendor-zero": common(0, 0b1111),
+        "message-vendor-one": (1 << 9) | common(1, 0b1111),
+        "message-vendor-max": (0x7F_FFFF << 9) | common(7, 0b1111),
     }
     got = {c["id"]: int(c["expected"]["word"], 16) for c in _cases("message_encode")}
     assert got == expected

@@ -56,7 +56,7 @@ def test_too_many_cases(vdir: Path, capsys: pytest.CaptureFixture[str],
                         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(vectors, "MAX_CASES", 10)
     code, err = _verify(vdir, capsys)
-    assert code == 2 and "53 cases (limit 10)" in err  # phy.json holds 53
+    assert code == 2 and "56 cases (limit 10)" in err  # phy.json holds 56
 
 
 def test_oversize_file_is_refused_without_reading_it(

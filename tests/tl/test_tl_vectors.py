@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from tests.helpers.atomics_oracle import ctypes_reference
+from tests.helpers.phy_oracle import encode_flits as oracle_encode
 from ualink_ref.testing import vectors
 from ualink_ref.tl import AtomicOp
 from ualink_ref.tl.flit import dissect_stream
@@ -134,7 +135,7 @@ def test_upli_op_flits_carry_the_request() -> None:
 
 def test_trace_wire_is_systematic_kp4() -> None:
     reedsolo = pytest.importorskip("reedsolo")
-    (case,) = _cases("trace")
+    (case,) = [c for c in _cases("trace") if c["id"] == "trace-kp4-write-read-atomic"]
     rs = reedsolo.RSCodec(nsym=30, nsize=544, c_exp=10, prim=0x409, fcr=0, generator=2)
     seen = 0
     for slot in case["expected"]["slots"]:
@@ -161,3 +162,20 @@ def test_verify_rejects_edited_op_inputs(tmp_path: Path, key: str, value: str) -
     (tmp_path / "tl.json").write_text(json.dumps(doc))
     mismatches = vectors.verify_dir(tmp_path).mismatches
     assert [(m.case, m.field) for m in mismatches] == [(case["id"], "<compute>")]
+
+
+def test_every_command_traces_carry_their_dl_flits_and_complete() -> None:
+    traces = [c for c in _cases("trace") if c["id"].endswith("-every-command")]
+    assert sorted(c["inputs"]["fec"] for c in traces) == ["kp4", "ll", "none"]
+    for case in traces:
+        fec = case["inputs"]["fec"]
+        seen = 0
+        for slot in case["expected"]["slots"]:
+            for side in ("a", "b"):
+                for dl, wire in zip(slot[side]["dl"], slot[side]["wire"], strict=True):
+                    # the naive bit-list oracle's encoding of the DL flit (no FEC: the flit)
+                    assert bytes.fromhex(wire) == oracle_encode(bytes.fromhex(dl), fec, 1)
+                    seen += 1
+        assert seen >= 4, case["id"]
+        statuses = [c["status"] for c in case["expected"]["completions"]]
+        assert statuses == ["OKAY"] * len(case["inputs"]["ops"]), case["id"]

@@ -9,9 +9,12 @@ from pathlib import Path
 from typing import Any
 
 from ualink_ref.cli.commands import add_action, add_actions
-from ualink_ref.cli.options import fail, int_range
+from ualink_ref.cli.options import fail, float_range, int_range
 from ualink_ref.errors import VectorFormatError
 from ualink_ref.testing import vectors
+from ualink_ref.testing.coverage import DEFAULT_THRESHOLD
+from ualink_ref.testing.coverage.directory import sample_directory
+from ualink_ref.testing.coverage.text import report_lines
 from ualink_ref.testing.export import export, model_documents, read_documents
 
 #: The subcommand's ``--help`` description.
@@ -73,8 +76,35 @@ def _cmd_vectors_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_vectors_coverage(args: argparse.Namespace) -> int:
+    try:
+        sample = sample_directory(Path(args.dir))
+    except VectorFormatError as exc:  # not a readable directory: invalid input
+        return fail("vectors coverage", str(exc), 2)
+    for error in sample.errors:
+        print(f"invalid: {error}", file=sys.stderr)
+    if not sample.files:
+        return fail("vectors coverage", f"no vector files found in {args.dir}", 2)
+    report = sample.coverage.report(select=args.select, use_waivers=not args.no_waivers)
+    if not report.rows:
+        return fail("vectors coverage", f"no cover point starts with {args.select!r}", 2)
+    lines = report_lines(report)
+    if sample.unsampled:  # before the summary line, which stays last
+        lines.insert(-1, f"{sample.unsampled} case(s) of kinds without cover points "
+                         "(or unreadable)")
+    for line in lines:
+        print(line)
+    if sample.errors:
+        return 2  # the sampling is incomplete, whatever it found (as `vectors verify`)
+    if report.closure_percent < args.threshold:
+        print(f"closure {report.closure_percent:.1f} % is below the threshold "
+              f"{args.threshold:g} %")
+        return 1
+    return 0
+
+
 def register(sub: Any) -> None:
-    """Add the ``vectors`` command (generate / verify)."""
+    """Add the ``vectors`` command (generate / verify / coverage / export)."""
 
     vsub = add_actions(sub, "vectors", DESCRIPTION)
     gen = add_action(
@@ -100,6 +130,23 @@ def register(sub: Any) -> None:
         "--max-report", type=int_range(0), default=50, metavar="N",
         help="print at most N mismatches"
     )
+    cov = add_action(
+        vsub, "coverage", _cmd_vectors_coverage,
+        "functional coverage of a vectors directory: the table and the holes",
+        "Sample every case (and named capture) of DIR against the cover points of "
+        "specs/coverage.md: every numbered rule, every field's value classes, every error "
+        "class, the crosses. Prints one line per point, the holes, the waived bins with "
+        "their reasons and the figures. Exit status 0: closure (bins hit or waived) at or "
+        "above the threshold; 1: below it; 2: invalid input or nothing found.",
+    )
+    cov.add_argument("dir", metavar="DIR", help="directory holding <layer>.json files")
+    cov.add_argument(
+        "--threshold", type=float_range(0.0, 100.0), default=DEFAULT_THRESHOLD, metavar="PCT",
+        help=f"lowest closure accepted, percent (default {DEFAULT_THRESHOLD:g})")
+    cov.add_argument("--select", default="", metavar="PREFIX",
+                     help="only the points whose name starts with PREFIX (e.g. field:, rule:dl.md)")
+    cov.add_argument("--no-waivers", action="store_true",
+                     help="count waived bins as holes (closure = bins hit)")
     exp = add_action(
         vsub, "export", _cmd_vectors_export,
         "write the vectors as $readmemh (memh) or CSV files for an HDL testbench",

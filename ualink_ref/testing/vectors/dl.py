@@ -46,6 +46,7 @@ _MESSAGE_TYPES: dict[str, type] = {
     "port_number": dlm.PortNumber,
     "channel_negotiation": dlm.ChannelNegotiation,
     "uart_data": dlm.UartData,
+    "vendor": dlm.VendorMessage,
     "unknown": dlm.UnknownMessage,
 }
 
@@ -151,6 +152,7 @@ def vector_inputs() -> list[VectorInput]:
         _encode_case("flit-explicit-ends-at-segment-2",
                      "six TL flits fill segments 0-2 exactly; segments 3-4 are fill",
                      "explicit", seq=256, tl=_stream(9, 0, 384)),
+        _encode_case("flit-ack-511", "ack_req_seq at its largest value", "ack", ack=511),
     ]
     good = _good_flit()
     bad_crc = bytearray(good)
@@ -163,6 +165,12 @@ def vector_inputs() -> list[VectorInput]:
     fill = bytearray(_flit_from(_flit_inputs("ack", ack=5, lo=3,
                                              tl=_stream(0x80, 0, 192))).encode())
     fill[300] = 0xFF  # inside the zero fill of segment 2
+    seq_zero = bytearray(good)
+    seq_zero[1] = 0  # header byte 1 = flit_seq [7:0] (it was 1): a data flit numbered 0
+    cmd_rsvd = bytearray(_flit_from(_flit_inputs("ack", ack=17)).encode())
+    cmd_rsvd[2] |= 1  # command header: the reserved byte
+    starts = bytearray(good)
+    starts[3] |= 0xC0  # segment 0 header: tl_starts = 3
     cases += [
         VectorInput("decode-good", "flit_decode", {"flit": hexstr(good)}),
         VectorInput("decode-bad-crc-lsb", "flit_decode", {"flit": hexstr(bytes(bad_crc))},
@@ -176,6 +184,12 @@ def vector_inputs() -> list[VectorInput]:
         VectorInput("decode-nonzero-fill", "flit_decode", {"flit": _with_crc(fill)},
                     "good CRC, a fill byte not zero"),
         VectorInput("decode-truncated", "flit_decode", {"flit": hexstr(good[:639])}),
+        VectorInput("decode-seq-zero", "flit_decode", {"flit": _with_crc(seq_zero)},
+                    "good CRC, an explicit data flit with flit_seq 0"),
+        VectorInput("decode-command-reserved", "flit_decode", {"flit": _with_crc(cmd_rsvd)},
+                    "good CRC, an ack-only flit with a reserved header bit set"),
+        VectorInput("decode-three-tl-starts", "flit_decode", {"flit": _with_crc(starts)},
+                    "good CRC, segment 0 header tl_starts = 3"),
     ]
     for name, msg in (("noop", dlm.NoOp()), ("tl-rate", dlm.TLRateNotification(127)),
                       ("device-id-request", dlm.DeviceId()),
@@ -183,10 +197,36 @@ def vector_inputs() -> list[VectorInput]:
                       ("port-number-response", dlm.PortNumber(True, 200)),
                       ("channel-online", dlm.ChannelNegotiation(dlm.ChannelCommand.REQUEST_ONLINE)),
                       ("channel-offline-ack", dlm.ChannelNegotiation(dlm.ChannelCommand.ACK)),
-                      ("uart-two-bytes", dlm.UartData(b"ok"))):
+                      ("uart-two-bytes", dlm.UartData(b"ok")),
+                      ("tl-rate-zero", dlm.TLRateNotification(0)),
+                      ("tl-rate-one", dlm.TLRateNotification(1)),
+                      ("tl-rate-max", dlm.TLRateNotification(255)),
+                      ("device-id-one", dlm.DeviceId(True, 1)),
+                      ("device-id-max", dlm.DeviceId(True, 0xFFFF)),
+                      ("port-number-one", dlm.PortNumber(True, 1)),
+                      ("port-number-max", dlm.PortNumber(True, 255)),
+                      ("channel-offline", dlm.ChannelNegotiation(
+                          dlm.ChannelCommand.REQUEST_OFFLINE)),
+                      ("channel-nak", dlm.ChannelNegotiation(dlm.ChannelCommand.NAK)),
+                      ("uart-empty", dlm.UartData(b"")),
+                      ("uart-one-byte", dlm.UartData(b"x")),
+                      ("uart-data-one", dlm.UartData(b"\x00\x01")),
+                      ("uart-data-max", dlm.UartData(b"\xff\xff")),
+                      ("vendor-zero", dlm.VendorMessage(0, 0)),
+                      ("vendor-one", dlm.VendorMessage(1, 1)),
+                      ("vendor-max", dlm.VendorMessage(7, 0x7F_FFFF))):
         cases.append(VectorInput(f"message-{name}", "message_encode", _message_json(msg)))
     for name, word in (("unknown-class", 0x0000_0008), ("compressed", 0x0000_0001),
-                       ("noop-reserved-set", 0x8000_0000), ("tl-rate", rate)):
+                       ("noop-reserved-set", 0x8000_0000), ("tl-rate", rate),
+                       ("bit1-set", 0x0000_0002), ("basic-type-1", 0x0000_0040),
+                       ("basic-type-7", 0x0000_01C0), ("body-max", 0xFFFF_FE00),
+                       ("tl-rate-reserved-set", rate | 1 << 9),
+                       ("device-id-reserved-set", dev | 1 << 25),
+                       ("port-number-reserved-set", dlm.PortNumber(True, 9).encode() | 1 << 17),
+                       ("channel-reserved-set", dlm.ChannelNegotiation().encode() | 1 << 9),
+                       ("uart-reserved-set", dlm.UartData(b"hi").encode() | 1 << 25),
+                       ("uart-count-3", dlm.UartData(b"hi").encode() | 1 << 30),
+                       ("vendor", dlm.VendorMessage(3, 0x12345).encode())):
         cases.append(VectorInput(f"message-decode-{name}", "message_decode", {"word": word}))
     cases.append(VectorInput(
         "retry-corrupt-second-flit", "retry_scenario",
@@ -200,6 +240,14 @@ def vector_inputs() -> list[VectorInput]:
          "replay_timeout": 16},
         "both ends send; a's third flit is corrupted and b's replay request is lost, "
         "so a's replay timer recovers"))
+    cases.append(VectorInput(
+        "retry-acks-lost-duplicates", "retry_scenario",
+        {"a_tl_flits": 30, "b_tl_flits": 0, "delay": 3, "slots": 60,
+         "faults_ab": {"2": "corrupt"},
+         "faults_ba": {str(i): "drop" for i in range(5)}, "replay_timeout": 6},
+        "a's third flit is corrupted and b's first five flits (its acks and its replay "
+        "request) are lost: a's timer replays flits b already holds, which b drops as "
+        "duplicates before and after its request"))
     return cases
 
 

@@ -219,6 +219,12 @@ def _flit_cases() -> list[VectorInput]:
         ("ll", "burst81", 1, 1, list(range(2720, 2801)),
          "81-bit burst in the second codeword: 9 symbols, flagged"),
         ("none", "scattered", 1, 1, [7, 4000], "no FEC: errors pass through"),
+        ("kp4", "burst280-il2", 2, 2, list(range(3001, 3281)),
+         "280-bit burst over 2-way interleave (two flits)"),
+        ("ll", "burst140-il2", 2, 1, list(range(1001, 1141)),
+         "140-bit burst over 2-way interleave"),
+        ("ll", "burst280-il4", 4, 2, list(range(3001, 3281)),
+         "280-bit burst over 4-way interleave (two flits)"),
     ]  # fmt: skip
     for mode, label, interleave, count, bits, note in decode_layouts:
         flits = prbs_bytes(FLIT_BYTES * count, 0x00C0FFEE + len(bits))

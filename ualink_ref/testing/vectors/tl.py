@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ualink_ref.bitfields import BitFormat
 from ualink_ref.errors import DecodeError, VectorFormatError
 from ualink_ref.net.harness import Network
 from ualink_ref.net.tl_pair import TLPair
@@ -77,6 +78,29 @@ _DECODE_CASES: list[tuple[str, str]] = [
     ("empty", ""),
 ]
 
+_DECODE_CASES += [
+    ("request-unknown-command", F.REQUEST.pack(ftype=1, cmd=0x3F).hex()),
+    ("response-unknown-status", F.RESPONSE.pack(ftype=2, status=0xF).hex()),
+    ("compressed-request-unknown-command", F.COMPRESSED_REQUEST.pack(ftype=3, cmd=0x3F).hex()),
+    ("compressed-response-no-data-spare-set", "50000001"),
+]
+
+#: The named value an enum field takes in the all-max / all-one field cases.
+_ENUM_PICK = {"max": {"cmd": 0x32, "status": 3}, "one": {"cmd": 0x2A, "status": 1}}
+
+
+def _extreme(fmt: BitFormat, which: str) -> dict[str, int]:
+    """Every field of ``fmt`` but FTYPE and the reserved ones at its largest value (or 1);
+    an enum field at a named value (:data:`_ENUM_PICK`)."""
+    out = {}
+    for f in fmt.fields:
+        if f.name == "ftype" or f.reserved:
+            continue
+        out[f.name] = _ENUM_PICK[which][f.name] if f.enum else (
+            f.max_value if which == "max" else 1)
+    return out
+
+
 _ATOMIC_OLD = {4: 0x8000_0005, 8: 0xFFFF_FFFF_FFFF_FFF0}
 _ATOMIC_OPERAND = {4: 0x7FFF_FFFF, 8: 0x0000_0000_0000_0020}
 
@@ -87,6 +111,10 @@ def vector_inputs() -> list[VectorInput]:
     for i, (name, values) in enumerate(_FIELD_CASES):
         cases.append(VectorInput(f"field-{name}-{i}", "field_encode",
                                  {"format": name, "values": values}))
+    for fmt in F.ALL_FORMATS:  # every field at its largest value, then at one
+        for which in ("max", "one"):
+            cases.append(VectorInput(f"field-{fmt.name}-all-{which}", "field_encode",
+                                     {"format": fmt.name, "values": _extreme(fmt, which)}))
     for case_id, raw in _DECODE_CASES:
         cases.append(VectorInput(f"field-decode-{case_id}", "field_decode", {"hex": raw}))
     cases.append(VectorInput("half-mixed", "control_half", {"fields": [
@@ -117,8 +145,31 @@ def vector_inputs() -> list[VectorInput]:
             {"kind": "atomic", "addr": 0x2008, "op": "ADD", "operand": 5, "size": 8},
         ],
     }, note="UPLI calls on endpoint a (acc 1) towards b (acc 2), one flit slot per step"))
+    for fec in FEC_MODES:
+        cases.append(VectorInput(f"trace-{fec}-every-command", "trace",
+                                 {"fec": fec, "slots": 8, "ops": _every_command()},
+                                 note="every command at each request size class"))
     cases.extend(tl_errors.vector_inputs())  # split responses, poison, timeouts
     return cases
+
+
+def _every_command() -> list[dict[str, Any]]:
+    """Reads, Writes (byte enables), WriteFulls and Write Messages of 4-8, 64 and 128-256
+    bytes, an AtomicR and an AtomicNR: every command at each size class."""
+    ops: list[dict[str, Any]] = [{"kind": "read", "addr": 0x3000, "length": n}
+                                 for n in (4, 64, 256)]
+    ops += [{"kind": "write", "addr": 0x4000, "data": hexstr(bytes(range(n))),
+             "byte_enable": (1 << n) - 2} for n in (8, 64, 128)]
+    ops += [{"kind": "write", "addr": 0x5000, "data": hexstr(bytes(7 * i & 0xFF for i in
+                                                                  range(n)))}
+            for n in (8, 64, 256)]
+    ops += [{"kind": "message", "addr": 0x6000, "data": hexstr(bytes(3 * i & 0xFF for i in
+                                                                    range(n)))}
+            for n in (4, 64, 256)]
+    ops += [{"kind": "atomic", "addr": 0x7000, "op": "ADD", "operand": 3, "size": 4},
+            {"kind": "atomic", "addr": 0x7008, "op": "XOR", "operand": 5, "size": 8,
+             "fetch": False}]
+    return ops
 
 
 def _op_cases() -> list[VectorInput]:
