@@ -85,6 +85,8 @@ _COLLECTIVE = ("no vector kind runs a collective: collectives are checked agains
 _POD = ("no vector kind runs a pod workload or its report (switch_path drives a fixed "
         "3-port switch with scripted ops)")
 _LIMITS = "a bound on reading a vector directory, not a behaviour a vector case records"
+_EXPORT = ("the memh export layout of a vectors directory (tests/testing/test_export.py "
+           "checks it against the JSON), not a behaviour a vector case records")
 _DISSECT = ("a rule of the dissector's output; no vector kind records dissect output (the "
             "captures are its input)")
 _HOSTILE = ("needs a peer that breaks the TL rules; every vector's peer is the model, "
@@ -122,6 +124,9 @@ RULES: tuple[Rule, ...] = tuple(
              *((c, "", _COLLECTIVE) for c in ("C1", "C2", "C3", "C4", "C5", "C6", "C7", "A1",
                                               "A2", "A3", "A4", "A5", "A6", "A7", "A8", "M1",
                                               "M2", "M3", "M4", "M5")))
+    + _rules("difftest.md",
+             *((x, "", _EXPORT) for x in ("X1", "X2", "X3", "X4", "X5", "X6", "X7", "X8",
+                                          "X9", "X10")))
     + _rules("dl.md",
              ("1", "dl.seq_511", ""), ("2", "dl.gap_dropped", ""),
              ("3", "dl.replay_on_request", ""), ("4", "dl.implicit_seq", ""),
