@@ -90,12 +90,12 @@ def test_no_field_name_is_a_scapy_attribute() -> None:
     assert sl.UALinkCapture(link_direction=1).link_direction == 1
 
 
-def test_addresses_shown_as_hex_byte_addresses() -> None:
+def test_addresses_shown_as_stored_and_as_hex_byte_addresses() -> None:
     req = sl.UPLIRequest(cmd=3, addr=0x400)
-    assert "0x1000" in req.show(dump=True)
-    assert "addr=0x1000" in req.summary()
+    assert "addr      = 0x400 (byte_addr=0x1000)" in req.show(dump=True)
+    assert "addr=0x400 (byte_addr=0x1000)" in req.summary()
     creq = sl.TL_FIELD_LAYERS[3](addr_lo=0x10)
-    assert "0x40" in creq.show(dump=True)
+    assert "0x10 (byte_addr_lo=0x40)" in creq.show(dump=True)
 
 
 def _all_layers() -> list[type[Packet]]:

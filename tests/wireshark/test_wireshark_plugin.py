@@ -12,9 +12,13 @@ from ualink_ref.cli import main
 from ualink_ref.errors import DecodeError
 from ualink_ref.wireshark import PLUGIN_NAME, plugin_path
 from ualink_ref.wireshark.generate import (
+    ADDRESS_FILTER,
     BEGIN_MARKER,
+    COMMON_FIELDS,
     END_MARKER,
     FORMATS,
+    IMPLIED_FIELDS,
+    common_filter_name,
     filter_name,
     generate_plugin,
     generate_section,
@@ -128,3 +132,21 @@ def test_install_default_folder_is_the_personal_plugin_folder(
 def test_print_path(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["wireshark", "install", "--print-path"]) == 0
     assert capsys.readouterr().out.strip() == str(plugin_path())
+
+
+def test_common_fields_name_one_concept_in_every_form() -> None:
+    # Each common field (ualink.tl.cmd, ...) is carried, or implied, by every form listed,
+    # with the same value names in each: one concept, one name.
+    assert {"cmd", "tag", "status"} <= set(COMMON_FIELDS)
+    assert "len" not in COMMON_FIELDS  # words in a request, beats in a response
+    for name, fmts in COMMON_FIELDS.items():
+        assert len(fmts) > 1, name
+        for fmt in fmts:
+            assert name in fmt.field_names or name in IMPLIED_FIELDS.get(fmt.name, {}), (
+                name, fmt.name)
+        enums = {tuple(sorted((fmt.field(name).enum or {}).items()))
+                 for fmt in fmts if name in fmt.field_names}
+        assert len(enums) == 1, name
+        assert PLUGIN.count(f'ProtoField.uint8("{common_filter_name(name)}"') + PLUGIN.count(
+            f'ProtoField.uint16("{common_filter_name(name)}"') == 1, name
+    assert f'"{ADDRESS_FILTER}"' in PLUGIN

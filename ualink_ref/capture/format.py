@@ -331,8 +331,8 @@ def iter_capture_file(
         raise TruncatedError("capture file header", 24, len(head))
     if struct.unpack("<I", head)[0] == PCAPNG_SHB:
         packets = _pcapng_packets(reader, head, max_record_bytes)
-    else:
-        packets = _pcap_packets(reader, head, max_record_bytes)
+    else:  # the file header is checked here: its errors name no packet
+        packets = _pcap_packets(reader, _pcap_header(reader, head), max_record_bytes)
     count = 0
     try:
         for pkt in packets:
@@ -353,19 +353,27 @@ def decode_capture_file(data: bytes, *, max_records: int = MAX_RECORDS) -> list[
     return list(iter_capture_file(data, max_records=max_records))
 
 
-def _pcap_packets(reader: _Reader, head: bytes, limit: int) -> Iterator[RawPacket]:
-    data = head + reader.read(20, "pcap file header")
+def _pcap_header(reader: _Reader, head: bytes) -> tuple[str, int, int]:
+    """``(byte order, timestamp fraction in ns, link type)`` of the pcap file header whose
+    first 4 bytes are ``head``; :class:`CaptureFormatError` when it is not one (said from
+    the magic alone: a short file that is not a capture is not "cut short")."""
     for endian in "<>":
-        magic = struct.unpack_from(endian + "I", data)[0]
+        magic = struct.unpack(endian + "I", head)[0]
         if magic in (PCAP_MAGIC_US, PCAP_MAGIC_NS):
             break
     else:
-        raise CaptureFormatError(f"not a pcap or pcapng file (magic {data[:4].hex()})")
+        raise CaptureFormatError(f"not a pcap or pcapng file (magic {head.hex()})")
+    data = head + reader.read(20, "pcap file header")
     scale = 1 if magic == PCAP_MAGIC_NS else 1000
     major, _minor, _zone, _sigfigs, _snap, linktype = struct.unpack_from(endian + "HHiIII", data, 4)
     if major != 2:
         raise CaptureFormatError(f"pcap major version {major} is not 2")
-    linktype &= 0x0FFFFFFF  # the top bits carry FCS information, not the link type
+    return endian, scale, linktype & 0x0FFFFFFF  # the top bits carry FCS information
+
+
+def _pcap_packets(reader: _Reader, file_header: tuple[str, int, int], limit: int
+                  ) -> Iterator[RawPacket]:
+    endian, scale, linktype = file_header
     while True:
         at = reader.mark = reader.offset
         header = reader.read(16, "pcap record header", allow_eof=True)

@@ -330,7 +330,7 @@ class Summary:
         """The multi-line summary (``shown``: how many flits the filters let through)."""
         dirs = ", ".join(f"{d} {self.per_dir[d]}" for d in sorted(self.per_dir))
         lines = [
-            f"summary: {self.flits} DL flits ({dirs})"
+            f"summary: {self.flits} DL flits" + (f" ({dirs})" if dirs else "")
             + (f", {shown} shown" if shown is not None and shown != self.flits else ""),
             f"  data flits {self.data}"
             + _detail(_counts(self.status, ("accepted", "duplicate", "gap", "unsynchronised"))),

@@ -4,7 +4,9 @@ It streams: each record is read, dissected and printed before the next is read,
 so the first lines come at once and ``| head`` stops it early. A packet that is
 not a valid record is marked in place, named (file, packet, offset) on stderr and
 counted, and reading goes on; the exit status is then 1 (``--strict``: stop at
-the first). A file cut short prints every record before the cut, then the error.
+the first). A file cut short prints every record before the cut, then the error;
+one that yields no record at all (not a capture, empty, cut inside its first
+record) gives the error line alone: no heading, no empty summary (rule D3).
 """
 
 from __future__ import annotations
@@ -49,6 +51,15 @@ class _Output:
         self.args, self.name, self.out = args, name, out
         self.shown = 0  # flits written (not counting raw-codeword views)
         self.lines = 0  # flits and bad records written (what -c counts)
+        self.records = 0  # packets read from the file (records and bad records)
+        #: Whether the text table's heading is due (written once, before its first line).
+        self.heading_due = not (args.json or args.fields or args.summary_only)
+
+    def heading(self) -> None:
+        """The text table's heading, the first time it is asked for."""
+        if self.heading_due:
+            self.heading_due = False
+            self.out.write(HEADING + "\n")
 
     def flit(self, f: DissectedFlit) -> None:
         a = self.args
@@ -57,6 +68,7 @@ class _Output:
         elif a.fields:
             self.out.write("\t".join(field_text(v) for v in as_dict(f, a.fields).values()) + "\n")
         elif not a.summary_only:
+            self.heading()
             self.out.write(render(f, verbose=a.verbose) + "\n")
         self.shown += not f.fec_only
         self.lines += 1
@@ -69,6 +81,7 @@ class _Output:
             self.out.write(json.dumps({"index": bad.index, "offset": bad.offset,
                                        "bad_record": True, "error": bad.error}) + "\n")
         elif not a.fields and not a.summary_only:
+            self.heading()
             self.out.write(f"{bad.index:5d}       - BAD RECORD at file offset {bad.offset}: "
                            f"{bad.error}\n")
         self.lines += 1
@@ -85,8 +98,6 @@ def _cmd_dissect(args: argparse.Namespace) -> int:
     out = _Output(args, name, sys.stdout)
     summary = Summary()
     text = not (args.json or args.fields)
-    if text and not args.summary_only:
-        print(HEADING)
     status = 0
     try:
         with stream:
@@ -96,8 +107,11 @@ def _cmd_dissect(args: argparse.Namespace) -> int:
         cut = "file cut short: " if isinstance(exc, TruncatedError) else ""
         sys.stdout.flush()
         status = fail("dissect", f"{name}: {cut}{exc}{where}")
+        if not out.records:  # not a capture (or none of it readable): the error alone
+            return status
     if text and not args.no_summary:
         if not args.summary_only:
+            out.heading()  # a capture with nothing shown still gets its (empty) table
             print()
         print(summary.render(shown=out.shown))
     if summary.bad_records:
@@ -115,6 +129,7 @@ def _run(args: argparse.Namespace, stream: IO[bytes], flt: Filter, out: _Output,
     records = iter_capture_tolerant(stream)
     while True:
         item = next(records, None)
+        out.records += item is not None
         items = dissector.finish() if item is None else dissector.feed(*item)
         for thing in items:
             if isinstance(thing, BadRecord):

@@ -32,6 +32,7 @@ from scapy.fields import (
 )
 from scapy.packet import Packet
 
+from ualink_ref.bitfields import BitFormat
 from ualink_ref.dl.crc import CRC_COVERAGE, crc32
 from ualink_ref.dl.flit import MESSAGE_BYTES, SEGMENT_LENGTHS
 from ualink_ref.dl.formats import (
@@ -112,6 +113,22 @@ DL_MESSAGE_LAYERS: dict[tuple[int, int], type[Packet]] = {
 DLVendorMessage = packet_class(VENDOR_MESSAGE, attrs=_PART)
 
 
+def _message_of(fmt: BitFormat) -> type[Packet]:
+    """The layer of message format ``fmt`` in :data:`DL_MESSAGE_LAYERS`."""
+    return DL_MESSAGE_LAYERS[fmt.field("mclass").default, fmt.field("mtype").default]
+
+
+# Each message layer also under the class name its repr shows (``<DlMsgTlRate ...>``),
+# so the name a user reads can be imported (from ``ualink_ref.scapy_layers``) and pickled.
+DlMsgNoop = _message_of(NOOP_MESSAGE)
+DlMsgTlRate = _message_of(TL_RATE_MESSAGE)
+DlMsgDeviceId = _message_of(DEVICE_ID_MESSAGE)
+DlMsgPortNumber = _message_of(PORT_NUMBER_MESSAGE)
+DlMsgChannelNegotiation = _message_of(CHANNEL_NEGOTIATION_MESSAGE)
+DlMsgUartData = _message_of(UART_MESSAGE)
+DlMsgVendor = DLVendorMessage
+
+
 def message_layer(m: bytes) -> type[Packet]:
     """The DL message layer for a 4-byte message word (``DLMessage`` when unknown)."""
     if len(m) < MESSAGE_BYTES:
@@ -149,6 +166,8 @@ def _segment_class(index: int, length: int) -> type[Packet]:
 DL_SEGMENT_LAYERS: tuple[type[Packet], ...] = tuple(
     _segment_class(i, n) for i, n in enumerate(SEGMENT_LENGTHS)
 )
+# ... each also under the class name its repr shows (``<DLSegment0 ...>``).
+DLSegment0, DLSegment1, DLSegment2, DLSegment3, DLSegment4 = DL_SEGMENT_LAYERS
 
 
 class CrcValidField(Field[Any, Any]):
@@ -254,8 +273,21 @@ __all__ = [
     "DLCommandHeader",
     "DLExplicitHeader",
     "DLMessage",
+    "DLSegment0",
+    "DLSegment1",
+    "DLSegment2",
+    "DLSegment3",
+    "DLSegment4",
+    "DLVendorMessage",
     "DefaultPacketField",
     "DispatchPacketField",
+    "DlMsgChannelNegotiation",
+    "DlMsgDeviceId",
+    "DlMsgNoop",
+    "DlMsgPortNumber",
+    "DlMsgTlRate",
+    "DlMsgUartData",
+    "DlMsgVendor",
     "UALinkDLFlit",
     "message_layer",
 ]

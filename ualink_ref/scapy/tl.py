@@ -38,6 +38,15 @@ TL_FIELD_LAYERS: dict[int, type[Packet]] = {
     int(ftype): packet_class(fmt, attrs={"extract_padding": _no_payload})
     for ftype, fmt in FORMATS.items()
 }
+# Each also under the class name its repr shows (``<TlRequest ...>``), so the name a user
+# reads can be imported (from ``ualink_ref.scapy_layers``) and instances pickle.
+TlFlowControl = TL_FIELD_LAYERS[FType.FLOW_CONTROL]
+TlRequest = TL_FIELD_LAYERS[FType.REQUEST]
+TlResponse = TL_FIELD_LAYERS[FType.RESPONSE]
+TlCompressedRequest = TL_FIELD_LAYERS[FType.COMPRESSED_REQUEST]
+TlCompressedResponseWithData = TL_FIELD_LAYERS[FType.COMPRESSED_RESPONSE_DATA]
+TlCompressedResponseNoData = TL_FIELD_LAYERS[FType.COMPRESSED_RESPONSE_NODATA]
+TlVcFlowControl = TL_FIELD_LAYERS[FType.VC_FLOW_CONTROL]
 
 
 def _values(field: Packet) -> dict[str, int]:
@@ -185,6 +194,12 @@ class TLFlit(Packet):
         return "TL flit " + " ".join(f"[{h.mysummary()}]"
                                      for h in self.getfieldval("halves"))
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as ``tl_flit(bytes, pending_before)``: a flit that continues owed data
+        is of a class made at run time (:func:`tl_flit`), which pickle cannot name."""
+        _rebuild, args, *state = super().__reduce__()
+        return (tl_flit, (*args, self.pending_before), *state)
+
 
 #: ``TLFlit`` subclasses by ``pending_before`` (a class per value, made once: Scapy
 #: prepares every new layer class on first use, which costs more than the dissection).
@@ -195,8 +210,9 @@ def tl_flit(data: bytes, pending: int = 0) -> TLFlit:
     """Dissect a TL flit into Scapy layers, given the data half-flits owed before it."""
     cls = TLFlit
     if pending:
-        cls = _CONTINUING.get(pending) or _CONTINUING.setdefault(
-            pending, type("TLFlit", (TLFlit,), {"pending_before": pending}))
+        # named TLFlit in reprs, as the class users import; placed with it
+        cls = _CONTINUING.get(pending) or _CONTINUING.setdefault(pending, type(
+            "TLFlit", (TLFlit,), {"pending_before": pending, "__module__": TLFlit.__module__}))
     packet: TLFlit = cls(data)
     return packet
 
@@ -264,6 +280,13 @@ __all__ = [
     "TLDataHalf",
     "TLFlit",
     "TLUnknownSector",
+    "TlCompressedRequest",
+    "TlCompressedResponseNoData",
+    "TlCompressedResponseWithData",
+    "TlFlowControl",
+    "TlRequest",
+    "TlResponse",
+    "TlVcFlowControl",
     "UPLIRequest",
     "UPLIResponse",
     "control_half_data_halves",

@@ -204,7 +204,11 @@ class TLSpansField(Field[Any, Any]):
         return lazy_spans(pkt) if x is None and pkt is not None else x
 
     def i2repr(self, pkt: Packet | None, x: Any) -> str:
-        """Shown as layers by ``show()``; this text only for built packets."""
+        """The view's layers (``repr()`` of a dissected flit computes it, as reading
+        ``pkt.tl_flits`` does); ``not computed (built, not dissected)`` when the packet
+        has no dissected bytes. (``repr()`` leaves the field out of a built packet.)"""
+        if x is None and pkt is not None:
+            x = lazy_spans(pkt)
         return "not computed (built, not dissected)" if x is None else repr(x)
 
 

@@ -38,6 +38,7 @@ from ualink_ref.dl.segments import SEGMENT_OFFSETS
 from ualink_ref.errors import DecodeError
 from ualink_ref.sizes import MAX_WINDOW, SEQ_MAX, TL_FLIT_BYTES
 from ualink_ref.tl import fields as tlf
+from ualink_ref.tl.codec import ADDR_LO_BITS
 from ualink_ref.tl.flit import HALF_FLIT_BYTES, SECTORS_PER_HALF
 from ualink_ref.tl.upli import Status, request_data_halves, request_has_data
 from ualink_ref.wireshark import PLUGIN_NAME, plugin_path
@@ -65,6 +66,36 @@ FORMAT_PREFIX: Mapping[str, str] = {
     tlf.COMPRESSED_RESPONSE_DATA.name: "ualink.tl.crsp",
     tlf.COMPRESSED_RESPONSE_NODATA.name: "ualink.tl.crsp",
 }
+
+_REQUESTS = (tlf.REQUEST, tlf.COMPRESSED_REQUEST)
+_RESPONSES = (tlf.RESPONSE, tlf.COMPRESSED_RESPONSE_DATA, tlf.COMPRESSED_RESPONSE_NODATA)
+
+#: One display filter per concept across the compressed and uncompressed forms (project
+#: choice, ``specs/wireshark.md`` "One field per concept"): ``ualink.tl.<name>`` is added,
+#: hidden, beside the field of that name of each of these formats (the form's own
+#: ``ualink.tl.req.cmd`` / ``ualink.tl.creq.cmd`` stay), so one filter finds a request or
+#: response whichever form the sender chose. ``len`` is left out: it counts 4-byte words
+#: in a request and 64-byte beats in a response, two concepts under one name.
+COMMON_FIELDS: Mapping[str, tuple[BitFormat, ...]] = {
+    "cmd": _REQUESTS,
+    "attr": _REQUESTS,
+    "numbeats": _REQUESTS,
+    "tag": _REQUESTS + _RESPONSES,
+    "vchan": _REQUESTS + _RESPONSES,
+    "pool": _REQUESTS + _RESPONSES,
+    "offset": _RESPONSES,
+    "last": _RESPONSES,
+    "status": _RESPONSES,
+}
+#: Common fields a form implies without carrying them (format name -> field -> value):
+#: a compressed response is OKAY (``ualink_ref.tl.fields``: "Implies status OKAY").
+IMPLIED_FIELDS: Mapping[str, Mapping[str, int]] = {
+    tlf.COMPRESSED_RESPONSE_DATA.name: {"status": Status.OKAY.value},
+    tlf.COMPRESSED_RESPONSE_NODATA.name: {"status": Status.OKAY.value},
+}
+#: The byte address of a request in either form (hand-written in the plugin: a compressed
+#: request's upper bits come from the address-cache way an earlier request loaded).
+ADDRESS_FILTER = "ualink.tl.addr"
 
 #: Fields every DL message shares: filtered as ``ualink.dl.msg.<name>`` whatever the type.
 _MSG_COMMON = frozenset(p.field.name for p in dlf.DL_MESSAGE.positions[1:])
@@ -94,6 +125,28 @@ def filter_name(fmt: BitFormat, field: str) -> str:
     return f"{prefix}.{field}"
 
 
+def common_filter_name(field: str) -> str:
+    """The display-filter name of common field ``field`` (``ualink.tl.cmd``)."""
+    return f"ualink.tl.{field}"
+
+
+def _common_protofield(name: str) -> str:
+    """The ``ProtoField`` of common field ``name``: as wide as its widest form, no mask
+    (the plugin gives the value), the enum and text of the form that declares it."""
+    holders = [fmt for fmt in COMMON_FIELDS[name] if name in fmt.field_names]
+    widest = max(fmt.field(name).width for fmt in holders)
+    ftype = next(t for n, t in sorted(_TYPES.items()) if 8 * n >= widest)
+    declared = holders[0].field(name)
+    base = "base.HEX" if name in _HEX_FIELDS and not declared.enum else "base.DEC"
+    enum = _lua_enum(declared.enum) if declared.enum else "nil"
+    forms = list(dict.fromkeys(filter_name(fmt, name) for fmt in holders))
+    implied = [fmt.name for fmt in COMMON_FIELDS[name] if name in IMPLIED_FIELDS.get(fmt.name, {})]
+    blurb = f"{declared.description}; every form: {', '.join(forms)}" + (
+        f" (implied by {', '.join(implied)})" if implied else "")
+    return (f"ProtoField.{ftype}({_lua_str(common_filter_name(name))}, {_lua_str(name)}, "
+            f"{base}, {enum}, nil, {_lua_str(blurb)})")
+
+
 def _lua_str(text: str) -> str:
     escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
     return f'"{escaped}"'
@@ -116,14 +169,35 @@ def _window(fmt: BitFormat, pos: FieldPosition) -> tuple[int, int, int, int | No
 _TYPES = {1: "uint8", 2: "uint16", 3: "uint24", 4: "uint32"}
 
 
+def _declare(field: str, shared: dict[str, str], declared: list[str]) -> str:
+    """The ``PF[n]`` of ProtoField text ``field``, added to ``declared`` on first use."""
+    ref = shared.get(field)
+    if ref is None:
+        ref = shared[field] = f"PF[{len(shared) + 1}]"
+        declared.append(f"{ref} = pf({field})")
+    return ref
+
+
+def _common_of(fmt: BitFormat) -> frozenset[str]:
+    """The common fields (:data:`COMMON_FIELDS`) ``fmt`` holds or implies."""
+    return frozenset(name for name, fmts in COMMON_FIELDS.items() if fmt in fmts)
+
+
 def _field_lines(fmt: BitFormat, shared: dict[str, str]) -> list[str]:
     """The ``FMT`` table of ``fmt``, preceded by the ``PF`` entries of its ProtoFields not
     declared yet: a field that several formats share (same filter name, mask, enum and
-    description: a message's class and type, a TL field's ftype) is registered once."""
+    description: a message's class and type, a TL field's ftype; a common field,
+    :data:`COMMON_FIELDS`) is registered once. A field with a common field names its
+    ProtoField as ``also``; values a form implies are listed in ``implied``."""
     declared: list[str] = []
+    common = _common_of(fmt)
+    implied = [f"{{ pf = {_declare(_common_protofield(name), shared, declared)}, "
+               f"value = {value} }}"
+               for name, value in IMPLIED_FIELDS.get(fmt.name, {}).items() if name in common]
     lines = [f"FMT[{_lua_str(fmt.name)}] = {{ name = {_lua_str(fmt.name)}, "
              f"bytes = {fmt.bit_length // 8}, "
-             f"check_reserved = {str(fmt.check_reserved).lower()}, fields = {{"]
+             f"check_reserved = {str(fmt.check_reserved).lower()}, "
+             f"implied = {{{', '.join(implied)}}}, fields = {{"]
     for pos in fmt.positions:
         f = pos.field
         off, length, bit, mask = _window(fmt, pos)
@@ -135,18 +209,29 @@ def _field_lines(fmt: BitFormat, shared: dict[str, str]) -> list[str]:
         abbrev = filter_name(fmt, f.name)
         field = (f"ProtoField.{ftype}({_lua_str(abbrev)}, {_lua_str(f.name)}, {base}, "
                  f"{enum}, {mask_text}, {_lua_str(blurb)})")
-        ref = shared.get(field)
-        if ref is None:
-            ref = shared[field] = f"PF[{len(shared) + 1}]"
-            declared.append(f"{ref} = pf({field})")
+        ref = _declare(field, shared, declared)
+        also = (f", also = {_declare(_common_protofield(f.name), shared, declared)}"
+                if f.name in common else "")
         lines.append(
             f"  {{ name = {_lua_str(f.name)}, off = {off}, len = {length}, bit = {bit}, "
             f"width = {f.width}, reserved = {str(f.reserved).lower()}, "
             f"strict = {str(f.strict_enum).lower()}, enum = {enum}, "
-            f"wide = {str(mask is None).lower()}, pf = {ref} }},"
+            f"wide = {str(mask is None).lower()}, pf = {ref}{also} }},"
         )
     lines.append("} }")
     return declared + lines
+
+
+def _addr_hi() -> str:
+    """Where a request's address bits above ``addr_lo`` (what ``cload`` stores in an
+    address-cache way) sit: a window ``str_field`` reads exactly (below 2**53)."""
+    pos = tlf.REQUEST.position("addr")
+    width = pos.field.width - (ADDR_LO_BITS - tlf.BYTE_ADDRESS_LOW_BITS["addr"])
+    first, last = pos.offset // 8, (pos.offset + width - 1) // 8
+    if 8 * (last - first + 1) > 53:  # pragma: no cover - a layout change would need UInt64
+        raise DecodeError("addr_hi does not fit a Lua number")
+    return (f"{{ off = {first}, len = {last - first + 1}, bit = {pos.offset - 8 * first}, "
+            f"width = {width} }}")
 
 
 def _table(name: str, items: Iterable[tuple[int, str]]) -> str:
@@ -168,6 +253,7 @@ def generate_section() -> str:
         f"  tl_flit_bytes = {TL_FLIT_BYTES}, half_bytes = {HALF_FLIT_BYTES}, "
         f"sector_bytes = {tlf.SECTOR_BYTES}, sectors_per_half = {SECTORS_PER_HALF},",
         f"  seq_max = {SEQ_MAX}, replay_memory = {MAX_WINDOW},",
+        f"  addr_lo_bits = {ADDR_LO_BITS}, addr_hi = {_addr_hi()},",
         "  op = {" + ", ".join(f"{op.name.lower()} = {op.value}" for op in dlf.FlitOp) + "},",
         "  ftype = {" + ", ".join(f"{t.name.lower()} = {t.value}" for t in tlf.FType) + "},",
         f"  status_okay = {Status.OKAY.value},",
@@ -246,7 +332,8 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-__all__ = ["BEGIN_MARKER", "END_MARKER", "FORMATS", "FORMAT_PREFIX", "filter_name",
+__all__ = ["ADDRESS_FILTER", "BEGIN_MARKER", "COMMON_FIELDS", "END_MARKER", "FORMATS",
+           "FORMAT_PREFIX", "IMPLIED_FIELDS", "common_filter_name", "filter_name",
            "generate_plugin", "generate_section", "main", "split_plugin"]
 
 if __name__ == "__main__":  # pragma: no cover

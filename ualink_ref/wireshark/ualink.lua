@@ -24,6 +24,7 @@ local C = {
   flit_bytes = 640, header_bytes = 3, crc_coverage = 636, message_bytes = 4,
   tl_flit_bytes = 64, half_bytes = 32, sector_bytes = 4, sectors_per_half = 8,
   seq_max = 511, replay_memory = 256,
+  addr_lo_bits = 24, addr_hi = { off = 6, len = 5, bit = 0, width = 33 },
   op = {explicit = 0, replay = 1, ack = 2, replay_request = 3},
   ftype = {flow_control = 0, request = 1, response = 2, compressed_request = 3, compressed_response_data = 4, compressed_response_nodata = 5, vc_flow_control = 6},
   status_okay = 0,
@@ -51,7 +52,7 @@ PF[12] = pf(ProtoField.uint8("ualink.cap.rsvd1", "rsvd1", base.DEC, nil, 0xff, "
 PF[13] = pf(ProtoField.uint16("ualink.cap.symbols_corrected", "symbols_corrected", base.DEC, nil, 0xffff, "RS symbols the FEC decoder corrected in this flit (saturates at 65535)"))
 PF[14] = pf(ProtoField.uint16("ualink.cap.payload_length", "payload_length", base.DEC, nil, 0xffff, "bytes following the pseudo-header"))
 PF[15] = pf(ProtoField.uint32("ualink.cap.slot", "slot", base.DEC, nil, 0xffffffff, "simulation time of the record in flit slots (wraps at 2**32)"))
-FMT["capture_header"] = { name = "capture_header", bytes = 16, check_reserved = true, fields = {
+FMT["capture_header"] = { name = "capture_header", bytes = 16, check_reserved = true, implied = {}, fields = {
   { name = "magic", off = 0, len = 1, bit = 0, width = 8, reserved = false, strict = true, enum = {[85] = "ualink_ref"}, wide = false, pf = PF[1] },
   { name = "version", off = 1, len = 1, bit = 0, width = 8, reserved = false, strict = true, enum = {[1] = "v1"}, wide = false, pf = PF[2] },
   { name = "header_length", off = 2, len = 1, bit = 0, width = 8, reserved = false, strict = false, enum = nil, wide = false, pf = PF[3] },
@@ -73,7 +74,7 @@ PF[17] = pf(ProtoField.uint8("ualink.dl.hdr.payload", "payload", base.DEC, nil, 
 PF[18] = pf(ProtoField.uint8("ualink.dl.hdr.rsvd_a", "rsvd_a", base.DEC, nil, 0xe, "Reserved (reserved: zero)"))
 PF[19] = pf(ProtoField.uint16("ualink.dl.hdr.flit_seq", "flit_seq", base.DEC, nil, 0x1ff, "Sequence number of this flit, 1..511 (0 when payload = 0)"))
 PF[20] = pf(ProtoField.uint8("ualink.dl.hdr.rsvd_b", "rsvd_b", base.DEC, nil, 0xff, "Reserved (reserved: zero)"))
-FMT["dl_explicit_header"] = { name = "dl_explicit_header", bytes = 3, check_reserved = true, fields = {
+FMT["dl_explicit_header"] = { name = "dl_explicit_header", bytes = 3, check_reserved = true, implied = {}, fields = {
   { name = "op", off = 0, len = 1, bit = 0, width = 3, reserved = false, strict = true, enum = {[0] = "explicit", [1] = "replay", [2] = "ack", [3] = "replay_request"}, wide = false, pf = PF[16] },
   { name = "payload", off = 0, len = 1, bit = 3, width = 1, reserved = false, strict = false, enum = nil, wide = false, pf = PF[17] },
   { name = "rsvd_a", off = 0, len = 1, bit = 4, width = 3, reserved = true, strict = false, enum = nil, wide = false, pf = PF[18] },
@@ -84,7 +85,7 @@ PF[21] = pf(ProtoField.uint8("ualink.dl.hdr.op", "op", base.DEC, {[0] = "explici
 PF[22] = pf(ProtoField.uint16("ualink.dl.hdr.ack_req_seq", "ack_req_seq", base.DEC, nil, 0xff8, "ack: last sequence number received in order (0 = none yet); replay_request: next sequence number expected (1..511)"))
 PF[23] = pf(ProtoField.uint8("ualink.dl.hdr.flit_seq_lo", "flit_seq_lo", base.DEC, nil, 0x7, "Low 3 bits of this flit's sequence number when payload = 1 (else 0)"))
 PF[24] = pf(ProtoField.uint8("ualink.dl.hdr.rsvd", "rsvd", base.DEC, nil, 0xff, "Reserved (reserved: zero)"))
-FMT["dl_command_header"] = { name = "dl_command_header", bytes = 3, check_reserved = true, fields = {
+FMT["dl_command_header"] = { name = "dl_command_header", bytes = 3, check_reserved = true, implied = {}, fields = {
   { name = "op", off = 0, len = 1, bit = 0, width = 3, reserved = false, strict = true, enum = {[0] = "explicit", [1] = "replay", [2] = "ack", [3] = "replay_request"}, wide = false, pf = PF[21] },
   { name = "payload", off = 0, len = 1, bit = 3, width = 1, reserved = false, strict = false, enum = nil, wide = false, pf = PF[17] },
   { name = "ack_req_seq", off = 0, len = 2, bit = 4, width = 9, reserved = false, strict = false, enum = nil, wide = false, pf = PF[22] },
@@ -95,7 +96,7 @@ PF[25] = pf(ProtoField.uint8("ualink.dl.seg.tl_starts", "tl_starts", base.DEC, n
 PF[26] = pf(ProtoField.uint8("ualink.dl.seg.msg", "msg", base.DEC, nil, 0x20, "1 when the segment opens with a 4-byte DL message word"))
 PF[27] = pf(ProtoField.uint8("ualink.dl.seg.tl_offset", "tl_offset", base.DEC, nil, 0x1e, "Distance in 4-byte words from the start of the segment's TL bytes to the first TL-flit boundary in it (0-15)"))
 PF[28] = pf(ProtoField.uint8("ualink.dl.seg.alt_sector", "alt_sector", base.DEC, nil, 0x1, "DL alternate sector (not modelled; zero) (reserved: zero)"))
-FMT["dl_segment_header"] = { name = "dl_segment_header", bytes = 1, check_reserved = true, fields = {
+FMT["dl_segment_header"] = { name = "dl_segment_header", bytes = 1, check_reserved = true, implied = {}, fields = {
   { name = "tl_starts", off = 0, len = 1, bit = 0, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[25] },
   { name = "msg", off = 0, len = 1, bit = 2, width = 1, reserved = false, strict = false, enum = nil, wide = false, pf = PF[26] },
   { name = "tl_offset", off = 0, len = 1, bit = 3, width = 4, reserved = false, strict = false, enum = nil, wide = false, pf = PF[27] },
@@ -106,7 +107,7 @@ PF[30] = pf(ProtoField.uint16("ualink.dl.msg.mtype", "mtype", base.DEC, nil, 0x1
 PF[31] = pf(ProtoField.uint8("ualink.dl.msg.mclass", "mclass", base.DEC, {[0] = "basic", [1] = "uart", [8] = "control", [15] = "vendor"}, 0x3c, "Message class"))
 PF[32] = pf(ProtoField.uint8("ualink.dl.msg.rsvd_c", "rsvd_c", base.DEC, nil, 0x2, "Reserved (reserved: zero)"))
 PF[33] = pf(ProtoField.uint8("ualink.dl.msg.compressed", "compressed", base.DEC, nil, 0x1, "Compressed form (not modelled: 0)"))
-FMT["dl_message"] = { name = "dl_message", bytes = 4, check_reserved = true, fields = {
+FMT["dl_message"] = { name = "dl_message", bytes = 4, check_reserved = true, implied = {}, fields = {
   { name = "body", off = 0, len = 3, bit = 0, width = 23, reserved = false, strict = false, enum = nil, wide = false, pf = PF[29] },
   { name = "mtype", off = 2, len = 2, bit = 7, width = 3, reserved = false, strict = false, enum = nil, wide = false, pf = PF[30] },
   { name = "mclass", off = 3, len = 1, bit = 2, width = 4, reserved = false, strict = false, enum = {[0] = "basic", [1] = "uart", [8] = "control", [15] = "vendor"}, wide = false, pf = PF[31] },
@@ -114,7 +115,7 @@ FMT["dl_message"] = { name = "dl_message", bytes = 4, check_reserved = true, fie
   { name = "compressed", off = 3, len = 1, bit = 7, width = 1, reserved = false, strict = false, enum = nil, wide = false, pf = PF[33] },
 } }
 PF[34] = pf(ProtoField.uint24("ualink.dl.msg.noop.rsvd", "rsvd", base.DEC, nil, 0xfffffe, "Reserved (reserved: zero)"))
-FMT["dl_msg_noop"] = { name = "dl_msg_noop", bytes = 4, check_reserved = true, fields = {
+FMT["dl_msg_noop"] = { name = "dl_msg_noop", bytes = 4, check_reserved = true, implied = {}, fields = {
   { name = "rsvd", off = 0, len = 3, bit = 0, width = 23, reserved = true, strict = false, enum = nil, wide = false, pf = PF[34] },
   { name = "mtype", off = 2, len = 2, bit = 7, width = 3, reserved = false, strict = false, enum = nil, wide = false, pf = PF[30] },
   { name = "mclass", off = 3, len = 1, bit = 2, width = 4, reserved = false, strict = false, enum = {[0] = "basic", [1] = "uart", [8] = "control", [15] = "vendor"}, wide = false, pf = PF[31] },
@@ -123,7 +124,7 @@ FMT["dl_msg_noop"] = { name = "dl_msg_noop", bytes = 4, check_reserved = true, f
 } }
 PF[35] = pf(ProtoField.uint8("ualink.dl.msg.tl_rate.rate", "rate", base.DEC, nil, 0xff, "TL rate the sender of the message can accept: (rate + 1)/256 of full rate"))
 PF[36] = pf(ProtoField.uint16("ualink.dl.msg.tl_rate.rsvd", "rsvd", base.DEC, nil, 0xfffe, "Reserved (reserved: zero)"))
-FMT["dl_msg_tl_rate"] = { name = "dl_msg_tl_rate", bytes = 4, check_reserved = true, fields = {
+FMT["dl_msg_tl_rate"] = { name = "dl_msg_tl_rate", bytes = 4, check_reserved = true, implied = {}, fields = {
   { name = "rate", off = 0, len = 1, bit = 0, width = 8, reserved = false, strict = false, enum = nil, wide = false, pf = PF[35] },
   { name = "rsvd", off = 1, len = 2, bit = 0, width = 15, reserved = true, strict = false, enum = nil, wide = false, pf = PF[36] },
   { name = "mtype", off = 2, len = 2, bit = 7, width = 3, reserved = false, strict = false, enum = nil, wide = false, pf = PF[30] },
@@ -134,7 +135,7 @@ FMT["dl_msg_tl_rate"] = { name = "dl_msg_tl_rate", bytes = 4, check_reserved = t
 PF[37] = pf(ProtoField.uint8("ualink.dl.msg.device_id.response", "response", base.DEC, nil, 0x80, "0 = request, 1 = response"))
 PF[38] = pf(ProtoField.uint8("ualink.dl.msg.device_id.rsvd", "rsvd", base.DEC, nil, 0x7e, "Reserved (reserved: zero)"))
 PF[39] = pf(ProtoField.uint24("ualink.dl.msg.device_id.device_id", "device_id", base.DEC, nil, 0x1fffe, "Device identifier (0 in a request)"))
-FMT["dl_msg_device_id"] = { name = "dl_msg_device_id", bytes = 4, check_reserved = true, fields = {
+FMT["dl_msg_device_id"] = { name = "dl_msg_device_id", bytes = 4, check_reserved = true, implied = {}, fields = {
   { name = "response", off = 0, len = 1, bit = 0, width = 1, reserved = false, strict = false, enum = nil, wide = false, pf = PF[37] },
   { name = "rsvd", off = 0, len = 1, bit = 1, width = 6, reserved = true, strict = false, enum = nil, wide = false, pf = PF[38] },
   { name = "device_id", off = 0, len = 3, bit = 7, width = 16, reserved = false, strict = false, enum = nil, wide = false, pf = PF[39] },
@@ -146,7 +147,7 @@ FMT["dl_msg_device_id"] = { name = "dl_msg_device_id", bytes = 4, check_reserved
 PF[40] = pf(ProtoField.uint8("ualink.dl.msg.port_number.response", "response", base.DEC, nil, 0x80, "0 = request, 1 = response"))
 PF[41] = pf(ProtoField.uint16("ualink.dl.msg.port_number.rsvd", "rsvd", base.DEC, nil, 0x7ffe, "Reserved (reserved: zero)"))
 PF[42] = pf(ProtoField.uint16("ualink.dl.msg.port_number.port", "port", base.DEC, nil, 0x1fe, "Port number (0 in a request)"))
-FMT["dl_msg_port_number"] = { name = "dl_msg_port_number", bytes = 4, check_reserved = true, fields = {
+FMT["dl_msg_port_number"] = { name = "dl_msg_port_number", bytes = 4, check_reserved = true, implied = {}, fields = {
   { name = "response", off = 0, len = 1, bit = 0, width = 1, reserved = false, strict = false, enum = nil, wide = false, pf = PF[40] },
   { name = "rsvd", off = 0, len = 2, bit = 1, width = 14, reserved = true, strict = false, enum = nil, wide = false, pf = PF[41] },
   { name = "port", off = 1, len = 2, bit = 7, width = 8, reserved = false, strict = false, enum = nil, wide = false, pf = PF[42] },
@@ -157,7 +158,7 @@ FMT["dl_msg_port_number"] = { name = "dl_msg_port_number", bytes = 4, check_rese
 } }
 PF[43] = pf(ProtoField.uint8("ualink.dl.msg.channel.command", "command", base.DEC, {[0] = "request_offline", [1] = "request_online", [2] = "ack", [3] = "nak"}, 0xc0, "What the sender asks or answers"))
 PF[44] = pf(ProtoField.uint24("ualink.dl.msg.channel.rsvd", "rsvd", base.DEC, nil, 0x3ffffe, "Reserved (reserved: zero)"))
-FMT["dl_msg_channel_negotiation"] = { name = "dl_msg_channel_negotiation", bytes = 4, check_reserved = true, fields = {
+FMT["dl_msg_channel_negotiation"] = { name = "dl_msg_channel_negotiation", bytes = 4, check_reserved = true, implied = {}, fields = {
   { name = "command", off = 0, len = 1, bit = 0, width = 2, reserved = false, strict = false, enum = {[0] = "request_offline", [1] = "request_online", [2] = "ack", [3] = "nak"}, wide = false, pf = PF[43] },
   { name = "rsvd", off = 0, len = 3, bit = 2, width = 21, reserved = true, strict = false, enum = nil, wide = false, pf = PF[44] },
   { name = "mtype", off = 2, len = 2, bit = 7, width = 3, reserved = false, strict = false, enum = nil, wide = false, pf = PF[30] },
@@ -168,7 +169,7 @@ FMT["dl_msg_channel_negotiation"] = { name = "dl_msg_channel_negotiation", bytes
 PF[45] = pf(ProtoField.uint8("ualink.dl.msg.uart.count", "count", base.DEC, nil, 0xc0, "Number of valid data bytes (1-2; 0 = none)"))
 PF[46] = pf(ProtoField.uint8("ualink.dl.msg.uart.rsvd", "rsvd", base.DEC, nil, 0x3e, "Reserved (reserved: zero)"))
 PF[47] = pf(ProtoField.uint24("ualink.dl.msg.uart.data", "data", base.HEX, nil, 0x1fffe, "Up to two stream bytes, first byte in bits [24:17]"))
-FMT["dl_msg_uart_data"] = { name = "dl_msg_uart_data", bytes = 4, check_reserved = true, fields = {
+FMT["dl_msg_uart_data"] = { name = "dl_msg_uart_data", bytes = 4, check_reserved = true, implied = {}, fields = {
   { name = "count", off = 0, len = 1, bit = 0, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[45] },
   { name = "rsvd", off = 0, len = 1, bit = 2, width = 5, reserved = true, strict = false, enum = nil, wide = false, pf = PF[46] },
   { name = "data", off = 0, len = 3, bit = 7, width = 16, reserved = false, strict = false, enum = nil, wide = false, pf = PF[47] },
@@ -179,7 +180,7 @@ FMT["dl_msg_uart_data"] = { name = "dl_msg_uart_data", bytes = 4, check_reserved
 } }
 PF[48] = pf(ProtoField.uint24("ualink.dl.msg.vendor.vendor_data", "vendor_data", base.DEC, nil, 0xfffffe, "Vendor-defined content, passed up unchanged"))
 PF[49] = pf(ProtoField.uint16("ualink.dl.msg.mtype", "mtype", base.DEC, nil, 0x1c0, "Vendor-defined type (any of 0-7)"))
-FMT["dl_msg_vendor"] = { name = "dl_msg_vendor", bytes = 4, check_reserved = true, fields = {
+FMT["dl_msg_vendor"] = { name = "dl_msg_vendor", bytes = 4, check_reserved = true, implied = {}, fields = {
   { name = "vendor_data", off = 0, len = 3, bit = 0, width = 23, reserved = false, strict = false, enum = nil, wide = false, pf = PF[48] },
   { name = "mtype", off = 2, len = 2, bit = 7, width = 3, reserved = false, strict = false, enum = nil, wide = false, pf = PF[49] },
   { name = "mclass", off = 3, len = 1, bit = 2, width = 4, reserved = false, strict = false, enum = {[0] = "basic", [1] = "uart", [8] = "control", [15] = "vendor"}, wide = false, pf = PF[31] },
@@ -191,7 +192,7 @@ PF[51] = pf(ProtoField.uint16("ualink.tl.fc.req_cmd", "req_cmd", base.DEC, nil, 
 PF[52] = pf(ProtoField.uint8("ualink.tl.fc.rsp_cmd", "rsp_cmd", base.DEC, nil, 0x3f, "response-command credits returned (shared pool)"))
 PF[53] = pf(ProtoField.uint8("ualink.tl.fc.req_data", "req_data", base.DEC, nil, 0xff, "request-data credits returned, 64-byte buffers (shared pool)"))
 PF[54] = pf(ProtoField.uint8("ualink.tl.fc.rsp_data", "rsp_data", base.DEC, nil, 0xff, "response-data credits returned, 64-byte buffers (shared pool)"))
-FMT["tl_flow_control"] = { name = "tl_flow_control", bytes = 4, check_reserved = true, fields = {
+FMT["tl_flow_control"] = { name = "tl_flow_control", bytes = 4, check_reserved = true, implied = {}, fields = {
   { name = "ftype", off = 0, len = 1, bit = 0, width = 4, reserved = false, strict = false, enum = {[0] = "FLOW_CONTROL", [1] = "REQUEST", [2] = "RESPONSE", [3] = "COMPRESSED_REQUEST", [4] = "COMPRESSED_RESPONSE_DATA", [5] = "COMPRESSED_RESPONSE_NODATA", [6] = "VC_FLOW_CONTROL"}, wide = false, pf = PF[50] },
   { name = "req_cmd", off = 0, len = 2, bit = 4, width = 6, reserved = false, strict = false, enum = nil, wide = false, pf = PF[51] },
   { name = "rsp_cmd", off = 1, len = 1, bit = 2, width = 6, reserved = false, strict = false, enum = nil, wide = false, pf = PF[52] },
@@ -199,121 +200,130 @@ FMT["tl_flow_control"] = { name = "tl_flow_control", bytes = 4, check_reserved =
   { name = "rsp_data", off = 3, len = 1, bit = 0, width = 8, reserved = false, strict = false, enum = nil, wide = false, pf = PF[54] },
 } }
 PF[55] = pf(ProtoField.uint16("ualink.tl.req.cmd", "cmd", base.DEC, {[3] = "Read", [40] = "Write", [41] = "WriteFull", [42] = "WriteMessage", [48] = "AtomicR", [50] = "AtomicNR"}, 0xfc0, "UPLI command; cmd[5:4] 00 read, 10 write, 11 atomic"))
-PF[56] = pf(ProtoField.uint8("ualink.tl.req.vchan", "vchan", base.DEC, nil, 0x30, "virtual channel 0..3"))
-PF[57] = pf(ProtoField.uint8("ualink.tl.req.asi", "asi", base.DEC, nil, 0xc, "address space identifier; 0 = memory"))
-PF[58] = pf(ProtoField.uint24("ualink.tl.req.tag", "tag", base.DEC, nil, 0x3ff80, "originator tag, matched by the response"))
-PF[59] = pf(ProtoField.uint8("ualink.tl.req.pool", "pool", base.DEC, nil, 0x40, "1: credits taken from the shared pool, 0: from vchan's"))
-PF[60] = pf(ProtoField.uint16("ualink.tl.req.attr", "attr", base.HEX, nil, 0x3fc0, "attributes; atomics: [7:4] op, [3:0] zero (project choice)"))
-PF[61] = pf(ProtoField.uint8("ualink.tl.req.len", "len", base.DEC, nil, 0x3f, "number of 4-byte words minus one (operand words for atomics)"))
-PF[62] = pf(ProtoField.uint8("ualink.tl.req.metadata", "metadata", base.HEX, nil, 0xff, "opaque, carried to the target unchanged"))
-PF[63] = pf(ProtoField.uint64("ualink.tl.req.addr", "addr", base.HEX, nil, nil, "address bits 56..2 (4-byte granularity)"))
-PF[64] = pf(ProtoField.uint24("ualink.tl.req.src_acc", "src_acc", base.DEC, nil, 0x1ff80, "source accelerator ID"))
-PF[65] = pf(ProtoField.uint16("ualink.tl.req.dst_acc", "dst_acc", base.DEC, nil, 0x7fe0, "destination accelerator ID"))
-PF[66] = pf(ProtoField.uint8("ualink.tl.req.cload", "cload", base.DEC, nil, 0x10, "1: also load this request into address-cache way cway"))
-PF[67] = pf(ProtoField.uint8("ualink.tl.req.cway", "cway", base.DEC, nil, 0xc, "address-cache way to load (with cload)"))
-PF[68] = pf(ProtoField.uint8("ualink.tl.req.numbeats", "numbeats", base.DEC, nil, 0x3, "64-byte data beats carried minus one (0 without data)"))
-FMT["tl_request"] = { name = "tl_request", bytes = 16, check_reserved = true, fields = {
+PF[56] = pf(ProtoField.uint8("ualink.tl.cmd", "cmd", base.DEC, {[3] = "Read", [40] = "Write", [41] = "WriteFull", [42] = "WriteMessage", [48] = "AtomicR", [50] = "AtomicNR"}, nil, "UPLI command; cmd[5:4] 00 read, 10 write, 11 atomic; every form: ualink.tl.req.cmd, ualink.tl.creq.cmd"))
+PF[57] = pf(ProtoField.uint8("ualink.tl.req.vchan", "vchan", base.DEC, nil, 0x30, "virtual channel 0..3"))
+PF[58] = pf(ProtoField.uint8("ualink.tl.vchan", "vchan", base.DEC, nil, nil, "virtual channel 0..3; every form: ualink.tl.req.vchan, ualink.tl.creq.vchan, ualink.tl.rsp.vchan, ualink.tl.crsp.vchan"))
+PF[59] = pf(ProtoField.uint8("ualink.tl.req.asi", "asi", base.DEC, nil, 0xc, "address space identifier; 0 = memory"))
+PF[60] = pf(ProtoField.uint24("ualink.tl.req.tag", "tag", base.DEC, nil, 0x3ff80, "originator tag, matched by the response"))
+PF[61] = pf(ProtoField.uint16("ualink.tl.tag", "tag", base.DEC, nil, nil, "originator tag, matched by the response; every form: ualink.tl.req.tag, ualink.tl.creq.tag, ualink.tl.rsp.tag, ualink.tl.crsp.tag"))
+PF[62] = pf(ProtoField.uint8("ualink.tl.req.pool", "pool", base.DEC, nil, 0x40, "1: credits taken from the shared pool, 0: from vchan's"))
+PF[63] = pf(ProtoField.uint8("ualink.tl.pool", "pool", base.DEC, nil, nil, "1: credits taken from the shared pool, 0: from vchan's; every form: ualink.tl.req.pool, ualink.tl.creq.pool, ualink.tl.rsp.pool, ualink.tl.crsp.pool"))
+PF[64] = pf(ProtoField.uint16("ualink.tl.req.attr", "attr", base.HEX, nil, 0x3fc0, "attributes; atomics: [7:4] op, [3:0] zero (project choice)"))
+PF[65] = pf(ProtoField.uint8("ualink.tl.attr", "attr", base.HEX, nil, nil, "attributes; atomics: [7:4] op, [3:0] zero (project choice); every form: ualink.tl.req.attr, ualink.tl.creq.attr"))
+PF[66] = pf(ProtoField.uint8("ualink.tl.req.len", "len", base.DEC, nil, 0x3f, "number of 4-byte words minus one (operand words for atomics)"))
+PF[67] = pf(ProtoField.uint8("ualink.tl.req.metadata", "metadata", base.HEX, nil, 0xff, "opaque, carried to the target unchanged"))
+PF[68] = pf(ProtoField.uint64("ualink.tl.req.addr", "addr", base.HEX, nil, nil, "address bits 56..2 (4-byte granularity)"))
+PF[69] = pf(ProtoField.uint24("ualink.tl.req.src_acc", "src_acc", base.DEC, nil, 0x1ff80, "source accelerator ID"))
+PF[70] = pf(ProtoField.uint16("ualink.tl.req.dst_acc", "dst_acc", base.DEC, nil, 0x7fe0, "destination accelerator ID"))
+PF[71] = pf(ProtoField.uint8("ualink.tl.req.cload", "cload", base.DEC, nil, 0x10, "1: also load this request into address-cache way cway"))
+PF[72] = pf(ProtoField.uint8("ualink.tl.req.cway", "cway", base.DEC, nil, 0xc, "address-cache way to load (with cload)"))
+PF[73] = pf(ProtoField.uint8("ualink.tl.req.numbeats", "numbeats", base.DEC, nil, 0x3, "64-byte data beats carried minus one (0 without data)"))
+PF[74] = pf(ProtoField.uint8("ualink.tl.numbeats", "numbeats", base.DEC, nil, nil, "64-byte data beats carried minus one (0 without data); every form: ualink.tl.req.numbeats, ualink.tl.creq.numbeats"))
+FMT["tl_request"] = { name = "tl_request", bytes = 16, check_reserved = true, implied = {}, fields = {
   { name = "ftype", off = 0, len = 1, bit = 0, width = 4, reserved = false, strict = false, enum = {[0] = "FLOW_CONTROL", [1] = "REQUEST", [2] = "RESPONSE", [3] = "COMPRESSED_REQUEST", [4] = "COMPRESSED_RESPONSE_DATA", [5] = "COMPRESSED_RESPONSE_NODATA", [6] = "VC_FLOW_CONTROL"}, wide = false, pf = PF[50] },
-  { name = "cmd", off = 0, len = 2, bit = 4, width = 6, reserved = false, strict = false, enum = {[3] = "Read", [40] = "Write", [41] = "WriteFull", [42] = "WriteMessage", [48] = "AtomicR", [50] = "AtomicNR"}, wide = false, pf = PF[55] },
-  { name = "vchan", off = 1, len = 1, bit = 2, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[56] },
-  { name = "asi", off = 1, len = 1, bit = 4, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[57] },
-  { name = "tag", off = 1, len = 3, bit = 6, width = 11, reserved = false, strict = false, enum = nil, wide = false, pf = PF[58] },
-  { name = "pool", off = 3, len = 1, bit = 1, width = 1, reserved = false, strict = false, enum = nil, wide = false, pf = PF[59] },
-  { name = "attr", off = 3, len = 2, bit = 2, width = 8, reserved = false, strict = false, enum = nil, wide = false, pf = PF[60] },
-  { name = "len", off = 4, len = 1, bit = 2, width = 6, reserved = false, strict = false, enum = nil, wide = false, pf = PF[61] },
-  { name = "metadata", off = 5, len = 1, bit = 0, width = 8, reserved = false, strict = false, enum = nil, wide = false, pf = PF[62] },
-  { name = "addr", off = 6, len = 7, bit = 0, width = 55, reserved = false, strict = false, enum = nil, wide = true, pf = PF[63] },
-  { name = "src_acc", off = 12, len = 3, bit = 7, width = 10, reserved = false, strict = false, enum = nil, wide = false, pf = PF[64] },
-  { name = "dst_acc", off = 14, len = 2, bit = 1, width = 10, reserved = false, strict = false, enum = nil, wide = false, pf = PF[65] },
-  { name = "cload", off = 15, len = 1, bit = 3, width = 1, reserved = false, strict = false, enum = nil, wide = false, pf = PF[66] },
-  { name = "cway", off = 15, len = 1, bit = 4, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[67] },
-  { name = "numbeats", off = 15, len = 1, bit = 6, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[68] },
+  { name = "cmd", off = 0, len = 2, bit = 4, width = 6, reserved = false, strict = false, enum = {[3] = "Read", [40] = "Write", [41] = "WriteFull", [42] = "WriteMessage", [48] = "AtomicR", [50] = "AtomicNR"}, wide = false, pf = PF[55], also = PF[56] },
+  { name = "vchan", off = 1, len = 1, bit = 2, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[57], also = PF[58] },
+  { name = "asi", off = 1, len = 1, bit = 4, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[59] },
+  { name = "tag", off = 1, len = 3, bit = 6, width = 11, reserved = false, strict = false, enum = nil, wide = false, pf = PF[60], also = PF[61] },
+  { name = "pool", off = 3, len = 1, bit = 1, width = 1, reserved = false, strict = false, enum = nil, wide = false, pf = PF[62], also = PF[63] },
+  { name = "attr", off = 3, len = 2, bit = 2, width = 8, reserved = false, strict = false, enum = nil, wide = false, pf = PF[64], also = PF[65] },
+  { name = "len", off = 4, len = 1, bit = 2, width = 6, reserved = false, strict = false, enum = nil, wide = false, pf = PF[66] },
+  { name = "metadata", off = 5, len = 1, bit = 0, width = 8, reserved = false, strict = false, enum = nil, wide = false, pf = PF[67] },
+  { name = "addr", off = 6, len = 7, bit = 0, width = 55, reserved = false, strict = false, enum = nil, wide = true, pf = PF[68] },
+  { name = "src_acc", off = 12, len = 3, bit = 7, width = 10, reserved = false, strict = false, enum = nil, wide = false, pf = PF[69] },
+  { name = "dst_acc", off = 14, len = 2, bit = 1, width = 10, reserved = false, strict = false, enum = nil, wide = false, pf = PF[70] },
+  { name = "cload", off = 15, len = 1, bit = 3, width = 1, reserved = false, strict = false, enum = nil, wide = false, pf = PF[71] },
+  { name = "cway", off = 15, len = 1, bit = 4, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[72] },
+  { name = "numbeats", off = 15, len = 1, bit = 6, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[73], also = PF[74] },
 } }
-PF[69] = pf(ProtoField.uint8("ualink.tl.rsp.vchan", "vchan", base.DEC, nil, 0xc, "virtual channel of the request"))
-PF[70] = pf(ProtoField.uint24("ualink.tl.rsp.tag", "tag", base.DEC, nil, 0x3ff80, "tag of the request being answered"))
-PF[71] = pf(ProtoField.uint8("ualink.tl.rsp.pool", "pool", base.DEC, nil, 0x40, "1: credits taken from the shared pool, 0: from vchan's"))
-PF[72] = pf(ProtoField.uint8("ualink.tl.rsp.len", "len", base.DEC, nil, 0x30, "64-byte data beats carried minus one (0 without data)"))
-PF[73] = pf(ProtoField.uint8("ualink.tl.rsp.offset", "offset", base.DEC, nil, 0xc, "index of the first beat within the request's data"))
-PF[74] = pf(ProtoField.uint16("ualink.tl.rsp.status", "status", base.DEC, {[0] = "OKAY", [1] = "UNSUPPORTED_REQUEST", [2] = "DECODE_ERROR", [3] = "DATA_ERROR"}, 0x3c0, "completion status"))
-PF[75] = pf(ProtoField.uint8("ualink.tl.rsp.rd_wr", "rd_wr", base.DEC, nil, 0x20, "0: read-type (data returned when OKAY), 1: write-type"))
-PF[76] = pf(ProtoField.uint8("ualink.tl.rsp.last", "last", base.DEC, nil, 0x10, "1: final response for this tag"))
-PF[77] = pf(ProtoField.uint16("ualink.tl.rsp.src_acc", "src_acc", base.DEC, nil, 0xffc, "responder (the request's dst_acc)"))
-PF[78] = pf(ProtoField.uint16("ualink.tl.rsp.dst_acc", "dst_acc", base.DEC, nil, 0x3ff, "originator (the request's src_acc)"))
-PF[79] = pf(ProtoField.uint16("ualink.tl.rsp.spare", "spare", base.DEC, nil, 0xffff, "spare (reserved: zero)"))
-FMT["tl_response"] = { name = "tl_response", bytes = 8, check_reserved = true, fields = {
+PF[75] = pf(ProtoField.uint8("ualink.tl.rsp.vchan", "vchan", base.DEC, nil, 0xc, "virtual channel of the request"))
+PF[76] = pf(ProtoField.uint24("ualink.tl.rsp.tag", "tag", base.DEC, nil, 0x3ff80, "tag of the request being answered"))
+PF[77] = pf(ProtoField.uint8("ualink.tl.rsp.pool", "pool", base.DEC, nil, 0x40, "1: credits taken from the shared pool, 0: from vchan's"))
+PF[78] = pf(ProtoField.uint8("ualink.tl.rsp.len", "len", base.DEC, nil, 0x30, "64-byte data beats carried minus one (0 without data)"))
+PF[79] = pf(ProtoField.uint8("ualink.tl.rsp.offset", "offset", base.DEC, nil, 0xc, "index of the first beat within the request's data"))
+PF[80] = pf(ProtoField.uint8("ualink.tl.offset", "offset", base.DEC, nil, nil, "index of the first beat within the request's data; every form: ualink.tl.rsp.offset, ualink.tl.crsp.offset"))
+PF[81] = pf(ProtoField.uint16("ualink.tl.rsp.status", "status", base.DEC, {[0] = "OKAY", [1] = "UNSUPPORTED_REQUEST", [2] = "DECODE_ERROR", [3] = "DATA_ERROR"}, 0x3c0, "completion status"))
+PF[82] = pf(ProtoField.uint8("ualink.tl.status", "status", base.DEC, {[0] = "OKAY", [1] = "UNSUPPORTED_REQUEST", [2] = "DECODE_ERROR", [3] = "DATA_ERROR"}, nil, "completion status; every form: ualink.tl.rsp.status (implied by tl_compressed_response_with_data, tl_compressed_response_no_data)"))
+PF[83] = pf(ProtoField.uint8("ualink.tl.rsp.rd_wr", "rd_wr", base.DEC, nil, 0x20, "0: read-type (data returned when OKAY), 1: write-type"))
+PF[84] = pf(ProtoField.uint8("ualink.tl.rsp.last", "last", base.DEC, nil, 0x10, "1: final response for this tag"))
+PF[85] = pf(ProtoField.uint8("ualink.tl.last", "last", base.DEC, nil, nil, "1: final response for this tag; every form: ualink.tl.rsp.last, ualink.tl.crsp.last"))
+PF[86] = pf(ProtoField.uint16("ualink.tl.rsp.src_acc", "src_acc", base.DEC, nil, 0xffc, "responder (the request's dst_acc)"))
+PF[87] = pf(ProtoField.uint16("ualink.tl.rsp.dst_acc", "dst_acc", base.DEC, nil, 0x3ff, "originator (the request's src_acc)"))
+PF[88] = pf(ProtoField.uint16("ualink.tl.rsp.spare", "spare", base.DEC, nil, 0xffff, "spare (reserved: zero)"))
+FMT["tl_response"] = { name = "tl_response", bytes = 8, check_reserved = true, implied = {}, fields = {
   { name = "ftype", off = 0, len = 1, bit = 0, width = 4, reserved = false, strict = false, enum = {[0] = "FLOW_CONTROL", [1] = "REQUEST", [2] = "RESPONSE", [3] = "COMPRESSED_REQUEST", [4] = "COMPRESSED_RESPONSE_DATA", [5] = "COMPRESSED_RESPONSE_NODATA", [6] = "VC_FLOW_CONTROL"}, wide = false, pf = PF[50] },
-  { name = "vchan", off = 0, len = 1, bit = 4, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[69] },
-  { name = "tag", off = 0, len = 3, bit = 6, width = 11, reserved = false, strict = false, enum = nil, wide = false, pf = PF[70] },
-  { name = "pool", off = 2, len = 1, bit = 1, width = 1, reserved = false, strict = false, enum = nil, wide = false, pf = PF[71] },
-  { name = "len", off = 2, len = 1, bit = 2, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[72] },
-  { name = "offset", off = 2, len = 1, bit = 4, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[73] },
-  { name = "status", off = 2, len = 2, bit = 6, width = 4, reserved = false, strict = false, enum = {[0] = "OKAY", [1] = "UNSUPPORTED_REQUEST", [2] = "DECODE_ERROR", [3] = "DATA_ERROR"}, wide = false, pf = PF[74] },
-  { name = "rd_wr", off = 3, len = 1, bit = 2, width = 1, reserved = false, strict = false, enum = nil, wide = false, pf = PF[75] },
-  { name = "last", off = 3, len = 1, bit = 3, width = 1, reserved = false, strict = false, enum = nil, wide = false, pf = PF[76] },
-  { name = "src_acc", off = 3, len = 2, bit = 4, width = 10, reserved = false, strict = false, enum = nil, wide = false, pf = PF[77] },
-  { name = "dst_acc", off = 4, len = 2, bit = 6, width = 10, reserved = false, strict = false, enum = nil, wide = false, pf = PF[78] },
-  { name = "spare", off = 6, len = 2, bit = 0, width = 16, reserved = true, strict = false, enum = nil, wide = false, pf = PF[79] },
+  { name = "vchan", off = 0, len = 1, bit = 4, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[75], also = PF[58] },
+  { name = "tag", off = 0, len = 3, bit = 6, width = 11, reserved = false, strict = false, enum = nil, wide = false, pf = PF[76], also = PF[61] },
+  { name = "pool", off = 2, len = 1, bit = 1, width = 1, reserved = false, strict = false, enum = nil, wide = false, pf = PF[77], also = PF[63] },
+  { name = "len", off = 2, len = 1, bit = 2, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[78] },
+  { name = "offset", off = 2, len = 1, bit = 4, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[79], also = PF[80] },
+  { name = "status", off = 2, len = 2, bit = 6, width = 4, reserved = false, strict = false, enum = {[0] = "OKAY", [1] = "UNSUPPORTED_REQUEST", [2] = "DECODE_ERROR", [3] = "DATA_ERROR"}, wide = false, pf = PF[81], also = PF[82] },
+  { name = "rd_wr", off = 3, len = 1, bit = 2, width = 1, reserved = false, strict = false, enum = nil, wide = false, pf = PF[83] },
+  { name = "last", off = 3, len = 1, bit = 3, width = 1, reserved = false, strict = false, enum = nil, wide = false, pf = PF[84], also = PF[85] },
+  { name = "src_acc", off = 3, len = 2, bit = 4, width = 10, reserved = false, strict = false, enum = nil, wide = false, pf = PF[86] },
+  { name = "dst_acc", off = 4, len = 2, bit = 6, width = 10, reserved = false, strict = false, enum = nil, wide = false, pf = PF[87] },
+  { name = "spare", off = 6, len = 2, bit = 0, width = 16, reserved = true, strict = false, enum = nil, wide = false, pf = PF[88] },
 } }
-PF[80] = pf(ProtoField.uint16("ualink.tl.creq.cmd", "cmd", base.DEC, {[3] = "Read", [40] = "Write", [41] = "WriteFull", [42] = "WriteMessage", [48] = "AtomicR", [50] = "AtomicNR"}, 0xfc0, "UPLI command"))
-PF[81] = pf(ProtoField.uint8("ualink.tl.creq.vchan", "vchan", base.DEC, nil, 0x30, "virtual channel 0..3"))
-PF[82] = pf(ProtoField.uint16("ualink.tl.creq.tag", "tag", base.DEC, nil, 0xffe, "originator tag"))
-PF[83] = pf(ProtoField.uint8("ualink.tl.creq.pool", "pool", base.DEC, nil, 0x1, "shared-pool credit flag"))
-PF[84] = pf(ProtoField.uint8("ualink.tl.creq.attr", "attr", base.HEX, nil, 0xff, "attributes (as uncompressed)"))
-PF[85] = pf(ProtoField.uint8("ualink.tl.creq.len", "len", base.DEC, nil, 0xfc, "words minus one (as uncompressed)"))
-PF[86] = pf(ProtoField.uint8("ualink.tl.creq.cway", "cway", base.DEC, nil, 0x3, "address-cache way supplying asi, src/dst, metadata, addr[56:24]"))
-PF[87] = pf(ProtoField.uint8("ualink.tl.creq.numbeats", "numbeats", base.DEC, nil, 0xc0, "data beats minus one (as uncompressed)"))
-PF[88] = pf(ProtoField.uint24("ualink.tl.creq.addr_lo", "addr_lo", base.HEX, nil, 0x3fffff, "address bits 23..2 (the way holds bits 56..24)"))
-FMT["tl_compressed_request"] = { name = "tl_compressed_request", bytes = 8, check_reserved = true, fields = {
+PF[89] = pf(ProtoField.uint16("ualink.tl.creq.cmd", "cmd", base.DEC, {[3] = "Read", [40] = "Write", [41] = "WriteFull", [42] = "WriteMessage", [48] = "AtomicR", [50] = "AtomicNR"}, 0xfc0, "UPLI command"))
+PF[90] = pf(ProtoField.uint8("ualink.tl.creq.vchan", "vchan", base.DEC, nil, 0x30, "virtual channel 0..3"))
+PF[91] = pf(ProtoField.uint16("ualink.tl.creq.tag", "tag", base.DEC, nil, 0xffe, "originator tag"))
+PF[92] = pf(ProtoField.uint8("ualink.tl.creq.pool", "pool", base.DEC, nil, 0x1, "shared-pool credit flag"))
+PF[93] = pf(ProtoField.uint8("ualink.tl.creq.attr", "attr", base.HEX, nil, 0xff, "attributes (as uncompressed)"))
+PF[94] = pf(ProtoField.uint8("ualink.tl.creq.len", "len", base.DEC, nil, 0xfc, "words minus one (as uncompressed)"))
+PF[95] = pf(ProtoField.uint8("ualink.tl.creq.cway", "cway", base.DEC, nil, 0x3, "address-cache way supplying asi, src/dst, metadata, addr[56:24]"))
+PF[96] = pf(ProtoField.uint8("ualink.tl.creq.numbeats", "numbeats", base.DEC, nil, 0xc0, "data beats minus one (as uncompressed)"))
+PF[97] = pf(ProtoField.uint24("ualink.tl.creq.addr_lo", "addr_lo", base.HEX, nil, 0x3fffff, "address bits 23..2 (the way holds bits 56..24)"))
+FMT["tl_compressed_request"] = { name = "tl_compressed_request", bytes = 8, check_reserved = true, implied = {}, fields = {
   { name = "ftype", off = 0, len = 1, bit = 0, width = 4, reserved = false, strict = false, enum = {[0] = "FLOW_CONTROL", [1] = "REQUEST", [2] = "RESPONSE", [3] = "COMPRESSED_REQUEST", [4] = "COMPRESSED_RESPONSE_DATA", [5] = "COMPRESSED_RESPONSE_NODATA", [6] = "VC_FLOW_CONTROL"}, wide = false, pf = PF[50] },
-  { name = "cmd", off = 0, len = 2, bit = 4, width = 6, reserved = false, strict = false, enum = {[3] = "Read", [40] = "Write", [41] = "WriteFull", [42] = "WriteMessage", [48] = "AtomicR", [50] = "AtomicNR"}, wide = false, pf = PF[80] },
-  { name = "vchan", off = 1, len = 1, bit = 2, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[81] },
-  { name = "tag", off = 1, len = 2, bit = 4, width = 11, reserved = false, strict = false, enum = nil, wide = false, pf = PF[82] },
-  { name = "pool", off = 2, len = 1, bit = 7, width = 1, reserved = false, strict = false, enum = nil, wide = false, pf = PF[83] },
-  { name = "attr", off = 3, len = 1, bit = 0, width = 8, reserved = false, strict = false, enum = nil, wide = false, pf = PF[84] },
-  { name = "len", off = 4, len = 1, bit = 0, width = 6, reserved = false, strict = false, enum = nil, wide = false, pf = PF[85] },
-  { name = "cway", off = 4, len = 1, bit = 6, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[86] },
-  { name = "numbeats", off = 5, len = 1, bit = 0, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[87] },
-  { name = "addr_lo", off = 5, len = 3, bit = 2, width = 22, reserved = false, strict = false, enum = nil, wide = false, pf = PF[88] },
+  { name = "cmd", off = 0, len = 2, bit = 4, width = 6, reserved = false, strict = false, enum = {[3] = "Read", [40] = "Write", [41] = "WriteFull", [42] = "WriteMessage", [48] = "AtomicR", [50] = "AtomicNR"}, wide = false, pf = PF[89], also = PF[56] },
+  { name = "vchan", off = 1, len = 1, bit = 2, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[90], also = PF[58] },
+  { name = "tag", off = 1, len = 2, bit = 4, width = 11, reserved = false, strict = false, enum = nil, wide = false, pf = PF[91], also = PF[61] },
+  { name = "pool", off = 2, len = 1, bit = 7, width = 1, reserved = false, strict = false, enum = nil, wide = false, pf = PF[92], also = PF[63] },
+  { name = "attr", off = 3, len = 1, bit = 0, width = 8, reserved = false, strict = false, enum = nil, wide = false, pf = PF[93], also = PF[65] },
+  { name = "len", off = 4, len = 1, bit = 0, width = 6, reserved = false, strict = false, enum = nil, wide = false, pf = PF[94] },
+  { name = "cway", off = 4, len = 1, bit = 6, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[95] },
+  { name = "numbeats", off = 5, len = 1, bit = 0, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[96], also = PF[74] },
+  { name = "addr_lo", off = 5, len = 3, bit = 2, width = 22, reserved = false, strict = false, enum = nil, wide = false, pf = PF[97] },
 } }
-PF[89] = pf(ProtoField.uint8("ualink.tl.crsp.vchan", "vchan", base.DEC, nil, 0xc, "virtual channel of the request"))
-PF[90] = pf(ProtoField.uint24("ualink.tl.crsp.tag", "tag", base.DEC, nil, 0x3ff80, "tag of the request being answered"))
-PF[91] = pf(ProtoField.uint8("ualink.tl.crsp.pool", "pool", base.DEC, nil, 0x40, "shared-pool credit flag"))
-PF[92] = pf(ProtoField.uint8("ualink.tl.crsp.len", "len", base.DEC, nil, 0x30, "data beats minus one (0 without data)"))
-PF[93] = pf(ProtoField.uint8("ualink.tl.crsp.offset", "offset", base.DEC, nil, 0xc, "first beat index"))
-PF[94] = pf(ProtoField.uint8("ualink.tl.crsp.last", "last", base.DEC, nil, 0x2, "final response for this tag"))
-PF[95] = pf(ProtoField.uint16("ualink.tl.crsp.spare", "spare", base.DEC, nil, 0x1ff, "spare (reserved: zero)"))
-FMT["tl_compressed_response_with_data"] = { name = "tl_compressed_response_with_data", bytes = 4, check_reserved = true, fields = {
+PF[98] = pf(ProtoField.uint8("ualink.tl.crsp.vchan", "vchan", base.DEC, nil, 0xc, "virtual channel of the request"))
+PF[99] = pf(ProtoField.uint24("ualink.tl.crsp.tag", "tag", base.DEC, nil, 0x3ff80, "tag of the request being answered"))
+PF[100] = pf(ProtoField.uint8("ualink.tl.crsp.pool", "pool", base.DEC, nil, 0x40, "shared-pool credit flag"))
+PF[101] = pf(ProtoField.uint8("ualink.tl.crsp.len", "len", base.DEC, nil, 0x30, "data beats minus one (0 without data)"))
+PF[102] = pf(ProtoField.uint8("ualink.tl.crsp.offset", "offset", base.DEC, nil, 0xc, "first beat index"))
+PF[103] = pf(ProtoField.uint8("ualink.tl.crsp.last", "last", base.DEC, nil, 0x2, "final response for this tag"))
+PF[104] = pf(ProtoField.uint16("ualink.tl.crsp.spare", "spare", base.DEC, nil, 0x1ff, "spare (reserved: zero)"))
+FMT["tl_compressed_response_with_data"] = { name = "tl_compressed_response_with_data", bytes = 4, check_reserved = true, implied = {{ pf = PF[82], value = 0 }}, fields = {
   { name = "ftype", off = 0, len = 1, bit = 0, width = 4, reserved = false, strict = false, enum = {[0] = "FLOW_CONTROL", [1] = "REQUEST", [2] = "RESPONSE", [3] = "COMPRESSED_REQUEST", [4] = "COMPRESSED_RESPONSE_DATA", [5] = "COMPRESSED_RESPONSE_NODATA", [6] = "VC_FLOW_CONTROL"}, wide = false, pf = PF[50] },
-  { name = "vchan", off = 0, len = 1, bit = 4, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[89] },
-  { name = "tag", off = 0, len = 3, bit = 6, width = 11, reserved = false, strict = false, enum = nil, wide = false, pf = PF[90] },
-  { name = "pool", off = 2, len = 1, bit = 1, width = 1, reserved = false, strict = false, enum = nil, wide = false, pf = PF[91] },
-  { name = "len", off = 2, len = 1, bit = 2, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[92] },
-  { name = "offset", off = 2, len = 1, bit = 4, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[93] },
-  { name = "last", off = 2, len = 1, bit = 6, width = 1, reserved = false, strict = false, enum = nil, wide = false, pf = PF[94] },
-  { name = "spare", off = 2, len = 2, bit = 7, width = 9, reserved = true, strict = false, enum = nil, wide = false, pf = PF[95] },
+  { name = "vchan", off = 0, len = 1, bit = 4, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[98], also = PF[58] },
+  { name = "tag", off = 0, len = 3, bit = 6, width = 11, reserved = false, strict = false, enum = nil, wide = false, pf = PF[99], also = PF[61] },
+  { name = "pool", off = 2, len = 1, bit = 1, width = 1, reserved = false, strict = false, enum = nil, wide = false, pf = PF[100], also = PF[63] },
+  { name = "len", off = 2, len = 1, bit = 2, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[101] },
+  { name = "offset", off = 2, len = 1, bit = 4, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[102], also = PF[80] },
+  { name = "last", off = 2, len = 1, bit = 6, width = 1, reserved = false, strict = false, enum = nil, wide = false, pf = PF[103], also = PF[85] },
+  { name = "spare", off = 2, len = 2, bit = 7, width = 9, reserved = true, strict = false, enum = nil, wide = false, pf = PF[104] },
 } }
-FMT["tl_compressed_response_no_data"] = { name = "tl_compressed_response_no_data", bytes = 4, check_reserved = true, fields = {
+FMT["tl_compressed_response_no_data"] = { name = "tl_compressed_response_no_data", bytes = 4, check_reserved = true, implied = {{ pf = PF[82], value = 0 }}, fields = {
   { name = "ftype", off = 0, len = 1, bit = 0, width = 4, reserved = false, strict = false, enum = {[0] = "FLOW_CONTROL", [1] = "REQUEST", [2] = "RESPONSE", [3] = "COMPRESSED_REQUEST", [4] = "COMPRESSED_RESPONSE_DATA", [5] = "COMPRESSED_RESPONSE_NODATA", [6] = "VC_FLOW_CONTROL"}, wide = false, pf = PF[50] },
-  { name = "vchan", off = 0, len = 1, bit = 4, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[89] },
-  { name = "tag", off = 0, len = 3, bit = 6, width = 11, reserved = false, strict = false, enum = nil, wide = false, pf = PF[90] },
-  { name = "pool", off = 2, len = 1, bit = 1, width = 1, reserved = false, strict = false, enum = nil, wide = false, pf = PF[91] },
-  { name = "len", off = 2, len = 1, bit = 2, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[92] },
-  { name = "offset", off = 2, len = 1, bit = 4, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[93] },
-  { name = "last", off = 2, len = 1, bit = 6, width = 1, reserved = false, strict = false, enum = nil, wide = false, pf = PF[94] },
-  { name = "spare", off = 2, len = 2, bit = 7, width = 9, reserved = true, strict = false, enum = nil, wide = false, pf = PF[95] },
+  { name = "vchan", off = 0, len = 1, bit = 4, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[98], also = PF[58] },
+  { name = "tag", off = 0, len = 3, bit = 6, width = 11, reserved = false, strict = false, enum = nil, wide = false, pf = PF[99], also = PF[61] },
+  { name = "pool", off = 2, len = 1, bit = 1, width = 1, reserved = false, strict = false, enum = nil, wide = false, pf = PF[100], also = PF[63] },
+  { name = "len", off = 2, len = 1, bit = 2, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[101] },
+  { name = "offset", off = 2, len = 1, bit = 4, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[102], also = PF[80] },
+  { name = "last", off = 2, len = 1, bit = 6, width = 1, reserved = false, strict = false, enum = nil, wide = false, pf = PF[103], also = PF[85] },
+  { name = "spare", off = 2, len = 2, bit = 7, width = 9, reserved = true, strict = false, enum = nil, wide = false, pf = PF[104] },
 } }
-PF[96] = pf(ProtoField.uint8("ualink.tl.vcfc.vchan", "vchan", base.DEC, nil, 0xc, "virtual channel whose credits are returned"))
-PF[97] = pf(ProtoField.uint16("ualink.tl.vcfc.req_cmd", "req_cmd", base.DEC, nil, 0x3e0, "request-command credits returned to vchan"))
-PF[98] = pf(ProtoField.uint8("ualink.tl.vcfc.rsp_cmd", "rsp_cmd", base.DEC, nil, 0x1f, "response-command credits returned to vchan"))
-PF[99] = pf(ProtoField.uint8("ualink.tl.vcfc.req_data", "req_data", base.DEC, nil, 0xff, "request-data credits returned to vchan"))
-PF[100] = pf(ProtoField.uint8("ualink.tl.vcfc.rsp_data", "rsp_data", base.DEC, nil, 0xff, "response-data credits returned to vchan"))
-FMT["tl_vc_flow_control"] = { name = "tl_vc_flow_control", bytes = 4, check_reserved = true, fields = {
+PF[105] = pf(ProtoField.uint8("ualink.tl.vcfc.vchan", "vchan", base.DEC, nil, 0xc, "virtual channel whose credits are returned"))
+PF[106] = pf(ProtoField.uint16("ualink.tl.vcfc.req_cmd", "req_cmd", base.DEC, nil, 0x3e0, "request-command credits returned to vchan"))
+PF[107] = pf(ProtoField.uint8("ualink.tl.vcfc.rsp_cmd", "rsp_cmd", base.DEC, nil, 0x1f, "response-command credits returned to vchan"))
+PF[108] = pf(ProtoField.uint8("ualink.tl.vcfc.req_data", "req_data", base.DEC, nil, 0xff, "request-data credits returned to vchan"))
+PF[109] = pf(ProtoField.uint8("ualink.tl.vcfc.rsp_data", "rsp_data", base.DEC, nil, 0xff, "response-data credits returned to vchan"))
+FMT["tl_vc_flow_control"] = { name = "tl_vc_flow_control", bytes = 4, check_reserved = true, implied = {}, fields = {
   { name = "ftype", off = 0, len = 1, bit = 0, width = 4, reserved = false, strict = false, enum = {[0] = "FLOW_CONTROL", [1] = "REQUEST", [2] = "RESPONSE", [3] = "COMPRESSED_REQUEST", [4] = "COMPRESSED_RESPONSE_DATA", [5] = "COMPRESSED_RESPONSE_NODATA", [6] = "VC_FLOW_CONTROL"}, wide = false, pf = PF[50] },
-  { name = "vchan", off = 0, len = 1, bit = 4, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[96] },
-  { name = "req_cmd", off = 0, len = 2, bit = 6, width = 5, reserved = false, strict = false, enum = nil, wide = false, pf = PF[97] },
-  { name = "rsp_cmd", off = 1, len = 1, bit = 3, width = 5, reserved = false, strict = false, enum = nil, wide = false, pf = PF[98] },
-  { name = "req_data", off = 2, len = 1, bit = 0, width = 8, reserved = false, strict = false, enum = nil, wide = false, pf = PF[99] },
-  { name = "rsp_data", off = 3, len = 1, bit = 0, width = 8, reserved = false, strict = false, enum = nil, wide = false, pf = PF[100] },
+  { name = "vchan", off = 0, len = 1, bit = 4, width = 2, reserved = false, strict = false, enum = nil, wide = false, pf = PF[105] },
+  { name = "req_cmd", off = 0, len = 2, bit = 6, width = 5, reserved = false, strict = false, enum = nil, wide = false, pf = PF[106] },
+  { name = "rsp_cmd", off = 1, len = 1, bit = 3, width = 5, reserved = false, strict = false, enum = nil, wide = false, pf = PF[107] },
+  { name = "req_data", off = 2, len = 1, bit = 0, width = 8, reserved = false, strict = false, enum = nil, wide = false, pf = PF[108] },
+  { name = "rsp_data", off = 3, len = 1, bit = 0, width = 8, reserved = false, strict = false, enum = nil, wide = false, pf = PF[109] },
 } }
 
 -- Dispatch tables.
@@ -350,8 +360,11 @@ local X = {
   half = pf(ProtoField.string("ualink.tl.half", "half-flit kind")),
   data = pf(ProtoField.bytes("ualink.tl.data", "data half-flit")),
   nop_sectors = pf(ProtoField.uint8("ualink.tl.nop_sectors", "NOP sectors", base.DEC)),
+  addr = pf(ProtoField.uint64("ualink.tl.addr", "byte address", base.HEX, nil, nil,
+    "request byte address, either form: addr << 2; a compressed request's bits 56..24 from " ..
+    "the address-cache way an earlier request loaded (absent while that way is unknown)")),
   byte_addr = pf(ProtoField.uint64("ualink.tl.req.byte_addr", "byte address", base.HEX, nil, nil,
-    "request address in bytes (addr << 2)")),
+    "request address in bytes (addr << 2); hidden, kept for filters: see ualink.tl.addr")),
   byte_addr_lo = pf(ProtoField.uint32("ualink.tl.creq.byte_addr_lo", "byte address, low bits",
     base.HEX, nil, nil, "address bits 23..0 in bytes (addr_lo << 2)")),
 }
@@ -455,6 +468,9 @@ local function add_format(tree, tvb, base, fmt, label, span)
       item = sub:add(f.pf, r)
     end
     vals[f.name] = v
+    if f.also then  -- the common field of this concept (ualink.tl.cmd, ...): hidden
+      sub:add(f.also, r, v):set_hidden()
+    end
     if f.reserved and not is_zero(v) then
       item:add_proto_expert_info(EX.reserved, fmt.name .. "." .. f.name .. " = " ..
         tostring(v) .. ": reserved, must be zero")
@@ -463,6 +479,9 @@ local function add_format(tree, tvb, base, fmt, label, span)
       item:add_proto_expert_info(EX.enum, fmt.name .. "." .. f.name .. " = " .. tostring(v) ..
         ": not a known value")
     end
+  end
+  for _, implied in ipairs(fmt.implied) do  -- e.g. a compressed response is OKAY
+    sub:add(implied.pf, tvb(base, fmt.bytes), implied.value):set_hidden()
   end
   return vals, sub
 end
@@ -655,12 +674,34 @@ end
 
 -- -- the receiver of one direction: the rules of ualink_ref.capture.dissect ------------
 
-local rx = {}       -- direction -> receiver state
+local rx = {}       -- "direction/port" -> receiver state
 local results = {}  -- frame number -> what the receiver made of the frame
 
 local function new_rx()
   return {expected = nil, partial = "", pending = 0, recent = {}, data_flits = 0,
-          lossy = false, unplaced = 0, guessed = false}
+          lossy = false, unplaced = 0, guessed = false, ways = {}}
+end
+
+-- The address cache (ualink_ref.capture.dissect_tl): in stream order, a compressed
+-- request takes the bits above addr_lo from its way (`fld.way`, nil when no request in
+-- the capture loaded it); a request with cload = 1 loads its way. Kept across resyncs.
+local function track_ways(st, chunk, view)
+  for _, half in ipairs(view.halves) do
+    for _, fld in ipairs(half.fields or {}) do
+      local ft, v = fld.values.ftype, fld.values
+      if ft == C.ftype.compressed_request then
+        fld.way = st.ways[v.cway]
+      elseif ft == C.ftype.request and v.cload == 1 then
+        st.ways[v.cway] = str_field(chunk, fld.start, C.addr_hi)
+      end
+    end
+  end
+end
+
+-- hi * 2^addr_lo_bits + lo as a UInt64 (the sum passes 2^53, a Lua number's exact range).
+local function join_addr(hi, lo)
+  local split = 2 ^ (32 - C.addr_lo_bits)
+  return UInt64.new((hi % split) * 2 ^ C.addr_lo_bits + lo, math.floor(hi / split))
 end
 
 local function nxt(seq) return seq % C.seq_max + 1 end
@@ -760,6 +801,7 @@ local function receive(st, p)
       st.pending = 0
     else
       st.pending = view.pending_after
+      track_ways(st, chunk, view)
     end
   end
   local shown = seq
@@ -813,9 +855,15 @@ local function add_tl_flit(tree, entry, index)
             "s" .. fld.sector .. ": " .. fld.fmt.name)
           local ft = fld.values.ftype
           if ft == C.ftype.request then
-            fsub:add(X.byte_addr, tvb(fld.start + ADDR.off, ADDR.len), vals.addr:lshift(2))
+            local range = tvb(fld.start + ADDR.off, ADDR.len)
+            fsub:add(X.addr, range, vals.addr:lshift(2)):set_generated()
+            fsub:add(X.byte_addr, range, vals.addr:lshift(2)):set_hidden()
           elseif ft == C.ftype.compressed_request then
-            fsub:add(X.byte_addr_lo, tvb(fld.start + ADDR_LO.off, ADDR_LO.len), vals.addr_lo * 4)
+            local range = tvb(fld.start + ADDR_LO.off, ADDR_LO.len)
+            fsub:add(X.byte_addr_lo, range, vals.addr_lo * 4)
+            if fld.way ~= nil then
+              fsub:add(X.addr, range, join_addr(fld.way, vals.addr_lo * 4)):set_generated()
+            end
           end
           if ft == C.ftype.request or ft == C.ftype.compressed_request then
             info[#info + 1] = (COMMAND_NAMES[vals.cmd] or string.format("cmd0x%02x", vals.cmd))
@@ -834,14 +882,14 @@ local function add_tl_flit(tree, entry, index)
 end
 
 -- The DL flit at `base` of `tvb` into `tree`; returns the Info text.
-local function add_flit(tree, tvb, base, pinfo, direction)
+local function add_flit(tree, tvb, base, pinfo, link)
   local s = tvb:raw(base, C.flit_bytes)
   local p = parse_flit(s)
   local key = pinfo.number
   local res = results[key]
   if res == nil then
-    rx[direction] = rx[direction] or new_rx()
-    res = receive(rx[direction], p)
+    rx[link] = rx[link] or new_rx()
+    res = receive(rx[link], p)
     results[key] = res
   end
   local op = rshift(s:byte(1), 5)
@@ -964,7 +1012,10 @@ function ualink.dissector(tvb, pinfo, tree)
       (FEC_NAMES[hv.fec_mode] or "?") .. " (not FEC-decoded here)"
     return len
   end
-  pinfo.cols.info = arrow .. add_flit(root, tvb, C.pseudo_header_bytes, pinfo, dir)
+  -- One receiver per direction and sender's port, as the model's Dissector: a switched
+  -- capture holds every link of the pod, each port its own DL stream.
+  pinfo.cols.info = arrow .. add_flit(root, tvb, C.pseudo_header_bytes, pinfo,
+    dir .. "/" .. hv.port)
   return len
 end
 
