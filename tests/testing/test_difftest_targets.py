@@ -92,6 +92,7 @@ def test_each_failure_is_its_error_and_the_next_exchange_restarts(code, error, w
         assert target.exchange("00") == "ERR" and target.restarts == 1 and target.answered == 1
 
 
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads process states from /proc")
 def test_a_hung_target_and_its_children_are_killed(tmp_path) -> None:
     pid_file = tmp_path / "child.pid"
     code = ("import subprocess, sys, time\n"
@@ -307,3 +308,30 @@ def test_cli_replay_of_a_fault_reproducer_and_of_a_bad_file(tmp_path, capsys) ->
     err = capsys.readouterr().err
     assert "not a difftest reproducer" in err and "internal" not in err
     assert status(["difftest", "replay", str(tmp_path / "missing.json"), "--target", "true"]) == 2
+
+
+# -- dependencies (issue 27, item 6) ----------------------------------------------------------
+
+
+def _run_python(code: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                          timeout=GUARD, check=False)
+
+
+def test_difftest_help_and_list_do_not_import_hypothesis() -> None:
+    code = ("import sys; from ualink_ref.cli import main\n"
+            "for argv in (['difftest', '--help'], ['difftest', '--list']):\n"
+            "    try:\n        main(argv)\n    except SystemExit:\n        pass\n"
+            "print('LOADED' if 'hypothesis' in sys.modules else 'LIGHT', file=sys.stderr)")
+    proc = _run_python(code)
+    assert proc.stderr.strip().splitlines()[-1] == "LIGHT", proc.stderr
+
+
+def test_without_hypothesis_one_line_names_what_to_install() -> None:
+    code = ("import sys; sys.modules['hypothesis'] = None\n"  # as if it were not installed
+            "from ualink_ref.cli import main\n"
+            "sys.exit(main(['difftest', '--layer', 'dl', '--target', 'true']))")
+    proc = _run_python(code)
+    assert proc.returncode == 1 and proc.stderr.count("\n") == 1, proc.stderr
+    assert "pip install hypothesis" in proc.stderr and "internal" not in proc.stderr
