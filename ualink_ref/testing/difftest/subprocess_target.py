@@ -35,11 +35,12 @@ from types import TracebackType
 from ualink_ref.errors import ConfigError, TargetCrashed, TargetProtocolError, TargetTimeout
 
 #: Seconds to wait for each response line (``--timeout``); project choice: long enough for
-#: a target's start-up on a loaded machine (the first line of each process includes it),
-#: short enough that a hang, which costs it twice (found, then confirmed), ends a run soon.
+#: a Python target's start-up on a loaded machine (the first line of each process includes
+#: it), short enough that a hung run ends within a minute (a hang is not retried).
 DEFAULT_TIMEOUT = 30.0
-#: Longest response line read (project choice: 64x the longest answer of any codec, a
-#: ``tl-flit`` dissection of a few KiB; a target flooding its output is told, not buffered).
+#: Longest response line read (project choice: 8x the longest answer the model can give, a
+#: ``capture`` record of its 64 KiB maximum as JSON, about 131 KB; a target flooding its
+#: output is told so, not buffered without end).
 MAX_LINE_BYTES = 1 << 20
 #: Seconds a target that closed a pipe gets to exit, so that its status can be reported.
 EXIT_GRACE = 2.0
