@@ -25,6 +25,8 @@ the narrower ``DecodeError``) and be sure nothing else escapes::
      │    ├── UnsupportedError          a legal input the model does not implement
      │    ├── LinkFailedError           an operation issued on a TL that declared its link failed
      │    └── TargetProtocolError       an implementation under difftest broke the line protocol
+     │         ├── TargetCrashed        ... it exited or was killed by a signal
+     │         └── TargetTimeout        ... it gave no response line in time
      ├── FaultPlanError (ValueError)    a fault-plan entry that cannot be read
      └── LinkStalledError               a simulated link made no progress within its bound
           └── CaptureIncomplete         ... while recording: carries the records so far
@@ -37,6 +39,7 @@ from a builtin just to be catchable as it: ``DecodeError`` and
 
 from __future__ import annotations
 
+import signal as _signal
 from typing import Any
 
 
@@ -235,14 +238,54 @@ class VectorFormatError(DecodeError):
 
 class TargetProtocolError(ProtocolError):
     """An implementation under differential test broke the difftest line protocol
-    (``specs/difftest.md``): an unparsable response, no response, or it exited.
+    (``specs/difftest.md``): an unparsable or wrong-shaped response, or it closed
+    a pipe; the subclasses: it exited, or gave no response in time.
 
-    ``line`` is the offending response (``""`` when there was none).
+    ``line`` is the offending response (``""`` when there was none; bytes that are
+    not ASCII as the characters of the same codes), shown escaped to ASCII.
     """
 
     def __init__(self, message: str, line: str) -> None:
-        super().__init__(f"{message}: {line[:80]!r}" if line else message)
+        super().__init__(f"{message}: {line[:80]!a}" if line else message)
         self.line = line
+
+
+class TargetCrashed(TargetProtocolError):
+    """A difftest target process ended while a request was outstanding (``specs/difftest.md``).
+
+    ``target`` names it (its command's first word); ``status`` is its exit
+    status, or ``None`` when a signal ended it (``signal`` is then the signal
+    number); ``answered`` counts the lines it had answered since it started.
+    """
+
+    def __init__(self, target: str, returncode: int, answered: int) -> None:
+        self.target = target
+        self.status = returncode if returncode >= 0 else None
+        self.signal = -returncode if returncode < 0 else None
+        self.answered = answered
+        super().__init__(f"target {target!r} {self.how()} after answering {answered} line(s)", "")
+
+    def how(self) -> str:
+        """``exited with status N`` or ``was killed by signal N (SIGNAME)``."""
+        if self.signal is None:
+            return f"exited with status {self.status}"
+        try:
+            name = f" ({_signal.Signals(self.signal).name})"
+        except ValueError:  # a number this platform has no name for
+            name = ""
+        return f"was killed by signal {self.signal}{name}"
+
+
+class TargetTimeout(TargetProtocolError):
+    """A difftest target gave no response line within ``seconds`` (it is then killed);
+    ``answered`` counts the lines it had answered since it started."""
+
+    def __init__(self, target: str, seconds: float, answered: int) -> None:
+        self.target = target
+        self.seconds = seconds
+        self.answered = answered
+        super().__init__(f"no response from target {target!r} within {seconds:g} s (after "
+                         f"answering {answered} line(s)); it was killed", "")
 
 
 __all__ = [
@@ -264,7 +307,9 @@ __all__ = [
     "ResponseMismatchError",
     "SequenceError",
     "TagError",
+    "TargetCrashed",
     "TargetProtocolError",
+    "TargetTimeout",
     "TruncatedError",
     "UALinkError",
     "UnsupportedError",

@@ -3,9 +3,12 @@
 ``ualink-ref difftest --layer dl --target "COMMAND"`` runs COMMAND as a
 subprocess speaking the line protocol, hunts for a disagreement with the
 model, shrinks the first one, prints its field-level difference and writes a
-reproducer (golden-vector layout) into ``--out``. ``ualink-ref difftest replay
-FILE --target "COMMAND"`` re-runs a reproducer. Exit status: 0 agree,
-1 disagreement (or a target that broke the protocol).
+reproducer (golden-vector layout) into ``--out``. A target that crashes,
+hangs or breaks the protocol is reported the same way, with the input that
+caused it. ``ualink-ref difftest replay FILE --target "COMMAND"`` re-runs a
+reproducer. Exit status: 0 agree, 1 disagreement, 2 usage error (a target
+command that cannot be started included), 3 the target crashed, hung or
+broke the line protocol.
 """
 
 from __future__ import annotations
@@ -16,11 +19,51 @@ from typing import Any
 
 from ualink_ref.cli.commands import add_command
 from ualink_ref.cli.options import USAGE, fail, float_range, int_range
-from ualink_ref.testing.difftest import CODECS, SubprocessTarget, difftest, replay, write_reproducer
+from ualink_ref.errors import ConfigError
+from ualink_ref.testing.difftest import (
+    CODECS,
+    SubprocessTarget,
+    difftest,
+    replay_results,
+    write_reproducer,
+)
+from ualink_ref.testing.difftest.api import DISAGREEMENT, MAX_RESTARTS
+from ualink_ref.testing.difftest.lengths import list_lines
+from ualink_ref.testing.difftest.subprocess_target import DEFAULT_TIMEOUT, split_command
 
 SubParsers = Any
+#: Exit status of each outcome (specs/difftest.md, "Exit status"); 2 is a usage error.
+AGREE, DISAGREE, TARGET_FAULT = 0, 1, 3
 #: A positive number of seconds (up to a day).
 _seconds = float_range(0.0, 86_400.0, above=True)
+
+
+def _command(text: str) -> str:
+    """An argument type: a target command that splits into words (checked at parse time)."""
+    try:
+        split_command(text)
+    except ConfigError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("target: ")) from None
+    return text
+
+
+def _start(args: argparse.Namespace) -> SubprocessTarget | int:
+    """The target, started; or the exit status of its one-line usage error."""
+    try:
+        return SubprocessTarget(args.target, timeout=args.timeout,
+                                startup_timeout=args.startup_timeout)
+    except ConfigError as exc:
+        return fail("difftest", f"--{exc}", USAGE)
+
+
+def _needs_hypothesis() -> int | None:
+    """The exit status of a one-line error when Hypothesis is missing (a broken install)."""
+    try:
+        import hypothesis  # noqa: F401  (only to see that it is there)
+    except ImportError:
+        return fail("difftest", "needs the hypothesis package, a dependency of ualink_ref: "
+                    "pip install hypothesis")
+    return None
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -28,30 +71,48 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.list or not args.layer or not args.target:
         for name, codec in CODECS.items():
             print(f"{name:16} {'json' if codec.json_input else 'hex ':4} in  {codec.summary}")
+            for line in list_lines(name):
+                print(f"{'':21}  {line}")
         if not args.list:
             return fail("difftest", "--layer and --target are required (see --help)", USAGE)
-        return 0
-    with SubprocessTarget(args.target, timeout=args.timeout) as target:
+        return AGREE
+    missing = _needs_hypothesis()
+    if missing is not None:
+        return missing
+    target = _start(args)
+    if isinstance(target, int):
+        return target
+    with target:
         result = difftest(args.layer, target, seed=args.seed, max_cases=args.max_cases,
-                          max_seconds=args.max_seconds)
+                          max_seconds=args.max_seconds, max_restarts=args.max_restarts)
     print(result.summary())
     if result.failure is None:
-        return 0
+        return AGREE
     path = write_reproducer(Path(args.out), args.layer, result.failure, args.seed)
     print(f"reproducer: {path}")
-    return 1
+    return DISAGREE if result.failure.kind == DISAGREEMENT else TARGET_FAULT
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
 
-    bad = 0
-    with SubprocessTarget(args.target, timeout=args.timeout) as target:
-        for case_id, diffs in replay(Path(args.file), target):
-            print(f"{case_id}: {'agree' if not diffs else 'DISAGREE'}")
-            for d in diffs:
+    if not Path(args.file).is_file():
+        return fail("difftest replay", f"{args.file}: no such file", USAGE)
+    target = _start(args)
+    if isinstance(target, int):
+        return target
+    status = AGREE
+    with target:
+        for item in replay_results(Path(args.file), target):
+            if item.fault is not None:
+                print(f"{item.case_id}: {type(item.fault).__name__}: {item.fault}")
+                status = TARGET_FAULT
+                continue
+            print(f"{item.case_id}: {'agree' if item.agrees else 'DISAGREE'}")
+            for d in item.differences:
                 print(f"  differs: {d}")
-            bad += bool(diffs)
-    return 1 if bad else 0
+            if not item.agrees and status == AGREE:
+                status = DISAGREE
+    return status
 
 
 def register(sub: SubParsers) -> None:
@@ -60,7 +121,7 @@ def register(sub: SubParsers) -> None:
     parser.add_argument("--layer", metavar="CODEC", choices=sorted(CODECS),
                         help="codec to test (dl, dl-encode, dl-header, dl-message, "
                              "phy-kp4-encode, ..., capture; --list shows all)")
-    parser.add_argument("--target", metavar="COMMAND",
+    parser.add_argument("--target", metavar="COMMAND", type=_command,
                         help="the implementation: a command speaking the line protocol")
     parser.add_argument("--seed", type=int_range(0), default=0, help="random seed (default 0)")
     parser.add_argument("--max-cases", type=int_range(1), default=1000, metavar="N",
@@ -69,17 +130,29 @@ def register(sub: SubParsers) -> None:
                         help="stop generating after S seconds (a failure is still shrunk)")
     parser.add_argument("--out", default="difftest-out", metavar="DIR",
                         help="where to write a reproducer (default ./difftest-out)")
-    parser.add_argument("--timeout", type=_seconds, default=60.0, metavar="S",
-                        help="seconds to wait for each response line (default 60)")
-    parser.add_argument("--list", action="store_true", help="list the codecs and exit")
+    parser.add_argument("--timeout", type=_seconds, default=DEFAULT_TIMEOUT, metavar="S",
+                        help="seconds to wait for each response line; a target that takes "
+                             f"longer is hung and killed (default {DEFAULT_TIMEOUT:g})")
+    parser.add_argument("--startup-timeout", type=_seconds, default=None, metavar="S",
+                        help="seconds for the first line of each target process, start-up "
+                             "included (default: --timeout)")
+    parser.add_argument("--max-restarts", type=int_range(0, 100_000), default=MAX_RESTARTS,
+                        metavar="N", help="restarts of a target that crashed allowed while "
+                        f"confirming and shrinking its fault (default {MAX_RESTARTS})")
+    parser.add_argument("--list", action="store_true",
+                        help="list the codecs and their length rules, and exit")
     parser.set_defaults(func=_cmd_run)
     actions = parser.add_subparsers(dest="difftest_action", metavar="ACTION")
     rep = actions.add_parser("replay", help="re-run a reproducer file against a target",
-                             description="Replay every case of a difftest reproducer.")
+                             description="Replay every case of a difftest reproducer. Exit "
+                             "status: 0 agree, 1 disagreement, 2 usage error, 3 target fault.")
     rep.add_argument("file", metavar="FILE", help="reproducer written by difftest")
-    rep.add_argument("--target", required=True, metavar="COMMAND")
-    rep.add_argument("--timeout", type=_seconds, default=60.0, metavar="S")
+    rep.add_argument("--target", required=True, metavar="COMMAND", type=_command)
+    rep.add_argument("--timeout", type=_seconds, default=DEFAULT_TIMEOUT, metavar="S",
+                     help=f"seconds to wait for each response line (default {DEFAULT_TIMEOUT:g})")
+    rep.add_argument("--startup-timeout", type=_seconds, default=None, metavar="S",
+                     help="seconds for the first line of each target process (default: --timeout)")
     rep.set_defaults(func=_cmd_replay)
 
 
-__all__ = ["register"]
+__all__ = ["AGREE", "DISAGREE", "TARGET_FAULT", "register"]

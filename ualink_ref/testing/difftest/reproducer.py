@@ -1,11 +1,12 @@
-"""Reproducers: a difftest disagreement as a golden-vector file, and its replay.
+"""Reproducers: a difftest failure as a golden-vector file, and its replay.
 
 The file has the golden-vector layout of ``specs/vectors.md``: one case whose
 ``kind`` and ``inputs`` are the layer's own vector kind when the input maps
 onto one (then ``ualink-ref vectors verify`` checks it and it can be committed
 as a regression vector) with ``expected`` computed by the model. Each case
 also carries a ``difftest`` object: codec, seed, the request line, both
-response lines and the differing fields. When no vector kind fits (e.g. a
+response lines and the differing fields, or, when the target crashed, hung
+or broke the line protocol, its ``fault``. When no vector kind fits (e.g. a
 capture record, or a PHY wire of the wrong length) the file's ``format`` is
 ``ualink_ref-difftest`` instead, so ``vectors verify`` skips it; ``ualink-ref
 difftest replay FILE --target CMD`` replays both kinds of file.
@@ -14,12 +15,26 @@ difftest replay FILE --target CMD`` replays both kinds of file.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ualink_ref.testing.difftest.api import Failure, LineTarget, check_one, target_runner
-from ualink_ref.testing.difftest.layers import CODECS, Case
-from ualink_ref.testing.difftest.protocol import Difference
+from ualink_ref.errors import (
+    TargetCrashed,
+    TargetProtocolError,
+    TargetTimeout,
+    VectorFormatError,
+)
+from ualink_ref.testing.difftest.api import (
+    Failure,
+    Fault,
+    LineTarget,
+    TargetDriver,
+    model_outcome,
+)
+from ualink_ref.testing.difftest.layers import CODECS, Codec
+from ualink_ref.testing.difftest.lengths import length_error
+from ualink_ref.testing.difftest.protocol import Difference, compare
 from ualink_ref.testing.vectors import VECTOR_FORMAT, VECTOR_VERSION, dump_json, load_source
 
 #: ``format`` of a reproducer whose case maps onto no golden-vector kind.
@@ -27,9 +42,11 @@ DIFFTEST_FORMAT = "ualink_ref-difftest"
 
 
 def reproducer_document(codec_name: str, failure: Failure, seed: int) -> dict[str, Any]:
-    """The golden-vector document of one disagreement."""
+    """The golden-vector document of one failure (a disagreement or a target fault)."""
     codec = CODECS[codec_name]
-    mapped = codec.vector(failure.case.data)
+    # A length difftest answers itself (lengths.py) is no vector case of the library function.
+    mapped = None if length_error(codec_name, failure.case.data) else codec.vector(
+        failure.case.data)
     expected: dict[str, Any] | None = None
     if mapped is not None:
         try:
@@ -41,26 +58,48 @@ def reproducer_document(codec_name: str, failure: Failure, seed: int) -> dict[st
         "difftest", {"request": failure.request})
     if expected is None:
         expected = {"response": failure.model.line()}
-    fields = ", ".join(d.field for d in failure.differences)
+    if failure.fault is not None:
+        what = f"target fault {failure.fault.line()}"
+    else:
+        what = "target differs in " + ", ".join(d.field for d in failure.differences)
+    info: dict[str, Any] = {
+        "codec": codec_name,
+        "seed": seed,
+        "source": failure.case.source,
+        "request": failure.request,
+        "model": failure.model.line(),
+        "target": failure.target.line() if failure.target is not None else None,
+        "differences": [{"field": d.field, "model": _jsonable(d.model),
+                         "target": _jsonable(d.target)} for d in failure.differences],
+    }
+    if failure.fault is not None:
+        info["fault"] = fault_document(failure.fault)
+    if failure.note:
+        info["note"] = failure.note
     case = {
         "id": f"difftest-{codec_name}-seed{seed}",
         "kind": kind,
         "inputs": inputs,
         "expected": expected,
-        "note": f"difftest {codec_name} seed {seed}: target differs in {fields}",
-        "difftest": {
-            "codec": codec_name,
-            "seed": seed,
-            "source": failure.case.source,
-            "request": failure.request,
-            "model": failure.model.line(),
-            "target": failure.target.line(),
-            "differences": [{"field": d.field, "model": _jsonable(d.model),
-                             "target": _jsonable(d.target)} for d in failure.differences],
-        },
+        "note": f"difftest {codec_name} seed {seed}: {what}",
+        "difftest": info,
     }
     return {"format": fmt, "version": VECTOR_VERSION, "layer": codec.layer,
             "description": f"difftest reproducer ({codec.summary})", "cases": [case]}
+
+
+def fault_document(fault: Fault) -> dict[str, Any]:
+    """The ``fault`` object of a reproducer case (``specs/difftest.md``, "Reproducer")."""
+    error = fault.error
+    doc: dict[str, Any] = {"class": fault.kind, "message": str(error), "line": error.line,
+                           "answered_before": fault.answered_before, "recurs": fault.recurs}
+    if fault.retry:
+        doc["retry"] = fault.retry
+    if isinstance(error, TargetCrashed):
+        doc["status"], doc["signal"] = error.status, error.signal
+    if isinstance(error, TargetTimeout):
+        doc["timeout"] = error.seconds
+    return doc
 
 
 def _jsonable(value: Any) -> Any:
@@ -79,21 +118,65 @@ def write_reproducer(out_dir: Path, codec_name: str, failure: Failure, seed: int
     return path
 
 
+@dataclass(frozen=True)
+class ReplayResult:
+    """One replayed case: the differing fields, or the target's fault (``None``: none)."""
+
+    case_id: str
+    differences: tuple[Difference, ...]
+    fault: TargetProtocolError | None = None
+
+    @property
+    def agrees(self) -> bool:
+        """True when the target now answers the case as the model does."""
+        return not self.differences and self.fault is None
+
+
+def _cases(path: Path) -> list[tuple[str, Codec, Any]]:
+    """(case id, codec, input) of each case of a reproducer; ``VectorFormatError`` if none."""
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        out = []
+        for n, case in enumerate(doc["cases"]):
+            info = case["difftest"]
+            codec = CODECS[str(info["codec"])]
+            out.append((str(case.get("id", n)), codec, codec.parse_request(str(info["request"]))))
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:  # JSON, hex, shape
+        raise VectorFormatError(f"not a difftest reproducer ({type(exc).__name__}: {exc})",
+                                str(path)) from None
+    return out
+
+
+def replay_results(path: Path, target: Any | LineTarget) -> list[ReplayResult]:
+    """Re-run every difftest case of a reproducer file against ``target``; a target
+    that crashes, hangs or breaks the protocol on a case is that case's ``fault``
+    (a subprocess target is restarted for the next case)."""
+    out = []
+    for case_id, codec, data in _cases(path):
+        try:
+            got = TargetDriver(codec, target).outcome(data)
+        except TargetProtocolError as exc:
+            out.append(ReplayResult(case_id, (), exc))
+            continue
+        out.append(ReplayResult(case_id, tuple(compare(model_outcome(codec, data), got,
+                                                       codec.locate))))
+    return out
+
+
 def replay(path: Path, target: Any | LineTarget) -> list[tuple[str, list[Difference]]]:
     """Re-run every difftest case of a reproducer file against ``target``.
 
     Returns ``(case id, differences)`` per case; an empty list means the target
-    now agrees with the model on that case.
+    now agrees with the model on that case. A target fault raises its
+    :class:`~ualink_ref.errors.TargetProtocolError` (:func:`replay_results` reports it instead).
     """
-    doc = json.loads(path.read_text(encoding="utf-8"))
     out = []
-    for case in doc.get("cases", []):
-        info = case.get("difftest") or {}
-        codec = CODECS[str(info["codec"])]
-        data = codec.parse_request(str(info["request"]))
-        _, failure = check_one(codec, target_runner(codec, target), Case("replay", data))
-        out.append((str(case.get("id")), list(failure.differences) if failure else []))
+    for result in replay_results(path, target):
+        if result.fault is not None:
+            raise result.fault
+        out.append((result.case_id, list(result.differences)))
     return out
 
 
-__all__ = ["DIFFTEST_FORMAT", "replay", "reproducer_document", "write_reproducer"]
+__all__ = ["DIFFTEST_FORMAT", "ReplayResult", "fault_document", "replay", "replay_results",
+           "reproducer_document", "write_reproducer"]
