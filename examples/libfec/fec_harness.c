@@ -160,13 +160,14 @@ static void write_hex(const unsigned char *bytes, size_t len)
     }
 }
 
-/* Answer one request of `len` bytes (the same length rules as the model:
- * any whole number of flits, including none, specs/difftest.md). */
+/* Answer one request of `len` bytes (the length rules of specs/difftest.md
+ * "Lengths": exactly one flit per request, 640 bytes to encode, its wire bytes
+ * to decode; any other length is answered with the model's error class). */
 static void respond(void *rs, const struct mode *m, int encode, unsigned char *in, size_t len)
 {
     size_t per_wire = (size_t)m->per_flit * (size_t)m->codeword_bytes;
     if (encode) {
-        if (len % FLIT_BYTES) {
+        if (len != FLIT_BYTES) {
             puts("ERR EncodeError");
             return;
         }
@@ -178,7 +179,7 @@ static void respond(void *rs, const struct mode *m, int encode, unsigned char *i
         putchar('\n');
         return;
     }
-    if (len % per_wire) {
+    if (len != per_wire) {
         puts("ERR TruncatedError");
         return;
     }
