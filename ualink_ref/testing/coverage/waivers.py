@@ -56,6 +56,10 @@ WAIVERS: dict[str, dict[str, str]] = {
                              "scenario completes",
         "TargetProtocolError": "an implementation under difftest breaking the line protocol; "
                                "not a model outcome",
+        "TargetCrashed": "an implementation under difftest exiting or killed by a signal; "
+                         "not a model outcome",
+        "TargetTimeout": "an implementation under difftest not answering in time; not a "
+                         "model outcome",
         "SequenceError": _ENGINE, "CreditError": _ENGINE, "TagError": _ENGINE,
         "MisroutedError": _ENGINE, "ResponseMismatchError": _ENGINE,
         "AddressCacheError": _ENGINE, "UnsupportedError": _ENGINE, "LinkFailedError": _ENGINE,
