@@ -10,7 +10,7 @@ codec's inputs, so they are on by default.
 
 FEC decode (both codes, interleave 1, the only interleave of the codec list):
 
-* ``pad_miscorrect``: a received word at distance t+1..2t+1 from the codeword
+* ``pad_miscorrect``: a received word more than t symbols from the codeword
   sent but within t of a codeword of the *full-length* (1023-symbol) code
   whose shortened (pad) symbols are not zero. :func:`full_length_null_word`
   builds that codeword (the code is MDS: any 2t+1 positions carry one);
@@ -137,7 +137,7 @@ def read_symbol(wire: bytes, index: int) -> int:
 # -- FEC decode --------------------------------------------------------------------------
 
 
-def _codeword_errors(mode: str) -> tuple[ReedSolomonCode, int]:
+def _code_of(mode: str) -> tuple[ReedSolomonCode, int]:
     code = MODES[mode].code
     assert code is not None
     return code, MODES[mode].codewords_per_flit
@@ -146,7 +146,7 @@ def _codeword_errors(mode: str) -> tuple[ReedSolomonCode, int]:
 def fec_decode_sources(mode: str) -> list[Source]:
     """The five adversarial sources of the ``phy-<mode>-decode`` codec (module docstring)."""
     st = _st()
-    code, per_flit = _codeword_errors(mode)
+    code, per_flit = _code_of(mode)
     n, k, t = code.n, code.k, code.t
     flit = st.binary(min_size=FLIT_BYTES, max_size=FLIT_BYTES)
     wire = flit.map(lambda f: encode_flits(f, mode, 1))
@@ -284,61 +284,56 @@ def _header_fmt(data: bytes) -> Any:
     return COMMAND_HEADER if data[0] >> 5 in (2, 3) else EXPLICIT_HEADER
 
 
-#: The DL flit rules of specs/dl.md sections 2 and 3 that ``rule_boundary`` breaks (or
-#: meets at a limit), each as (name, transform of a valid flit's bytes, before the CRC).
-def _dl_rules() -> list[tuple[str, Callable[[bytes, int], bytes]]]:
+def _dl_rules() -> list[Callable[[bytes, int], bytes]]:
+    """Transforms of a valid flit's bytes (before the CRC is redone), each aimed at one
+    rule of specs/dl.md sections 2 and 3: broken when the flit is of the kind the rule is
+    about, else a field moved to a limit the rules allow. ``v`` is a drawn integer."""
     op_pos = EXPLICIT_HEADER.position("op")
     payload_pos = EXPLICIT_HEADER.position("payload")
 
-    def seq_zero(data: bytes, _v: int) -> bytes:  # explicit/replay: flit_seq 0 with payload
+    def seq_zero(data: bytes, _v: int) -> bytes:
+        # flit_seq is 1..511 with payload (explicit layout); ack 0 means "none yet", a
+        # replay request must name 1..511 (command layout).
         if _header_fmt(data) is EXPLICIT_HEADER:
             return _set_field(data, EXPLICIT_HEADER, "flit_seq", 0)
-        return _set_field(data, COMMAND_HEADER, "flit_seq_lo", _v & 7)
+        return _set_field(data, COMMAND_HEADER, "ack_req_seq", 0)
 
-    def seq_limit(data: bytes, v: int) -> bytes:  # sequence fields at 511 / at 1
+    def seq_nonzero(data: bytes, v: int) -> bytes:
+        # flit_seq is 0 without payload; flit_seq_lo is 0 without payload.
+        if _header_fmt(data) is EXPLICIT_HEADER:
+            return _set_field(data, EXPLICIT_HEADER, "flit_seq", 1 + v % 511)
+        return _set_field(data, COMMAND_HEADER, "flit_seq_lo", 1 + v % 7)
+
+    def seq_limit(data: bytes, v: int) -> bytes:  # the sequence field at 511 or at 1
         fmt = _header_fmt(data)
         name = "flit_seq" if fmt is EXPLICIT_HEADER else "ack_req_seq"
         return _set_field(data, fmt, name, 511 if v & 1 else 1)
 
-    def op_swap(data: bytes, v: int) -> bytes:  # another op in the same layout
-        word = _header_word(data)
-        op = (word >> op_pos.shift) & 7
-        new = op ^ 1  # explicit <-> replay, ack <-> replay_request
-        return _with_header(data, word & ~(7 << op_pos.shift) | new << op_pos.shift)
+    def op_swap(data: bytes, _v: int) -> bytes:
+        # The other op of the same layout: explicit <-> replay (a replay carries payload),
+        # ack <-> replay_request (which names 1..511).
+        return _with_header(data, _header_word(data) ^ 1 << op_pos.shift)
 
-    def payload_flip(data: bytes, _v: int) -> bytes:  # header bit disagrees with segments
+    def payload_flip(data: bytes, _v: int) -> bytes:  # the payload bit vs the segments
         return _with_header(data, _header_word(data) ^ 1 << payload_pos.shift)
 
-    def ack_zero(data: bytes, _v: int) -> bytes:  # replay_request naming 0
-        if _header_fmt(data) is COMMAND_HEADER:
-            data = _set_field(data, COMMAND_HEADER, "ack_req_seq", 0)
-            return _set_field(data, COMMAND_HEADER, "op", 3)
-        return data
-
-    def seq_lo_without_payload(data: bytes, v: int) -> bytes:
-        if _header_fmt(data) is COMMAND_HEADER:
-            return _set_field(data, COMMAND_HEADER, "flit_seq_lo", 1 + v % 7)
-        return _set_field(data, EXPLICIT_HEADER, "flit_seq", 1 + v % 511)
-
-    def segment_header(data: bytes, v: int) -> bytes:  # tl_starts 3, tl_offset, msg flag
-        k = v % len(SEGMENT_OFFSETS)
-        at = SEGMENT_OFFSETS[k][0]
+    def segment_header(data: bytes, v: int) -> bytes:
+        # One continuous TL stream: tl_starts 3 (at most 2 fit), tl_offset moved by one
+        # word, or a message flag set where the segment's first word is TL bytes or fill.
+        at = SEGMENT_OFFSETS[v % len(SEGMENT_OFFSETS)][0]
         field = ("tl_starts", "tl_offset", "msg")[(v >> 3) % 3]
         pos = SEGMENT_HEADER.position(field)
-        value = {"tl_starts": 3, "tl_offset": (data[at] >> pos.shift) + 1, "msg": 1}[field]
-        byte = data[at] & ~(pos.field.max_value << pos.shift) | (
-            value & pos.field.max_value) << pos.shift
+        old = (data[at] >> pos.shift) & pos.field.max_value
+        value = {"tl_starts": 3, "tl_offset": old + 1, "msg": 1}[field] & pos.field.max_value
+        byte = data[at] & ~(pos.field.max_value << pos.shift) | value << pos.shift
         return data[:at] + bytes([byte]) + data[at + 1:]
 
-    def fill_nonzero(data: bytes, v: int) -> bytes:  # a non-zero byte in the last segment
-        body = SEGMENT_OFFSETS[-1][1]
-        at = body + v % SEGMENT_LENGTHS[-1]
+    def fill_nonzero(data: bytes, v: int) -> bytes:  # fill is zero (a bit set in segment 4)
+        at = SEGMENT_OFFSETS[-1][1] + v % SEGMENT_LENGTHS[-1]
         return data[:at] + bytes([data[at] | 1 << (v % 8)]) + data[at + 1:]
 
-    return [("seq_zero", seq_zero), ("seq_limit", seq_limit), ("op_swap", op_swap),
-            ("payload_flip", payload_flip), ("ack_zero", ack_zero),
-            ("seq_lo_without_payload", seq_lo_without_payload),
-            ("segment_header", segment_header), ("fill_nonzero", fill_nonzero)]
+    return [seq_zero, seq_nonzero, seq_limit, op_swap, payload_flip, segment_header,
+            fill_nonzero]
 
 
 def dl_flit_sources(flits: Any) -> list[Source]:
@@ -351,7 +346,7 @@ def dl_flit_sources(flits: Any) -> list[Source]:
 
     def rule(args: tuple[bytes, int, int]) -> bytes:
         data, which, v = args
-        return _recrc(rules[which][1](data, v))
+        return _recrc(rules[which](data, v))
 
     def alt_sector(args: tuple[bytes, int]) -> bytes:
         data, k = args

@@ -300,6 +300,8 @@ def _dl_decode_vector(data: bytes) -> tuple[str, dict[str, Any]] | None:
 def _dl_encode_reference(values: dict[str, Any]) -> bytes:
     """``DLFlit.encode`` of the request's fields; a request the model cannot read (an op
     name that is not a flit op, a missing field, ``tl`` not hex) is an ``EncodeError``."""
+    if not isinstance(values, dict):
+        raise EncodeError(f"DLFlit: a request is a JSON object, got {type(values).__name__}")
     name = values.get("op")
     op = FlitOp.__members__.get(name.upper()) if isinstance(name, str) else None
     if op is None:
