@@ -26,17 +26,19 @@ from ualink_ref.dl.flit import SEGMENT_LENGTHS, DLFlit
 from ualink_ref.dl.formats import COMMAND_HEADER, EXPLICIT_HEADER, FlitOp
 from ualink_ref.dl.messages import decode_message
 from ualink_ref.dl.segments import SEGMENT_OFFSETS
-from ualink_ref.errors import CrcError, TruncatedError
+from ualink_ref.errors import CrcError, EncodeError, TruncatedError
 from ualink_ref.phy import gf
 from ualink_ref.phy.channel import apply_bit_errors
 from ualink_ref.phy.flits import MODES, decode_flits, encode_flits
+from ualink_ref.testing.difftest import adversarial as ADV
 from ualink_ref.testing.difftest.protocol import Difference
 from ualink_ref.tl.fields import FORMATS, decode_field, encode_field
 from ualink_ref.tl.flit import dissect, view_to_json
 
-#: Labels of input sources (``Case.source``), for the coverage summary.
+#: Labels of input sources (``Case.source``), for the coverage summary; the adversarial
+#: ones come from :mod:`ualink_ref.testing.difftest.adversarial`.
 SOURCES = ("valid", "boundary", "bit_flip", "bit_flip_recrc", "reserved", "unknown_enum",
-           "truncate", "extend", "raw", "symbol_errors")
+           "truncate", "extend", "raw", "symbol_errors", *ADV.ADVERSARIAL_SOURCES)
 
 
 @dataclass(frozen=True)
@@ -92,6 +94,15 @@ def _near_valid(valid: Any, *, flips: int = 3, max_extra: int = 8) -> list[Any]:
     ]
 
 
+def _labelled(sources: list[ADV.Source]) -> list[Any]:
+    """Adversarial ``(label, strategy)`` pairs as strategies of :class:`Case`."""
+    return [strategy.map(_as_case(label)) for label, strategy in sources]
+
+
+def _as_case(label: str) -> Callable[[Any], Case]:
+    return lambda data: Case(label, data)
+
+
 def _raw(length: int) -> Any:
     st = _st()
     return st.one_of(st.binary(min_size=length, max_size=length),
@@ -113,7 +124,8 @@ def _phy_encode(mode: str) -> Codec:
         return st.one_of(flit.map(lambda b: Case("valid", b)),
                          sparse.map(lambda b: Case("boundary", b)),
                          st.sampled_from([bytes(640), b"\xff" * 640]).map(
-                             lambda b: Case("boundary", b)))
+                             lambda b: Case("boundary", b)),
+                         *_labelled(ADV.fec_encode_sources(mode)))
 
     def vector(data: bytes) -> tuple[str, dict[str, Any]] | None:
         return "flit_encode", {"mode": mode, "interleave": 1, "flits": data.hex()}
@@ -180,16 +192,20 @@ def _phy_decode(mode: str) -> Codec:
             return Case("symbol_errors", bytes(clean))
 
         return st.one_of(wire.map(lambda b: Case("valid", b)), with_errors(),
-                         *_near_valid(wire, max_extra=4), _raw(680))
+                         *_near_valid(wire, max_extra=4), _raw(680),
+                         *_labelled(ADV.fec_decode_sources(mode)))
 
     def vector(data: bytes) -> tuple[str, dict[str, Any]] | None:
 
-        if len(data) != 680:
+        if not data or len(data) % 680:
             return None
-        clean = encode_flits(data[:640], mode, 1)  # same flit bits: errors = the differing bits
-        bits = [8 * i + b for i in range(680) for b in range(8)
+        # Any 640 bytes per flit will do (the first 640 wire bytes of each flit: for kp4
+        # its flit bits); the errors are then the bits that differ from their encoding.
+        flits = b"".join(data[i:i + 640] for i in range(0, len(data), 680))
+        clean = encode_flits(flits, mode, 1)
+        bits = [8 * i + b for i in range(len(data)) for b in range(8)
                 if (clean[i] ^ data[i]) >> b & 1]
-        return "flit_decode", {"mode": mode, "interleave": 1, "flits": data[:640].hex(),
+        return "flit_decode", {"mode": mode, "interleave": 1, "flits": flits.hex(),
                                "error_bits": _vector_bit_positions(bits)}
 
     return Codec(f"phy-{mode}-decode", "phy",
@@ -243,7 +259,7 @@ def _dl_inputs(*, header_reserved: bool) -> Any:
     unknown = S.unknown_enum_values(EXPLICIT_HEADER).map(
         lambda h: Case("unknown_enum", _recrc(h + bytes(637))))
     return st.one_of(flits.map(lambda b: Case("valid", b)), recrc, reserved(), unknown,
-                     *_near_valid(flits, max_extra=4),
+                     *_near_valid(flits, max_extra=4), *_labelled(ADV.dl_flit_sources(flits)),
                      _raw(640).map(lambda c: Case("raw", _recrc(c.data) if len(c.data) == 640
                                                   else c.data)))
 
@@ -282,16 +298,30 @@ def _dl_decode_vector(data: bytes) -> tuple[str, dict[str, Any]] | None:
 
 
 def _dl_encode_reference(values: dict[str, Any]) -> bytes:
-
-    return DLFlit(FlitOp[str(values["op"]).upper()], values["flit_seq"],
-                  values["ack_req_seq"], values["flit_seq_lo"], bytes.fromhex(values["tl"]),
-                  values["first_tl_start"], tuple(values["messages"])).encode()
+    """``DLFlit.encode`` of the request's fields; a request the model cannot read (an op
+    name that is not a flit op, a missing field, ``tl`` not hex) is an ``EncodeError``."""
+    if not isinstance(values, dict):
+        raise EncodeError(f"DLFlit: a request is a JSON object, got {type(values).__name__}")
+    name = values.get("op")
+    op = FlitOp.__members__.get(name.upper()) if isinstance(name, str) else None
+    if op is None:
+        raise EncodeError(f"DLFlit: unknown op {name!r}", field="op")
+    try:
+        tl = bytes.fromhex(values["tl"])
+        fields = (values["flit_seq"], values["ack_req_seq"], values["flit_seq_lo"],
+                  values["first_tl_start"], tuple(values["messages"]))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise EncodeError(f"DLFlit: unreadable request ({exc})") from None
+    return DLFlit(op, fields[0], fields[1], fields[2], tl, fields[3], fields[4]).encode()
 
 
 def _dl_encode_strategy() -> Any:
     from ualink_ref.testing import strategies as S
 
-    return S.dl_flits().map(lambda f: Case("valid", _flit_fields(f)))
+    st = _st()
+    valid = S.dl_flits().map(_flit_fields)
+    return st.one_of(valid.map(lambda v: Case("valid", v)),
+                     *_labelled(ADV.dl_encode_sources(valid)))
 
 
 def _dl_locate(model: bytes, target: bytes) -> list[Difference]:
@@ -355,7 +385,8 @@ def _dl_message_strategy() -> Any:
                      edges.map(lambda b: Case("boundary", b)),
                      st.one_of(*(S.reserved_bits_set(f) for f in known)).map(
                          lambda b: Case("reserved", b)),
-                     *_near_valid(valid, max_extra=2), _raw(4))
+                     *_near_valid(valid, max_extra=2), _raw(4),
+                     *_labelled(ADV.dl_message_sources()))
 
 
 def _dl_message_vector(data: bytes) -> tuple[str, dict[str, Any]] | None:
@@ -382,7 +413,8 @@ def _tl_field_strategy() -> Any:
     return st.one_of(valid.map(lambda b: Case("valid", b)),
                      st.one_of(*(S.reserved_bits_set(f) for f in with_reserved)).map(
                          lambda b: Case("reserved", b)),
-                     *_near_valid(valid, max_extra=8), _raw(16))
+                     *_near_valid(valid, max_extra=8), _raw(16),
+                     *_labelled(ADV.tl_field_sources()))
 
 
 def _tl_flit_reference(data: bytes) -> dict[str, Any]:
@@ -396,7 +428,8 @@ def _tl_flit_strategy() -> Any:
 
     st = _st()
     valid = S.tl_flits()
-    return st.one_of(valid.map(lambda b: Case("valid", b)), *_near_valid(valid), _raw(64))
+    return st.one_of(valid.map(lambda b: Case("valid", b)), *_near_valid(valid), _raw(64),
+                     *_labelled(ADV.tl_flit_sources()))
 
 
 # -- capture records -------------------------------------------------------------------------

@@ -4,7 +4,7 @@ Kinds (documented in ``specs/vectors.md``, section DL):
 
 * ``flit_encode`` — header fields, TL bytes, first TL-flit offset and message
   words in; the 640 flit bytes, header, segment headers, CRC and TL-flit start
-  offsets out;
+  offsets out (or ``error``, the class, when the model refuses the fields);
 * ``flit_decode`` — 640 (or other) bytes in; either the decoded fields or the
   error class (bad CRC, reserved bits, unknown op, non-zero fill, length);
 * ``message_encode`` / ``message_decode`` — DL message values <-> 32-bit words;
@@ -70,7 +70,10 @@ def _flit_inputs(op: str, *, tl: bytes = b"", first: int = 0, seq: int = 0, ack:
 
 
 def _flit_from(inputs: dict[str, Any]) -> DLFlit:
-    return DLFlit(FlitOp[str(inputs["op"]).upper()], int(inputs["flit_seq"]),
+    op = FlitOp.__members__.get(str(inputs["op"]).upper())
+    if op is None:
+        raise EncodeError(f"DLFlit: unknown op {inputs['op']!r}", field="op")
+    return DLFlit(op, int(inputs["flit_seq"]),
                   int(inputs["ack_req_seq"]), int(inputs["flit_seq_lo"]), unhex(inputs["tl"]),
                   int(inputs["first_tl_start"]),
                   tuple(None if m is None else int(m) for m in inputs["messages"]))
@@ -254,7 +257,10 @@ def vector_inputs() -> list[VectorInput]:
 def compute(kind: str, inputs: dict[str, Any]) -> dict[str, Any]:
     """Expected outputs of one DL case."""
     if kind == "flit_encode":
-        flit = _flit_from(inputs)
+        try:
+            flit = _flit_from(inputs)
+        except EncodeError as exc:  # a rejection (e.g. a difftest reproducer's input)
+            return {"error": type(exc).__name__}
         data = flit.encode()
         return {"flit": hexstr(data), "header": hexstr(data[:3]),
                 "segment_headers": [s.header for s in flit.segments()],

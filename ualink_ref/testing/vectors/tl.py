@@ -6,7 +6,8 @@ Kinds (documented in ``specs/vectors.md``, section TL):
 * ``field_decode`` — bytes in; the layout and values, or the error class;
 * ``control_half`` — a list of fields in; the 32-byte control half-flit out;
 * ``dissect`` — a 64-byte TL flit and the data half-flits owed from before in;
-  every half-flit's kind and fields, and the count owed after, out;
+  every half-flit's kind and fields, and the count owed after, out (or ``error``,
+  the class, when the model rejects the flit);
 * ``upli_op`` — memory bytes before, one UPLI operation in; the completion
   (status, data), the memory bytes after, and the TL flits each way after
   the initial credit grants (request side ``a``, accelerator 1, to ``b``, 2);
@@ -221,7 +222,10 @@ def compute(kind: str, inputs: dict[str, Any]) -> dict[str, Any]:
         fields = [(int(f["ftype"]), f["values"]) for f in inputs["fields"]]
         return {"hex": hexstr(encode_control_half(fields))}
     if kind == "dissect":
-        view = dissect(unhex(str(inputs["flit"])), int(inputs["pending"]))
+        try:
+            view = dissect(unhex(str(inputs["flit"])), int(inputs["pending"]))
+        except DecodeError as exc:  # a rejection (e.g. a difftest reproducer's input)
+            return {"error": type(exc).__name__}
         return {"halves": view_to_json(view), "pending_after": view.pending_after}
     if kind == "upli_op":
         return _upli_op(inputs)
