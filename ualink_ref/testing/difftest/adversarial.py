@@ -21,8 +21,9 @@ FEC decode (both codes, interleave 1, the only interleave of the codec list):
 * ``t_plus_1``: exactly t+1 symbol errors, full 10-bit values, in one codeword.
 * ``parity_errors``: 1..2t symbol errors, all in parity symbols.
 * ``boundary_burst``: a burst of consecutive wire symbols across a codeword
-  boundary (LL: the two codewords of a flit; both codes: two flits), each
-  symbol stuck at 0x000 / 0x3ff like a lost lane, or inverted.
+  boundary (LL: between the two codewords of a flit; KP4, one codeword a flit:
+  wrapping the codeword's last and first symbols), each symbol stuck at
+  0x000 / 0x3ff like a lost lane, or inverted.
 * ``spare_set``: a true codeword whose spare message bits are not zero, plus
   0..t errors elsewhere (the model flags it: spare bits must be zero).
 
@@ -192,14 +193,18 @@ def fec_decode_sources(mode: str) -> list[Source]:
 
     @st.composite  # type: ignore[untyped-decorator]
     def boundary_burst(draw: Any) -> bytes:
-        flits = draw(st.integers(1 if per_flit > 1 else 2, 2))
-        clean = encode_flits(b"".join(draw(flit) for _ in range(flits)), mode, 1)
-        boundary = n * draw(st.integers(1, flits * per_flit - 1))
-        before = draw(st.integers(1, t + 1))  # symbols of the burst in the earlier codeword
+        # One flit a request (specs/difftest.md "Lengths"). LL: the burst crosses the
+        # boundary between the flit's two codewords. KP4 (one codeword a flit): the
+        # burst wraps the codeword's ends, its last and first symbols, as the two halves
+        # of a burst across the boundary of consecutive flits would.
+        clean = draw(wire)
+        before = draw(st.integers(1, t + 1))  # symbols of the burst before the boundary
         after = draw(st.integers(1, t + 1))
+        boundary = n * draw(st.integers(1, per_flit - 1)) if per_flit > 1 else 0
+        positions = [(boundary + i) % (n * per_flit) for i in range(-before, after)]
         how = draw(st.sampled_from(("stuck0", "stuck1", "invert")))
         errors = {}
-        for s in range(boundary - before, boundary + after):
+        for s in positions:
             old = read_symbol(clean, s)
             new = {"stuck0": 0, "stuck1": gf.ORDER, "invert": old ^ gf.ORDER}[how]
             if new != old:

@@ -29,7 +29,7 @@ from ualink_ref.dl.segments import SEGMENT_OFFSETS
 from ualink_ref.errors import CrcError, EncodeError, TruncatedError
 from ualink_ref.phy import gf
 from ualink_ref.phy.channel import apply_bit_errors
-from ualink_ref.phy.flits import MODES, decode_flits, encode_flits
+from ualink_ref.phy.flits import FLIT_BYTES, MODES, decode_flits, encode_flits
 from ualink_ref.testing.difftest import adversarial as ADV
 from ualink_ref.testing.difftest.protocol import Difference
 from ualink_ref.tl.fields import FORMATS, decode_field, encode_field
@@ -114,7 +114,9 @@ def _raw(length: int) -> Any:
 
 def _phy_encode(mode: str) -> Codec:
     def reference(data: bytes) -> bytes:
-
+        # One flit a request (specs/difftest.md "Lengths"); encode_flits takes any number.
+        if len(data) != FLIT_BYTES:
+            raise EncodeError(f"a request is one {FLIT_BYTES}-byte flit, got {len(data)} bytes")
         return encode_flits(data, mode, 1)
 
     def strategy() -> Any:
@@ -167,7 +169,10 @@ def _symbol_locator(mode: str) -> Callable[[bytes, bytes], list[Difference]]:
 
 def _phy_decode(mode: str) -> Codec:
     def reference(data: bytes) -> dict[str, Any]:
-
+        # One flit a request (specs/difftest.md "Lengths"); decode_flits takes any number.
+        wire_bytes = MODES[mode].wire_bytes_per_flit
+        if len(data) != wire_bytes:
+            raise TruncatedError("wire", wire_bytes, len(data))
         r = decode_flits(data, mode, 1)
         return {"flit": r.flits.hex(), "corrected": int(r.corrected.sum()),
                 "uncorrectable": bool(r.uncorrectable.any())}
