@@ -14,7 +14,7 @@ import argparse
 import math
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
@@ -41,6 +41,14 @@ def fail(command: str, message: str, status: int = FAILURE) -> int:
     """Print the one-line error of ``command`` and return ``status`` (1 unless told)."""
     print(f"ualink-ref {command}: error: {message}", file=sys.stderr)
     return status
+
+
+def usage_error(command: str, message: str) -> int:
+    """Print a usage error of ``command`` found after parsing (one option against another),
+    in the parser's own format, and return :data:`USAGE`."""
+    print(f"ualink-ref {command}: error: {message} (see ualink-ref {command} --help)",
+          file=sys.stderr)
+    return USAGE
 
 
 def int_range(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
@@ -79,6 +87,53 @@ def float_range(minimum: float, maximum: float, *, above: bool = False) -> Calla
 
     parse.__name__ = "number"
     return parse
+
+
+def choice_list(choices: Sequence[str]) -> Callable[[str], list[str]]:
+    """An argument type: a comma-separated, non-empty list of names from ``choices``
+    (repeats dropped, order kept)."""
+
+    def parse(text: str) -> list[str]:
+        words = [word.strip() for word in text.split(",") if word.strip()]
+        if not words:
+            raise argparse.ArgumentTypeError(
+                f"expected a comma-separated list from {','.join(choices)}, got {text!r}")
+        unknown = [word for word in words if word not in choices]
+        if unknown:
+            raise argparse.ArgumentTypeError(
+                f"{unknown[0]!r} is not one of {','.join(choices)}")
+        return list(dict.fromkeys(words))
+
+    parse.__name__ = "list"
+    return parse
+
+
+def non_empty(text: str) -> str:
+    """An argument type: any text but the empty one (a name or an address)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must not be empty")
+    return text
+
+
+def output_file(text: str) -> str:
+    """An argument type: a file to write, in a directory that exists (checked before a run,
+    so a typo does not cost the run)."""
+    path = Path(text)
+    if not text or path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} is a directory, not a file name")
+    if not path.parent.is_dir():
+        raise argparse.ArgumentTypeError(
+            f"cannot write {text}: directory {path.parent} does not exist")
+    return text
+
+
+def output_dir(text: str) -> str:
+    """An argument type: a directory to write into (made if missing), not an existing file."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must not be empty")
+    if Path(text).exists() and not Path(text).is_dir():
+        raise argparse.ArgumentTypeError(f"{text} exists and is not a directory")
+    return text
 
 
 def burst(text: str) -> tuple[int, float]:
@@ -159,7 +214,8 @@ def add_run_options(parser: argparse.ArgumentParser, ops_default: int) -> None:
 
 def add_progress_option(parser: argparse.ArgumentParser) -> None:
     """Add ``--no-progress``: :func:`progress_bar` is given ``not args.no_progress``."""
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--no-progress", action="store_true",
+                        help="no progress on stderr (default: progress shown)")
 
 
 def resolve(args: argparse.Namespace) -> set[str]:
@@ -226,5 +282,6 @@ def plot_path(text: str) -> str:
 
 
 __all__ = ["FAILURE", "INTERRUPTED", "PLOT_FORMATS", "RUN_DEFAULTS", "RUN_OPTIONS", "USAGE",
-           "Parser", "TextProgress", "add_progress_option", "add_run_options", "burst", "fail",
-           "float_range", "int_range", "op_count", "plot_path", "progress_bar", "resolve"]
+           "Parser", "TextProgress", "add_progress_option", "add_run_options", "burst",
+           "choice_list", "fail", "float_range", "int_range", "non_empty", "op_count",
+           "output_dir", "output_file", "plot_path", "progress_bar", "resolve", "usage_error"]
