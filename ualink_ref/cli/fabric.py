@@ -12,6 +12,7 @@ from ualink_ref.capture.run import Recorder, fabric_directions
 from ualink_ref.cli.commands import add_command
 from ualink_ref.cli.options import (
     add_progress_option,
+    config_usage_error,
     float_range,
     op_count,
     output_file,
@@ -68,7 +69,7 @@ def _cmd_fabric(args: argparse.Namespace) -> int:
     try:
         config = config_from(args)
     except ConfigError as exc:  # a combination the types cannot see: still a usage error
-        return usage_error("fabric", str(exc))
+        return config_usage_error("fabric", exc)
     if args.zero_load:
         print(zero_load_load64(config).format())
         return 0

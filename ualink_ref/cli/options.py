@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
+from ualink_ref.errors import ConfigError
 from ualink_ref.sizes import FEC_MODES
 
 #: Exit status of a usage error (bad argument) and of a failure while running.
@@ -51,6 +52,16 @@ def usage_error(command: str, message: str) -> int:
     return USAGE
 
 
+def config_usage_error(command: str, exc: ConfigError, flags: dict[str, str] | None = None,
+                       ) -> int:
+    """:func:`usage_error` for a configuration object's refusal (``exc``), naming the
+    command-line option that set the refused field: ``flags[exc.option]``, else the field
+    spelt as an option (``cable_m`` -> ``--cable-m``)."""
+    flag = (flags or {}).get(exc.option, "--" + exc.option.replace("_", "-"))
+    what = str(exc).removeprefix(exc.option + ": ")
+    return usage_error(command, f"argument {flag}: {what}")
+
+
 def int_range(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
     """An argument type: an integer in ``[minimum, maximum]``."""
 
@@ -59,10 +70,10 @@ def int_range(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
             value = int(text, 0)
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if maximum is not None and not minimum <= value <= maximum:  # name the whole range
+            raise argparse.ArgumentTypeError(f"must be {minimum}..{maximum}, got {value}")
         if value < minimum:
             raise argparse.ArgumentTypeError(f"must be >= {minimum}, got {value}")
-        if maximum is not None and value > maximum:
-            raise argparse.ArgumentTypeError(f"must be <= {maximum}, got {value}")
         return value
 
     parse.__name__ = "integer"  # argparse names the type in some messages
@@ -283,5 +294,6 @@ def plot_path(text: str) -> str:
 
 __all__ = ["FAILURE", "INTERRUPTED", "PLOT_FORMATS", "RUN_DEFAULTS", "RUN_OPTIONS", "USAGE",
            "Parser", "TextProgress", "add_progress_option", "add_run_options", "burst",
-           "choice_list", "fail", "float_range", "int_range", "non_empty", "op_count",
-           "output_dir", "output_file", "plot_path", "progress_bar", "resolve", "usage_error"]
+           "choice_list", "config_usage_error", "fail", "float_range", "int_range", "non_empty",
+           "op_count", "output_dir", "output_file", "plot_path", "progress_bar", "resolve",
+           "usage_error"]

@@ -29,6 +29,7 @@ from ualink_ref.cli.options import (
     USAGE,
     add_progress_option,
     choice_list,
+    config_usage_error,
     fail,
     float_range,
     int_range,
@@ -282,6 +283,11 @@ _byte_sizes = _listed(_positive_size, "sizes")
 _seeds = _listed(int_range(0, 2**32 - 1), "seeds (>= 0)")
 
 
+#: The option that sets each configuration field a sweep's checks may refuse.
+_SWEEP_FLAGS = {"accelerators": "--accelerators", "flow_control": "--flow-controls",
+                "seed": "--seeds", "size": "--sizes", "algo": "--algos", "op": "--collective"}
+
+
 def _warn(message: str) -> None:
     print(f"ualink-ref sweep: warning: {message}", file=sys.stderr)
 
@@ -302,7 +308,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         try:
             return _cmd_collective_sweep(args, pod)
         except ConfigError as exc:
-            return usage_error("sweep", str(exc))
+            return config_usage_error("sweep", exc, _SWEEP_FLAGS)
     if args.algos:
         return usage_error("sweep", "argument --algos: picks the algorithms of a --collective "
                            "sweep: it needs --collective")
@@ -311,7 +317,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
                                                args.seeds):
             FabricConfig(accelerators=n, flow_control=flow, seed=seed, **pod)
     except ConfigError as exc:
-        return usage_error("sweep", str(exc))
+        return config_usage_error("sweep", exc, _SWEEP_FLAGS)
     points = grid(args.patterns, args.loads, args.flow_controls, args.accelerators,
                   args.seeds, args.ops, pod, args.size)
     progress = None if args.no_progress else progress_lines()
