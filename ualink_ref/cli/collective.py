@@ -165,7 +165,8 @@ def register(sub: Any) -> None:
     p.add_argument("--op", choices=tuple(ALGORITHMS), default="all-reduce",
                    help="operation (default all-reduce)")
     p.add_argument("--algo", default="",
-                   help="algorithm, or a comma list / 'all' with --sweep: " + "; ".join(
+                   help="algorithm, one of the --op's, or a comma list / 'all' with --sweep: "
+                        + "; ".join(
                        f"{op}: {', '.join(a)}" for op, a in ALGORITHMS.items())
                    + " (default: the first)")
     p.add_argument("--accelerators", type=_int_at_least(2, 1024), default=8, metavar="N",
@@ -198,8 +199,9 @@ def register(sub: Any) -> None:
     p.add_argument("--seed", type=_int_at_least(0, 2**32 - 1), default=0,
                    help="seed of data and channels, 0..2^32-1 (default 0)")
     p.add_argument("--link-down", type=link_down, action="append", default=[],
-                   metavar="PLANE:ACC:SLOT", help="that link fails at that slot: PLANE < "
-                   "--planes, ACC < --accelerators (repeatable; default: none)")
+                   metavar="PLANE:ACC:SLOT", help="that link fails at that slot: PLANE 0..P-1 "
+                   "(--planes), ACC 0..N-1 (--accelerators), SLOT >= 0 (repeatable; default: "
+                   "none)")
     p.add_argument("--plot", type=plot_path, metavar="FILE",
                    help="with --sweep: busbw against size, one line per algorithm "
                         "(.png/.svg/.pdf; default: none)")

@@ -362,8 +362,10 @@ def register(sub: Any) -> None:
     p.add_argument("--algos", type=choice_list(sorted({a for v in ALGORITHMS.values()
                                                        for a in v})),
                    default=None, metavar="LIST",
-                   help="with --collective: comma-separated algorithms of that operation "
-                        "(default: all of the operation's)")
+                   help="with --collective: comma-separated algorithms, each one of that "
+                        "operation's (" + "; ".join(f"{op}: {','.join(a)}"
+                                                    for op, a in ALGORITHMS.items())
+                        + "; default: all of the operation's)")
     p.add_argument("--sizes", type=_byte_sizes, default=[4096, 65536, 1048576], metavar="LIST",
                    help="with --collective: comma-separated sizes, each >= 1 byte "
                         "(e.g. 4K,64K,1M; default 4K,64K,1M)")
