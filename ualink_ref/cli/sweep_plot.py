@@ -1,10 +1,12 @@
 """The ``sweep`` plot: p99 latency and jitter against offered load (matplotlib, optional).
 
 Legibility rules (specs/cli.md rule 8): one colour per series (pattern, flow
-control, pod size), shared by its p99 line and its jitter line; CBFC drawn
-solid with filled circles, PFC dashed with larger hollow squares, so where the
-two flow controls give the same figures (they often do below saturation) both
-lines and markers still show; a title naming the pod; axes with units.
+control, pod size), shared by its p99 line and its jitter line; a marker shape
+per pattern; CBFC drawn solid with filled markers, PFC dashed with hollow ones;
+and each series drawn with a larger marker and a wider line than every series
+drawn after it, so where series give the same figures (CBFC and PFC often do
+below saturation) each one still shows around the ones on top of it; a title
+naming the pod; axes with units.
 """
 
 from __future__ import annotations
@@ -13,11 +15,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-#: How each flow control is drawn: (line style, marker, marker size, filled?).
-STYLES: dict[str, tuple[str, str, float, bool]] = {
-    "cbfc": ("-", "o", 5.0, True),
-    "pfc": ("--", "s", 9.0, False),
-}
+#: How each flow control is drawn: (line style, filled markers?).
+STYLES: dict[str, tuple[str, bool]] = {"cbfc": ("-", True), "pfc": ("--", False)}
+#: The marker of each pattern.
+MARKERS: dict[str, str] = {"uniform": "o", "permutation": "D", "all-to-all": "^",
+                           "incast": "s", "hotspot": "v"}
+#: The last series' marker size and line width, and what each earlier series adds to them
+#: (so an earlier series shows around every later one where they coincide).
+MARKER_SIZE, MARKER_STEP = 4.0, 2.5
+LINE_WIDTH, LINE_STEP = 1.0, 0.5
 #: The figure's size (inches) and resolution (dots per inch).
 FIGSIZE, DPI = (11.0, 4.8), 150
 
@@ -40,14 +46,18 @@ def plot_sweep(rows: Sequence[dict[str, Any]], path: Path) -> Any:
     import matplotlib.pyplot as plt
 
     fig, (p99_ax, jitter_ax) = plt.subplots(1, 2, figsize=FIGSIZE, sharex=True)
-    for index, (pattern, flow, n) in enumerate(series_keys(rows)):
+    keys = series_keys(rows)
+    for index, (pattern, flow, n) in enumerate(keys):
         sel = sorted((r for r in rows if (r["pattern"], r["flow_control"], r["accelerators"])
                       == (pattern, flow, n) and r["load"] is not None),
                      key=lambda r: (r["load"], r["seed"]))
         loads = [r["load"] for r in sel]
-        linestyle, marker, size, filled = STYLES.get(flow, ("-.", "^", 7.0, True))
+        linestyle, filled = STYLES.get(flow, ("-.", True))
+        later = len(keys) - 1 - index  # series drawn on top of this one
         colour = f"C{index % 10}"
-        style = dict(color=colour, linestyle=linestyle, marker=marker, markersize=size,
+        style = dict(color=colour, linestyle=linestyle, marker=MARKERS.get(pattern, "P"),
+                     markersize=MARKER_SIZE + MARKER_STEP * later,
+                     linewidth=LINE_WIDTH + LINE_STEP * later,
                      markerfacecolor=colour if filled else "none", markeredgewidth=1.5)
         label = f"{pattern}, {flow.upper()}, N={n}"
         p99_ax.plot(loads, [r["latency_p99_ns"] for r in sel], label=label, **style)
@@ -70,4 +80,5 @@ def plot_sweep(rows: Sequence[dict[str, Any]], path: Path) -> Any:
     return (p99_ax, jitter_ax)
 
 
-__all__ = ["DPI", "FIGSIZE", "STYLES", "plot_sweep", "series_keys"]
+__all__ = ["DPI", "FIGSIZE", "LINE_STEP", "LINE_WIDTH", "MARKERS", "MARKER_SIZE", "MARKER_STEP",
+           "STYLES", "plot_sweep", "series_keys"]
