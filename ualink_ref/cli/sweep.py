@@ -38,6 +38,7 @@ from ualink_ref.cli.options import (
     output_dir,
     usage_error,
 )
+from ualink_ref.cli.sweep_plot import plot_sweep as plot_rows
 from ualink_ref.collectives.algorithms import ALGORITHMS, check_collective, fit_size
 from ualink_ref.collectives.plot import plot_sweep
 from ualink_ref.collectives.report import sweep_table
@@ -183,8 +184,6 @@ def write_outputs(rows: list[dict[str, Any]], out: Path, warn: Warn | None = Non
     (specs/cli.md rule 8: the CLI prints it)."""
     paths = write_tables(rows, out)
     try:
-        from ualink_ref.cli.sweep_plot import plot_sweep as plot_rows
-
         plot_rows(rows, out / "sweep.png")
     except ImportError:
         if warn is not None:
