@@ -54,7 +54,8 @@ from ualink_ref.tl import Status
 
 @dataclass(frozen=True)
 class PortThroughput:
-    """One accelerator's port (summed over planes): data into and out of the switch."""
+    """One accelerator's port (summed over planes): data into and out of the switch, as
+    fractions of one link's data rate and in Gb/s (rule R3)."""
 
     acc: int
     to_acc_fraction: float
@@ -76,7 +77,7 @@ DRAIN_LATENCIES = 2
 
 @dataclass(frozen=True)
 class FabricReport:
-    """A pod run's report (rules R1-R4); times in ns unless named ``slots``."""
+    """A pod run's report (rules R1-R5); times in ns unless named ``slots``."""
 
     accelerators: int
     planes: int
