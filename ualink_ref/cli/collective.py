@@ -10,7 +10,17 @@ from pathlib import Path
 from typing import Any, cast
 
 from ualink_ref.cli.commands import add_command
-from ualink_ref.cli.options import USAGE, add_progress_option, fail, plot_path, progress_bar
+from ualink_ref.cli.options import (
+    USAGE,
+    add_progress_option,
+    choice_list,
+    config_usage_error,
+    fail,
+    float_range,
+    plot_path,
+    progress_bar,
+    usage_error,
+)
 from ualink_ref.cli.options import int_range as _int_at_least
 from ualink_ref.collectives.algorithms import (
     ALGORITHMS,
@@ -79,6 +89,11 @@ def _names(text: str) -> list[str]:
     return [word.strip() for word in text.split(",") if word.strip()]
 
 
+#: The option that sets each configuration field whose refusal ``collective`` reports.
+_FLAGS = {"reduce_bytes_per_ns": "--reduce-rate", "links_down": "--link-down",
+          "size": "--size (or --sweep)", "algo": "--algo"}
+
+
 def _cmd_collective(args: argparse.Namespace) -> int:
     sizes = args.sweep if args.sweep else [args.size]
     if args.sweep:  # rounded as nccl-tests rounds its counts; sizes with no fit dropped
@@ -88,17 +103,23 @@ def _cmd_collective(args: argparse.Namespace) -> int:
             return fail("collective", f"no size of the sweep fits {args.op} on "
                         f"{args.accelerators} ranks", USAGE)
     algos = _names(args.algo) if args.algo != "all" else list(ALGORITHMS[args.op])
-    flows = _names(args.flow_control)
+    flows = args.flow_control
     if (len(algos) > 1 or len(flows) > 1) and not args.sweep:
         return fail("collective", "several algorithms or flow controls need --sweep", USAGE)
     if args.plot and not args.sweep:
         return fail("collective", "--plot draws a --sweep", USAGE)
+    for down in args.link_down:
+        if down.plane >= args.planes or down.accelerator >= args.accelerators:
+            return usage_error("collective", f"argument --link-down: PLANE must be 0.."
+                               f"{args.planes - 1} (--planes) and ACC 0..{args.accelerators - 1} "
+                               f"(--accelerators), got {down.plane}:{down.accelerator}:"
+                               f"{down.at:g}")
     try:
         runs = []
         for flow in flows or ["cbfc"]:
             pod = FabricConfig(accelerators=args.accelerators, planes=args.planes,
                                lanes=args.lanes, fec=args.fec, ber=args.ber,
-                               flow_control=cast(FlowControlMode, flow),  # checked by it
+                               flow_control=cast(FlowControlMode, flow),  # parsed choice
                                max_outstanding=args.max_outstanding, seed=args.seed,
                                links_down=tuple(args.link_down))
             for algo in algos or [""]:  # checked now, built one at a time below (memory)
@@ -106,14 +127,14 @@ def _cmd_collective(args: argparse.Namespace) -> int:
                                                 args.dtype), size) for size in sizes]
         run_config = RunConfig(reduce_bytes_per_ns=args.reduce_rate)
     except ConfigError as exc:
-        return fail("collective", str(exc), USAGE)
+        return config_usage_error("collective", exc, _FLAGS)
     reports = []
     for pod, algo, size in runs:
         try:
             collective = build(args.op, algo, args.accelerators, size, args.dtype,
                                seed=args.seed)
         except ConfigError as exc:  # what only the routing shows (an MoE hot expert)
-            return fail("collective", str(exc), USAGE)
+            return config_usage_error("collective", exc, _FLAGS)
         bar = progress_bar(collective.ranks, not args.no_progress)
         try:
             run = run_collective(collective, pod, run_config,
@@ -141,35 +162,51 @@ def _cmd_collective(args: argparse.Namespace) -> int:
 def register(sub: Any) -> None:
     """Add the ``collective`` subcommand."""
     p = add_command(sub, "collective", DESCRIPTION)
-    p.add_argument("--op", choices=tuple(ALGORITHMS), default="all-reduce", help="operation")
+    p.add_argument("--op", choices=tuple(ALGORITHMS), default="all-reduce",
+                   help="operation (default all-reduce)")
     p.add_argument("--algo", default="",
-                   help="algorithm, or a comma list / 'all' with --sweep: " + "; ".join(
+                   help="algorithm, one of the --op's, or a comma list / 'all' with --sweep: "
+                        + "; ".join(
                        f"{op}: {', '.join(a)}" for op, a in ALGORITHMS.items())
                    + " (default: the first)")
-    p.add_argument("--accelerators", type=_int_at_least(2, 1024), default=8,
-                   help="ranks, one per accelerator (2..1024)")
+    p.add_argument("--accelerators", type=_int_at_least(2, 1024), default=8, metavar="N",
+                   help="ranks, one per accelerator, 2..1024 (default 8)")
     p.add_argument("--size", type=byte_size, default=1 << 20,
-                   help="bytes, nccl-tests' size of the operation (e.g. 4096, 64K, 1M)")
+                   help="bytes, nccl-tests' size of the operation (e.g. 4096, 64K, 1M), a "
+                        "positive multiple of the element size (default 1M)")
     p.add_argument("--sweep", type=_sizes, metavar="LO:HI[:FACTOR]",
-                   help="a size sweep, printed as an nccl-tests table")
-    p.add_argument("--dtype", choices=tuple(DTYPES), default="float32", help="element type")
-    p.add_argument("--planes", type=_int_at_least(1), default=1, help="parallel switch planes")
-    p.add_argument("--lanes", type=int, choices=LANE_COUNTS, default=1, help="lanes per link")
-    p.add_argument("--flow-control", default="cbfc",
+                   help="a size sweep from LO to HI bytes, FACTOR >= 2 (default 2), printed as "
+                        "an nccl-tests table (default: one --size)")
+    p.add_argument("--dtype", choices=tuple(DTYPES), default="float32",
+                   help="element type (default float32)")
+    p.add_argument("--planes", type=_int_at_least(1, 16), default=1, metavar="P",
+                   help="parallel switch planes, 1..16 (default 1)")
+    p.add_argument("--lanes", type=int, choices=LANE_COUNTS, default=1,
+                   help="lanes per link (default 1)")
+    p.add_argument("--flow-control", type=choice_list(FLOW_CONTROLS), default=["cbfc"],
+                   metavar="LIST",
                    help=f"credit-based or priority pause: one of {', '.join(FLOW_CONTROLS)}, "
-                        "or a comma list with --sweep")
-    p.add_argument("--fec", choices=FEC_MODES, default="kp4", help="FEC mode")
-    p.add_argument("--ber", type=float, default=0.0, help="pre-FEC bit error ratio, every link")
-    p.add_argument("--max-outstanding", type=_int_at_least(1), default=256,
-                   help="operations in flight per accelerator")
-    p.add_argument("--reduce-rate", type=float, default=RunConfig().reduce_bytes_per_ns,
-                   help="local reduction rate, bytes/ns (default 1000)")
-    p.add_argument("--seed", type=_int_at_least(0), default=0, help="seed of data and channels")
+                        "or a comma list with --sweep (default cbfc)")
+    p.add_argument("--fec", choices=FEC_MODES, default="kp4", help="FEC mode (default kp4)")
+    p.add_argument("--ber", type=float_range(0.0, 0.5), default=0.0,
+                   help="pre-FEC bit error ratio of every link, 0..0.5 (default 0)")
+    p.add_argument("--max-outstanding", type=_int_at_least(1, 1_000_000), default=256,
+                   metavar="N", help="operations in flight per accelerator, 1..1000000 "
+                                     "(default 256)")
+    p.add_argument("--reduce-rate", type=float_range(0.0, 1e9, above=True),
+                   default=RunConfig().reduce_bytes_per_ns, metavar="BYTES_PER_NS",
+                   help="local reduction rate, bytes/ns, in (0, 1e9] (default 1000)")
+    p.add_argument("--seed", type=_int_at_least(0, 2**32 - 1), default=0,
+                   help="seed of data and channels, 0..2^32-1 (default 0)")
     p.add_argument("--link-down", type=link_down, action="append", default=[],
-                   metavar="PLANE:ACC:SLOT", help="that link fails at that slot (repeatable)")
+                   metavar="PLANE:ACC:SLOT", help="that link fails at that slot: PLANE 0..P-1 "
+                   "(--planes), ACC 0..N-1 (--accelerators), SLOT >= 0 (repeatable; default: "
+                   "none)")
     p.add_argument("--plot", type=plot_path, metavar="FILE",
-                   help="with --sweep: busbw against size, one line per algorithm (.png/.svg/.pdf)")
-    p.add_argument("--json", action="store_true", help="print the report as JSON")
+                   help="with --sweep: busbw against size, one line per algorithm "
+                        "(.png/.svg/.pdf; default: none)")
+    p.add_argument("--json", action="store_true", help="print the report as JSON "
+                                                        "(default: text)")
     add_progress_option(p)
     p.set_defaults(func=_cmd_collective)
 

@@ -10,8 +10,17 @@ from typing import Any
 from ualink_ref.capture.format import write_capture
 from ualink_ref.capture.run import Recorder, fabric_directions
 from ualink_ref.cli.commands import add_command
-from ualink_ref.cli.options import USAGE, add_progress_option, fail, progress_bar
+from ualink_ref.cli.options import (
+    add_progress_option,
+    config_usage_error,
+    float_range,
+    op_count,
+    output_file,
+    progress_bar,
+    usage_error,
+)
 from ualink_ref.cli.options import int_range as _int_at_least
+from ualink_ref.errors import ConfigError
 from ualink_ref.sim.fabric import FLOW_CONTROLS, LANE_COUNTS, Fabric, FabricConfig
 from ualink_ref.sim.fabric_report import make_report, zero_load_load64
 from ualink_ref.sim.workloads import MAX_TRANSFER_BYTES, MIXES, PATTERNS, fabric_workload
@@ -43,14 +52,27 @@ def config_from(args: argparse.Namespace) -> FabricConfig:
                         max_outstanding=args.max_outstanding, seed=args.seed)
 
 
+def _check(args: argparse.Namespace) -> str | None:
+    """What is wrong between options (each alone was checked by its type), or None."""
+    if args.target >= args.accelerators:
+        return (f"argument --target: must be an accelerator ID 0..{args.accelerators - 1} "
+                f"(--accelerators {args.accelerators}), got {args.target}")
+    if args.mix is not None and args.size is None:
+        return "argument --mix: picks the kinds of a fixed-size workload: it needs --size"
+    return None
+
+
 def _cmd_fabric(args: argparse.Namespace) -> int:
-    config = config_from(args)
+    problem = _check(args)
+    if problem is not None:
+        return usage_error("fabric", problem)
+    try:
+        config = config_from(args)
+    except ConfigError as exc:  # a combination the types cannot see: still a usage error
+        return config_usage_error("fabric", exc)
     if args.zero_load:
         print(zero_load_load64(config).format())
         return 0
-    if args.mix is not None and args.size is None:
-        return fail("fabric", "--mix picks the kinds of a fixed-size workload: it needs --size",
-                    USAGE)
     kinds = MIXES[args.mix or "mixed"] if args.size else ("read", "write", "writefull", "atomic")
     workload = fabric_workload(args.pattern, args.ops, args.accelerators, args.seed,
                                load=args.load, size=args.size, kinds=kinds, target=args.target)
@@ -74,50 +96,77 @@ def _cmd_fabric(args: argparse.Namespace) -> int:
         print(json.dumps(report.as_dict(), indent=1, sort_keys=True))
     else:
         print(report.format())
+    if report.load_warning is not None:  # rule R5: the figures are not at the offered load
+        print(f"ualink-ref fabric: warning: {report.load_warning}", file=sys.stderr)
     return 0 if report.ok else 1
 
 
+#: Planes a pod may have (project choice: one switch is built per plane; 16 bounds a typo,
+#: not the model).
+MAX_PLANES = 16
+#: The pod options' ranges (specs/cli.md rule 1): cable and switch bounded so a typo cannot
+#: start a run of days (the same cable range as ``compare``).
+MAX_CABLE_M, MAX_SWITCH_NS = 100_000.0, 1_000_000.0
+
+
 def add_pod_options(p: argparse.ArgumentParser) -> None:
-    """The pod options ``fabric`` and ``sweep`` share."""
-    p.add_argument("--planes", type=_int_at_least(1), default=1, help="parallel switch planes")
+    """The pod options ``fabric`` and ``sweep`` share (each checked at parse time, its help
+    naming its range and default: specs/cli.md rule 1)."""
+    p.add_argument("--planes", type=_int_at_least(1, MAX_PLANES), default=1, metavar="P",
+                   help=f"parallel switch planes, 1..{MAX_PLANES} (default 1)")
     p.add_argument("--lanes", type=int, choices=LANE_COUNTS, default=1,
-                   help="lanes per link (x1, x2, x4: a slot is 25.6 ns / lanes)")
-    p.add_argument("--fec", choices=FEC_MODES, default="kp4", help="FEC mode")
-    p.add_argument("--ber", type=float, default=0.0, help="pre-FEC bit error ratio, every link")
-    p.add_argument("--cable-m", type=float, default=3.0, help="cable length, metres (5 ns/m)")
-    p.add_argument("--switch-ns", type=float, default=200.0,
-                   help="switch port-to-port latency, ns (default 200)")
-    p.add_argument("--batch", type=_int_at_least(1), default=1, help="flit slots per step")
-    p.add_argument("--max-outstanding", type=_int_at_least(1), default=64,
-                   help="ops in flight per accelerator")
+                   help="lanes per link: a slot is 25.6 ns / lanes (default 1)")
+    p.add_argument("--fec", choices=FEC_MODES, default="kp4", help="FEC mode (default kp4)")
+    p.add_argument("--ber", type=float_range(0.0, 0.5), default=0.0,
+                   help="pre-FEC bit error ratio of every link, 0..0.5 (default 0)")
+    p.add_argument("--cable-m", type=float_range(0.0, MAX_CABLE_M), default=3.0, metavar="M",
+                   help=f"cable length, metres (5 ns/m), 0..{MAX_CABLE_M:g} (default 3)")
+    p.add_argument("--switch-ns", type=float_range(0.0, MAX_SWITCH_NS), default=200.0,
+                   metavar="NS",
+                   help=f"switch port-to-port latency, ns, 0..{MAX_SWITCH_NS:g} (default 200)")
+    p.add_argument("--batch", type=_int_at_least(1, 4096), default=1, metavar="SLOTS",
+                   help="flit slots simulated per step, 1..4096 (default 1)")
+    p.add_argument("--max-outstanding", type=_int_at_least(1, 1_000_000), default=64,
+                   metavar="N", help="ops in flight per accelerator, 1..1000000 (default 64)")
 
 
 def register(sub: Any) -> None:
     """Add the ``fabric`` subcommand."""
     p = add_command(sub, "fabric", DESCRIPTION)
-    p.add_argument("--accelerators", type=_int_at_least(2), default=16,
-                   help="accelerators in the pod (2..1024; IDs 0..N-1)")
-    p.add_argument("--pattern", choices=PATTERNS, default="uniform", help="traffic pattern")
-    p.add_argument("--load", type=float, default=None,
-                   help="offered load, fraction of one link's data rate (default: closed loop)")
+    p.add_argument("--accelerators", type=_int_at_least(2, 1024), default=16, metavar="N",
+                   help="accelerators in the pod (IDs 0..N-1), 2..1024 (default 16)")
+    p.add_argument("--pattern", choices=PATTERNS, default="uniform",
+                   help="traffic pattern (default uniform)")
+    p.add_argument("--load", type=float_range(0.0, 4.0, above=True), default=None,
+                   help="offered load, fraction of one link's data rate per source (incast: "
+                        "of the target's link), in (0, 4] (default: closed loop, every op "
+                        "offered at slot 0)")
     p.add_argument("--flow-control", choices=FLOW_CONTROLS, default="cbfc",
-                   help="credit-based (cbfc) or priority pause (pfc)")
-    p.add_argument("--ops", type=_int_at_least(0), default=2000, help="operations")
-    p.add_argument("--size", type=transfer_size, default=None,
-                   help="every transfer a read or WriteFull of this many bytes, split at 256 "
-                        f"(4..{MAX_TRANSFER_BYTES}, a multiple of 4; default: mixed shapes)")
+                   help="credit-based (cbfc) or priority pause (pfc) (default cbfc)")
+    p.add_argument("--ops", type=op_count, default=2000, metavar="N",
+                   help="operations (transfers with --size), >= 0 (default 2000)")
+    p.add_argument("--size", type=transfer_size, default=None, metavar="BYTES",
+                   help="every transfer a read or WriteFull of this many bytes, split at 256: "
+                        f"4..{MAX_TRANSFER_BYTES}, a multiple of 4 (default: mixed shapes)")
     p.add_argument("--mix", choices=tuple(MIXES), default=None,
-                   help="with --size: reads and writes, reads only or writes only")
-    p.add_argument("--target", type=int, default=0, help="incast / hotspot destination")
-    p.add_argument("--seed", type=int, default=0, help="seed for workload and channels")
+                   help="with --size: reads and writes, reads only or writes only "
+                        "(default mixed)")
+    p.add_argument("--target", type=_int_at_least(0, 1023), default=0, metavar="ID",
+                   help="incast / hotspot destination, 0..N-1 (default 0)")
+    p.add_argument("--seed", type=_int_at_least(0, 2**32 - 1), default=0,
+                   help="seed of workload and channels, 0..2^32-1 (default 0)")
     add_pod_options(p)
-    p.add_argument("--capture", metavar="FILE",
-                   help="write every port's DL flits as a pcap (pseudo-header port = link)")
+    p.add_argument("--capture", metavar="FILE", type=output_file, default=None,
+                   help="write every port's DL flits as a pcap (pseudo-header port = link), "
+                        "in a directory that exists (default: none)")
     p.add_argument("--zero-load", action="store_true",
-                   help="print the zero-load 64 B Load latency with its decomposition")
-    p.add_argument("--json", action="store_true", help="print the report as JSON")
+                   help="print the zero-load 64 B Load latency with its decomposition "
+                        "(default: run the workload)")
+    p.add_argument("--json", action="store_true",
+                   help="print the report as JSON (default: text)")
     add_progress_option(p)
     p.set_defaults(func=_cmd_fabric)
 
 
-__all__ = ["add_pod_options", "config_from", "register", "transfer_size"]
+__all__ = ["MAX_CABLE_M", "MAX_PLANES", "MAX_SWITCH_NS", "add_pod_options", "config_from",
+           "register", "transfer_size"]

@@ -14,10 +14,11 @@ import argparse
 import math
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
+from ualink_ref.errors import ConfigError
 from ualink_ref.sizes import FEC_MODES
 
 #: Exit status of a usage error (bad argument) and of a failure while running.
@@ -43,6 +44,24 @@ def fail(command: str, message: str, status: int = FAILURE) -> int:
     return status
 
 
+def usage_error(command: str, message: str) -> int:
+    """Print a usage error of ``command`` found after parsing (one option against another),
+    in the parser's own format, and return :data:`USAGE`."""
+    print(f"ualink-ref {command}: error: {message} (see ualink-ref {command} --help)",
+          file=sys.stderr)
+    return USAGE
+
+
+def config_usage_error(command: str, exc: ConfigError, flags: dict[str, str] | None = None,
+                       ) -> int:
+    """:func:`usage_error` for a configuration object's refusal (``exc``), naming the
+    command-line option that set the refused field: ``flags[exc.option]``, else the field
+    spelt as an option (``cable_m`` -> ``--cable-m``)."""
+    flag = (flags or {}).get(exc.option, "--" + exc.option.replace("_", "-"))
+    what = str(exc).removeprefix(exc.option + ": ")
+    return usage_error(command, f"argument {flag}: {what}")
+
+
 def int_range(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
     """An argument type: an integer in ``[minimum, maximum]``."""
 
@@ -51,10 +70,10 @@ def int_range(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
             value = int(text, 0)
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if maximum is not None and not minimum <= value <= maximum:  # name the whole range
+            raise argparse.ArgumentTypeError(f"must be {minimum}..{maximum}, got {value}")
         if value < minimum:
             raise argparse.ArgumentTypeError(f"must be >= {minimum}, got {value}")
-        if maximum is not None and value > maximum:
-            raise argparse.ArgumentTypeError(f"must be <= {maximum}, got {value}")
         return value
 
     parse.__name__ = "integer"  # argparse names the type in some messages
@@ -79,6 +98,53 @@ def float_range(minimum: float, maximum: float, *, above: bool = False) -> Calla
 
     parse.__name__ = "number"
     return parse
+
+
+def choice_list(choices: Sequence[str]) -> Callable[[str], list[str]]:
+    """An argument type: a comma-separated, non-empty list of names from ``choices``
+    (repeats dropped, order kept)."""
+
+    def parse(text: str) -> list[str]:
+        words = [word.strip() for word in text.split(",") if word.strip()]
+        if not words:
+            raise argparse.ArgumentTypeError(
+                f"expected a comma-separated list from {','.join(choices)}, got {text!r}")
+        unknown = [word for word in words if word not in choices]
+        if unknown:
+            raise argparse.ArgumentTypeError(
+                f"{unknown[0]!r} is not one of {','.join(choices)}")
+        return list(dict.fromkeys(words))
+
+    parse.__name__ = "list"
+    return parse
+
+
+def non_empty(text: str) -> str:
+    """An argument type: any text but the empty one (a name or an address)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must not be empty")
+    return text
+
+
+def output_file(text: str) -> str:
+    """An argument type: a file to write, in a directory that exists (checked before a run,
+    so a typo does not cost the run)."""
+    path = Path(text)
+    if not text or path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} is a directory, not a file name")
+    if not path.parent.is_dir():
+        raise argparse.ArgumentTypeError(
+            f"cannot write {text}: directory {path.parent} does not exist")
+    return text
+
+
+def output_dir(text: str) -> str:
+    """An argument type: a directory to write into (made if missing), not an existing file."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must not be empty")
+    if Path(text).exists() and not Path(text).is_dir():
+        raise argparse.ArgumentTypeError(f"{text} exists and is not a directory")
+    return text
 
 
 def burst(text: str) -> tuple[int, float]:
@@ -159,7 +225,8 @@ def add_run_options(parser: argparse.ArgumentParser, ops_default: int) -> None:
 
 def add_progress_option(parser: argparse.ArgumentParser) -> None:
     """Add ``--no-progress``: :func:`progress_bar` is given ``not args.no_progress``."""
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--no-progress", action="store_true",
+                        help="no progress on stderr (default: progress shown)")
 
 
 def resolve(args: argparse.Namespace) -> set[str]:
@@ -226,5 +293,7 @@ def plot_path(text: str) -> str:
 
 
 __all__ = ["FAILURE", "INTERRUPTED", "PLOT_FORMATS", "RUN_DEFAULTS", "RUN_OPTIONS", "USAGE",
-           "Parser", "TextProgress", "add_progress_option", "add_run_options", "burst", "fail",
-           "float_range", "int_range", "op_count", "plot_path", "progress_bar", "resolve"]
+           "Parser", "TextProgress", "add_progress_option", "add_run_options", "burst",
+           "choice_list", "config_usage_error", "fail", "float_range", "int_range", "non_empty",
+           "op_count", "output_dir", "output_file", "plot_path", "progress_bar", "resolve",
+           "usage_error"]

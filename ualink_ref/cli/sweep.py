@@ -16,15 +16,29 @@ import argparse
 import csv
 import itertools
 import json
+import sys
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
 from ualink_ref.cli.collective import byte_size
 from ualink_ref.cli.commands import add_command
 from ualink_ref.cli.fabric import add_pod_options, transfer_size
-from ualink_ref.cli.options import USAGE, fail, float_range, int_range
+from ualink_ref.cli.options import (
+    USAGE,
+    add_progress_option,
+    choice_list,
+    config_usage_error,
+    fail,
+    float_range,
+    int_range,
+    non_empty,
+    op_count,
+    output_dir,
+    usage_error,
+)
+from ualink_ref.cli.sweep_plot import plot_sweep as plot_rows
 from ualink_ref.collectives.algorithms import ALGORITHMS, check_collective, fit_size
 from ualink_ref.collectives.plot import plot_sweep
 from ualink_ref.collectives.report import sweep_table
@@ -35,14 +49,15 @@ from ualink_ref.collectives.sweep import (
     run_collective_point,
 )
 from ualink_ref.errors import ConfigError
-from ualink_ref.sim.fabric import FabricConfig
+from ualink_ref.sim.fabric import FLOW_CONTROLS, FabricConfig
 from ualink_ref.sim.fabric_report import run_fabric
 from ualink_ref.sim.workloads import PATTERNS, fabric_workload
 
 DESCRIPTION = (
     "Run a grid of fabric runs (pattern x load x flow control x accelerators x seed) on local "
     "processes, or on a Dask distributed cluster with --scheduler; write CSV, JSON and a plot "
-    "of p99 latency against load."
+    "of p99 latency and jitter against load (the plot needs the 'plot' extra, matplotlib: "
+    "without it a warning says so). Progress goes to stderr, one line per finished run."
 )
 #: Columns of a sweep row, in CSV order.
 COLUMNS = ("pattern", "load", "flow_control", "accelerators", "seed", "ops", "ok",
@@ -62,9 +77,19 @@ def run_point(point: dict[str, Any]) -> dict[str, Any]:
     work = fabric_workload(point["pattern"], point["ops"], n, point["seed"],
                            load=point["load"], size=size, kinds=kinds)
     report = run_fabric(cfg, work, pattern=point["pattern"], load=point["load"]).as_dict()
-    row = {k: report.get(k) for k in COLUMNS}
+    row = {k: _rounded(report.get(k)) for k in COLUMNS}
     row.update(accelerators=n, seed=point["seed"], ops=point["ops"])
     return row
+
+
+#: Decimals a sweep row keeps (project choice: 1 ps, 0.001 Gb/s: far below a slot's 6.4 ns
+#: or more, and no binary-float tails such as 614.4000000000001 in the CSV).
+ROW_DECIMALS = 3
+
+
+def _rounded(value: Any) -> Any:
+    """``value`` rounded to :data:`ROW_DECIMALS` when it is a float (else unchanged)."""
+    return round(value, ROW_DECIMALS) if isinstance(value, float) else value
 
 
 def grid(patterns: list[str], loads: list[float], flow_controls: list[str],
@@ -81,33 +106,94 @@ def grid(patterns: list[str], loads: list[float], flow_controls: list[str],
 PointRunner = Callable[[dict[str, Any]], dict[str, Any]]
 
 
+#: Told of each finished point: (points done, points in all, the point).
+Progress = Callable[[int, int, dict[str, Any]], None]
+
+
 def run_local(points: list[dict[str, Any]], workers: int | None = None,
-              func: PointRunner = run_point) -> list[dict[str, Any]]:
-    """Run ``points`` (each by ``func``) on local processes; rows in point order."""
+              func: PointRunner = run_point, progress: Progress | None = None,
+              ) -> list[dict[str, Any]]:
+    """Run ``points`` (each by ``func``) on local processes; rows in point order;
+    ``progress`` is told of each point as it finishes."""
     if workers == 1:
-        return [func(p) for p in points]
+        rows = []
+        for point in points:
+            rows.append(func(point))
+            if progress is not None:
+                progress(len(rows), len(points), point)
+        return rows
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(func, points))
+        futures = {pool.submit(func, point): index for index, point in enumerate(points)}
+        done: dict[int, dict[str, Any]] = {}
+        for future in as_completed(futures):
+            index = futures[future]
+            done[index] = future.result()
+            if progress is not None:
+                progress(len(done), len(points), points[index])
+        return [done[i] for i in range(len(points))]
 
 
 def run_dask(points: list[dict[str, Any]], scheduler: Any,
-             func: PointRunner = run_point) -> list[dict[str, Any]]:
+             func: PointRunner = run_point, progress: Progress | None = None,
+             ) -> list[dict[str, Any]]:
     """Run ``points`` (each by ``func``) on a Dask distributed cluster (``scheduler``: an
-    address or a ``Client``); rows in point order."""
+    address or a ``Client``); rows in point order; ``progress`` told of each finished point."""
     from dask import distributed  # optional extra: only a Dask sweep needs it
 
     Client: Any = distributed.Client  # untyped library
     client: Any = scheduler if isinstance(scheduler, Client) else Client(scheduler)
     try:
         futures = client.map(func, points, pure=False)
+        index_of = {future.key: i for i, future in enumerate(futures)}
+        as_done: Any = distributed.as_completed  # untyped library
+        for count, future in enumerate(as_done(futures), 1):
+            if progress is not None:
+                progress(count, len(points), points[index_of[future.key]])
         return list(client.gather(futures))
     finally:
         if client is not scheduler:
             client.close()
 
 
-def write_outputs(rows: list[dict[str, Any]], out: Path) -> list[Path]:
-    """``sweep.csv``, ``sweep.json`` and (with matplotlib) ``sweep.png`` under ``out``."""
+def progress_lines(command: str = "sweep") -> Progress:
+    """A :data:`Progress` printing one line per finished point on stderr (never stdout,
+    which carries the rows)."""
+
+    def show(done: int, total: int, point: dict[str, Any]) -> None:
+        what = ", ".join(f"{k} {v}" for k, v in point.items()
+                         if k not in ("pod", "ops") and v is not None)
+        print(f"ualink-ref {command}: [{done}/{total}] done: {what}", file=sys.stderr,
+              flush=True)
+
+    return show
+
+
+#: What ``sweep`` says when it cannot draw its plot (matplotlib missing).
+NO_PLOT = ("no plot written: matplotlib is not installed (install the 'plot' extra: "
+           "pip install 'ualink_ref[plot]')")
+
+
+#: Told why the plot was not written (:data:`NO_PLOT`).
+Warn = Callable[[str], None]
+
+
+def write_outputs(rows: list[dict[str, Any]], out: Path, warn: Warn | None = None,
+                  ) -> list[Path]:
+    """``sweep.csv``, ``sweep.json`` and (with matplotlib) ``sweep.png`` under ``out``;
+    the paths written. Without matplotlib ``warn`` is given :data:`NO_PLOT`
+    (specs/cli.md rule 8: the CLI prints it)."""
+    paths = write_tables(rows, out)
+    try:
+        plot_rows(rows, out / "sweep.png")
+    except ImportError:
+        if warn is not None:
+            warn(NO_PLOT)
+        return paths
+    return [*paths, out / "sweep.png"]
+
+
+def write_tables(rows: list[dict[str, Any]], out: Path) -> list[Path]:
+    """``sweep.csv`` and ``sweep.json`` under ``out`` (made if missing)."""
     out.mkdir(parents=True, exist_ok=True)
     paths = [out / "sweep.csv", out / "sweep.json"]
     with paths[0].open("w", newline="") as fh:
@@ -115,31 +201,7 @@ def write_outputs(rows: list[dict[str, Any]], out: Path) -> list[Path]:
         writer.writeheader()
         writer.writerows(rows)
     paths[1].write_text(json.dumps(rows, indent=1, sort_keys=True))
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:  # the plot is optional
-        return paths
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    keys = sorted({(r["pattern"], r["flow_control"], r["accelerators"]) for r in rows})
-    for pattern, fc, n in keys:
-        sel = sorted((r for r in rows if (r["pattern"], r["flow_control"], r["accelerators"])
-                      == (pattern, fc, n) and r["load"] is not None), key=lambda r: r["load"])
-        loads = [r["load"] for r in sel]
-        ax.plot(loads, [r["latency_p99_ns"] for r in sel], marker="o",
-                label=f"{pattern} {fc} N={n} p99")
-        ax.plot(loads, [r["jitter_ns"] for r in sel], linestyle="--",
-                label=f"{pattern} {fc} N={n} jitter (p99-p50)")
-    ax.set_xlabel("offered load (fraction of link data rate)")
-    ax.set_ylabel("ns")
-    ax.set_title("fabric latency against load")
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(out / "sweep.png", dpi=120)
-    plt.close(fig)
-    return [*paths, out / "sweep.png"]
+    return paths
 
 
 def _listed(parse: Callable[[str], Any], what: str) -> Callable[[str], list[Any]]:
@@ -158,9 +220,10 @@ _loads = _listed(float_range(0.0, 4.0, above=True), "loads in (0, 4]")
 _pods = _listed(int_range(2, 1024), "pod sizes (2..1024)")
 
 
-def write_collective_outputs(rows: list[dict[str, Any]], out: Path) -> list[Path]:
+def write_collective_outputs(rows: list[dict[str, Any]], out: Path, warn: Warn | None = None,
+                             ) -> list[Path]:
     """``collectives.csv``, ``collectives.json`` and (with matplotlib) ``collectives.png``
-    (busbw against size) under ``out``."""
+    (busbw against size) under ``out``; without matplotlib ``warn`` is given :data:`NO_PLOT`."""
     out.mkdir(parents=True, exist_ok=True)
     paths = [out / "collectives.csv", out / "collectives.json"]
     with paths[0].open("w", newline="") as fh:
@@ -170,15 +233,21 @@ def write_collective_outputs(rows: list[dict[str, Any]], out: Path) -> list[Path
     paths[1].write_text(json.dumps(rows, indent=1, sort_keys=True))
     try:
         plot_sweep([report_of(r) for r in rows], out / "collectives.png")
-    except ImportError:  # the plot is optional
+    except ImportError:
+        if warn is not None:
+            warn(NO_PLOT)
         return paths
     return [*paths, out / "collectives.png"]
 
 
 def _cmd_collective_sweep(args: argparse.Namespace, pod: dict[str, Any]) -> int:
     op = args.collective
-    algos = args.algos.split(",") if args.algos else list(ALGORITHMS[op])
-    flows = args.flow_controls.split(",")
+    algos = args.algos or list(ALGORITHMS[op])
+    unknown = [a for a in algos if a not in ALGORITHMS[op]]
+    if unknown:
+        return usage_error("sweep", f"argument --algos: {unknown[0]!r} is not an algorithm of "
+                           f"{op}: one of {','.join(ALGORITHMS[op])}")
+    flows = args.flow_controls
     accelerators = args.accelerators
     # Every point is checked here, before any worker runs it: a worker's error would
     # reach this process only as a broken pool. Sizes are rounded as nccl-tests rounds.
@@ -191,18 +260,43 @@ def _cmd_collective_sweep(args: argparse.Namespace, pod: dict[str, Any]) -> int:
     for flow, n, seed in itertools.product(flows, accelerators, args.seeds):
         FabricConfig(accelerators=n, flow_control=flow, seed=seed, **pod)  # checks the pod
     points = collective_grid(op, algos, sizes, flows, accelerators, args.seeds, pod)
+    progress = None if args.no_progress else progress_lines()
     if args.scheduler:
-        rows = run_dask(points, args.scheduler, run_collective_point)
+        rows = run_dask(points, args.scheduler, run_collective_point, progress)
     else:
-        rows = run_local(points, args.workers, run_collective_point)
-    for path in write_collective_outputs(rows, Path(args.out)):
-        print(f"wrote {path}")
+        rows = run_local(points, args.workers, run_collective_point, progress)
+    _write(write_collective_outputs, rows, Path(args.out))
     print(sweep_table([report_of(r) for r in rows]))
     return 0 if all(r["exact"] for r in rows) else 1
 
 
-_byte_sizes = _listed(byte_size, "sizes")
+def _positive_size(text: str) -> int:
+    """A size of ``--sizes``: bytes (``byte_size``), at least 1."""
+    value = byte_size(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1 byte, got {text!r}")
+    return value
+
+
+_byte_sizes = _listed(_positive_size, "sizes")
 _seeds = _listed(int_range(0, 2**32 - 1), "seeds (>= 0)")
+
+
+#: The option that sets each configuration field a sweep's checks may refuse.
+_SWEEP_FLAGS = {"accelerators": "--accelerators", "flow_control": "--flow-controls",
+                "seed": "--seeds", "size": "--sizes", "algo": "--algos", "op": "--collective"}
+
+
+def _warn(message: str) -> None:
+    print(f"ualink-ref sweep: warning: {message}", file=sys.stderr)
+
+
+def _write(write: Callable[[list[dict[str, Any]], Path, Warn | None], list[Path]],
+           rows: list[dict[str, Any]], out: Path) -> None:
+    """Write the outputs and name each on stdout; without matplotlib one line on stderr
+    names the ``plot`` extra (specs/cli.md rule 8)."""
+    for path in write(rows, out, _warn):
+        print(f"wrote {path}")
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
@@ -213,13 +307,24 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         try:
             return _cmd_collective_sweep(args, pod)
         except ConfigError as exc:
-            return fail("sweep", str(exc), USAGE)
-    points = grid(args.patterns.split(","), args.loads, args.flow_controls.split(","),
-                  args.accelerators, args.seeds, args.ops, pod, args.size)
-    run = run_dask if args.scheduler else run_local
-    rows = run(points, args.scheduler or args.workers)
-    for path in write_outputs(rows, Path(args.out)):
-        print(f"wrote {path}")
+            return config_usage_error("sweep", exc, _SWEEP_FLAGS)
+    if args.algos:
+        return usage_error("sweep", "argument --algos: picks the algorithms of a --collective "
+                           "sweep: it needs --collective")
+    try:  # every pod of the grid checked here: a worker's error would come back as a broken pool
+        for flow, n, seed in itertools.product(args.flow_controls, args.accelerators,
+                                               args.seeds):
+            FabricConfig(accelerators=n, flow_control=flow, seed=seed, **pod)
+    except ConfigError as exc:
+        return config_usage_error("sweep", exc, _SWEEP_FLAGS)
+    points = grid(args.patterns, args.loads, args.flow_controls, args.accelerators,
+                  args.seeds, args.ops, pod, args.size)
+    progress = None if args.no_progress else progress_lines()
+    if args.scheduler:
+        rows = run_dask(points, args.scheduler, progress=progress)
+    else:
+        rows = run_local(points, args.workers, progress=progress)
+    _write(write_outputs, rows, Path(args.out))
     for r in rows:
         print(f"{r['pattern']:>11} load {r['load']:<5} {r['flow_control']} N={r['accelerators']}"
               f" seed {r['seed']}: p99 {r['latency_p99_ns']:.0f} ns jitter "
@@ -228,31 +333,52 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def register(sub: Any) -> None:
-    """Add the ``sweep`` subcommand."""
+    """Add the ``sweep`` subcommand (every option checked at parse time, its help naming
+    its range and default: specs/cli.md rules 1 and 8)."""
     p = add_command(sub, "sweep", DESCRIPTION)
-    p.add_argument("--patterns", default="incast,uniform",
-                   help=f"comma-separated, from {','.join(PATTERNS)}")
-    p.add_argument("--loads", type=_loads, default=[0.2, 0.5, 0.8, 0.95],
-                   help="comma-separated loads")
-    p.add_argument("--flow-controls", default="cbfc,pfc", help="comma-separated: cbfc,pfc")
-    p.add_argument("--accelerators", type=_pods, default=[16], help="comma-separated pod sizes")
-    p.add_argument("--seeds", type=_seeds, default=[0], help="comma-separated seeds (>= 0)")
-    p.add_argument("--ops", type=int, default=2000, help="operations per run")
-    p.add_argument("--size", type=transfer_size, default=None,
-                   help="fixed transfer size (reads/WriteFulls, split at 256 bytes)")
+    p.add_argument("--patterns", type=choice_list(PATTERNS), default=["incast", "uniform"],
+                   metavar="LIST", help=f"comma-separated, from {','.join(PATTERNS)} "
+                                        "(default incast,uniform)")
+    p.add_argument("--loads", type=_loads, default=[0.2, 0.5, 0.8, 0.95], metavar="LIST",
+                   help="comma-separated offered loads, each in (0, 4] "
+                        "(default 0.2,0.5,0.8,0.95)")
+    p.add_argument("--flow-controls", type=choice_list(FLOW_CONTROLS), default=["cbfc", "pfc"],
+                   metavar="LIST",
+                   help=f"comma-separated, from {','.join(FLOW_CONTROLS)} (default cbfc,pfc)")
+    p.add_argument("--accelerators", type=_pods, default=[16], metavar="LIST",
+                   help="comma-separated pod sizes, each 2..1024 (default 16)")
+    p.add_argument("--seeds", type=_seeds, default=[0], metavar="LIST",
+                   help="comma-separated seeds, each 0..2^32-1 (default 0)")
+    p.add_argument("--ops", type=op_count, default=2000, metavar="N",
+                   help="operations per run, >= 0 (default 2000)")
+    p.add_argument("--size", type=transfer_size, default=None, metavar="BYTES",
+                   help="fixed transfer size (reads/WriteFulls, split at 256 bytes): 4..1048576, "
+                        "a multiple of 4 (default: mixed shapes)")
     add_pod_options(p)
-    p.add_argument("--collective", choices=tuple(ALGORITHMS),
-                   help="sweep this collective instead of fabric loads (busbw against size)")
-    p.add_argument("--algos", default="", help="with --collective: comma-separated algorithms "
-                                                "(default: all of the operation's)")
-    p.add_argument("--sizes", type=_byte_sizes, default=[4096, 65536, 1048576],
-                   help="with --collective: comma-separated sizes (e.g. 4K,64K,1M)")
-    p.add_argument("--workers", type=int_range(1), default=None,
-                   help="local processes (default: cores)")
-    p.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address")
-    p.add_argument("--out", default="sweep-out", help="output directory")
+    p.add_argument("--collective", choices=tuple(ALGORITHMS), default=None,
+                   help="sweep this collective instead of fabric loads (busbw against size) "
+                        "(default: fabric loads)")
+    p.add_argument("--algos", type=choice_list(sorted({a for v in ALGORITHMS.values()
+                                                       for a in v})),
+                   default=None, metavar="LIST",
+                   help="with --collective: comma-separated algorithms, each one of that "
+                        "operation's (" + "; ".join(f"{op}: {','.join(a)}"
+                                                    for op, a in ALGORITHMS.items())
+                        + "; default: all of the operation's)")
+    p.add_argument("--sizes", type=_byte_sizes, default=[4096, 65536, 1048576], metavar="LIST",
+                   help="with --collective: comma-separated sizes, each >= 1 byte "
+                        "(e.g. 4K,64K,1M; default 4K,64K,1M)")
+    p.add_argument("--workers", type=int_range(1, 1024), default=None, metavar="N",
+                   help="local processes, 1..1024 (default: one per core)")
+    p.add_argument("--scheduler", type=non_empty, default=None, metavar="ADDRESS",
+                   help="Dask scheduler address (needs the 'dask' extra; default: run locally)")
+    p.add_argument("--out", type=output_dir, default="sweep-out", metavar="DIR",
+                   help="output directory: sweep.csv, sweep.json and, with the 'plot' extra "
+                        "(matplotlib), sweep.png (default sweep-out)")
+    add_progress_option(p)
     p.set_defaults(func=_cmd_sweep)
 
 
-__all__ = ["COLUMNS", "PointRunner", "grid", "register", "run_dask", "run_local", "run_point",
-           "write_collective_outputs", "write_outputs"]
+__all__ = ["COLUMNS", "NO_PLOT", "ROW_DECIMALS", "PointRunner", "Progress", "Warn", "grid",
+           "progress_lines", "register", "run_dask", "run_local", "run_point",
+           "write_collective_outputs", "write_outputs", "write_tables"]

@@ -15,11 +15,25 @@ R2. Latency in ns = slots x the pod's slot (``FabricConfig.slot_ns``, ``SLOT_NS`
     TL/DL packing); *dynamic* = total - static (queueing, credit or pause
     waits, replays), floored at 0.
 R3. Throughput of a port: TL data half-flits the switch sends to (egress) or
-    receives from (ingress) that accelerator, x 32 bytes, over the run's
-    slots, as a fraction of one link's data rate (``DL_PAYLOAD_BYTES`` per
-    slot) and in Gb/s; ``to_acc_active_fraction`` is the same over the slots
-    from the first to the last data the switch sent that port (per plane).
+    receives from (ingress) that accelerator, x 32 bytes, summed over the
+    planes, over the run's slots, as a fraction of one link's data rate
+    (``DL_PAYLOAD_BYTES`` per slot; with P planes a port carries up to P) and
+    in Gb/s. ``to_acc_active_fraction`` is the same bytes in the same unit over
+    the port's active window: the slots from the first to the last data any
+    plane's switch sent that accelerator. The window lies inside the run, so
+    active >= overall; a port's share is the sum of its planes' shares
+    (``to_acc_plane_fractions``), and the pod's total Gb/s the sum of its ports'.
 R4. Jitter = p99 - p50 of the total latency (ns), and its standard deviation.
+R5. Offered and measured load (runs with a load): the workload's bytes on each
+    op's busier direction (rule W4's own measure) over the run's slots, per
+    load-bearing link (every source; incast: the target's link), as a fraction
+    of one link's data rate is the *measured* load; over the slots up to the
+    last op's offer it is the *applied* load. Below ``REACHED`` (0.9) of the
+    offered load :attr:`FabricReport.load_warning` explains it: the run is
+    **too short** when at most ``DRAIN_LATENCIES`` (2) zero-load latencies
+    followed the last offer (the pod kept up: the shortfall is the sources'
+    Poisson arrivals ending at different times, and the drain); with a longer
+    tail the pod did not carry the load (a backlog: saturation).
 """
 
 from __future__ import annotations
@@ -33,14 +47,15 @@ from typing import Any
 from ualink_ref.sim import latency as L
 from ualink_ref.sim.fabric import Fabric, FabricConfig, FabricRun
 from ualink_ref.sim.model import memory_mismatches, model_step
-from ualink_ref.sim.workloads import FabricOp, Op
+from ualink_ref.sim.workloads import FabricOp, Op, op_link_bytes
 from ualink_ref.sizes import DL_PAYLOAD_BYTES, SLOT_NS, WIRE_BYTES_PER_FLIT
 from ualink_ref.tl import Status
 
 
 @dataclass(frozen=True)
 class PortThroughput:
-    """One accelerator's port (summed over planes): data into and out of the switch."""
+    """One accelerator's port (summed over planes): data into and out of the switch, as
+    fractions of one link's data rate and in Gb/s (rule R3)."""
 
     acc: int
     to_acc_fraction: float
@@ -48,11 +63,21 @@ class PortThroughput:
     to_acc_gbps: float
     from_acc_gbps: float
     to_acc_active_fraction: float
+    #: This port's share on each plane (they sum to ``to_acc_fraction``: R3).
+    to_acc_plane_fractions: tuple[float, ...] = ()
+
+
+#: A run reaches its offered load when it measures at least this fraction of it (R5;
+#: project choice: figures within 10 % of the steady state are read as at that load).
+REACHED = 0.9
+#: A drain after the last offer longer than this many zero-load latencies is backlog: the
+#: pod did not carry the load, rather than the run being too short (R5, project choice).
+DRAIN_LATENCIES = 2
 
 
 @dataclass(frozen=True)
 class FabricReport:
-    """A pod run's report (rules R1-R4); times in ns unless named ``slots``."""
+    """A pod run's report (rules R1-R5); times in ns unless named ``slots``."""
 
     accelerators: int
     planes: int
@@ -89,6 +114,38 @@ class FabricReport:
     pause_ns: float
     peak_buffers: int
     headroom_exceeded: int
+    #: R5: accelerators that issued ops, links the load applies to (incast: 1, the
+    #: target's; else every source's), the slot of the last op's offer, the largest
+    #: zero-load latency of the run's op shapes (slots), and the applied and measured
+    #: loads (None without a load).
+    sources: int = 0
+    load_links: int = 0
+    last_offer_slot: float = 0.0
+    zero_load_slots: float = 0.0
+    applied_load: float | None = None
+    measured_load: float | None = None
+
+    @property
+    def load_warning(self) -> str | None:
+        """Why the run did not reach its offered load (rule R5), or None if it did."""
+        if self.load is None or self.measured_load is None or self.applied_load is None:
+            return None
+        if self.measured_load >= REACHED * self.load:
+            return None
+        per_source = self.ops / max(self.sources, 1)
+        into = " into the target's link" if self.load_links == 1 else ""
+        figures = (f"measured load {self.measured_load:.2f} beside offered {self.load:g} "
+                   f"({self.ops} ops from {self.sources} sources{into}, {per_source:,.0f} "
+                   f"each; the last offered at slot {self.last_offer_slot:.0f} of "
+                   f"{self.slots:.0f})")
+        drain = self.slots - self.last_offer_slot
+        why = (f"the sources' Poisson arrivals applied {self.applied_load:.2f} up to the last "
+               f"offer, and {drain:.0f} slots followed it (zero-load latency "
+               f"{self.zero_load_slots:.0f})")
+        if drain <= DRAIN_LATENCIES * self.zero_load_slots:  # the pod kept up with the offers
+            return f"run too short to reach its offered load: {figures}: {why}: use more --ops"
+        return (f"the pod did not carry its offered load: {figures}: {why}, a backlog: the "
+                "pod is saturated at this load")
 
     @property
     def ok(self) -> bool:
@@ -100,6 +157,7 @@ class FabricReport:
         """The report as a JSON-ready dict."""
         d = asdict(self)
         d["ok"] = self.ok
+        d["load_warning"] = self.load_warning
         return d
 
     def format(self) -> str:
@@ -107,7 +165,15 @@ class FabricReport:
         ports = sorted(self.ports, key=lambda p: p.to_acc_fraction, reverse=True)
         top = ", ".join(f"{p.acc}:{p.to_acc_fraction:.0%} (active {p.to_acc_active_fraction:.0%})"
                         for p in ports[:3])
+        unit = "of one link's data rate" + (
+            f"; {self.planes} planes carry up to {self.planes * 100}%" if self.planes > 1 else "")
         src = [p.from_acc_fraction for p in self.ports if p.from_acc_fraction > 0]
+        load = ""
+        if self.load is not None and self.measured_load is not None:
+            per = "into the target's link" if self.load_links == 1 else "per source"
+            load = (f"load: offered {self.load:g}, measured {self.measured_load:.2f} {per} "
+                    "(rule R5)" + ("  [below offered: see warning]" if self.load_warning
+                                   else ""))
         lines = [
             f"pod: {self.accelerators} accelerators, {self.planes} plane(s), {self.pattern} "
             f"load {self.load if self.load is not None else 'closed-loop'}, "
@@ -121,9 +187,11 @@ class FabricReport:
             f"(jitter p99-p50 {self.jitter_ns:.0f}, std {self.latency_std_ns:.0f})",
             f"  static mean {self.static_mean_ns:.0f}  dynamic mean {self.dynamic_mean_ns:.0f}"
             f"  dynamic p99 {self.dynamic_p99_ns:.0f}",
+            *([load] if load else []),
             f"throughput total {self.throughput_total_gbps:.1f} Gb/s; busiest ports "
-            f"(to accelerator, fraction of link data rate): {top}",
-            f"  sources: min {min(src, default=0):.0%} max {max(src, default=0):.0%} of link",
+            f"(data to accelerator, {unit}): {top}",
+            f"  sources (data into the switch): min {min(src, default=0):.0%} "
+            f"max {max(src, default=0):.0%}",
             f"credit stalls: endpoints {self.endpoint_credit_stalls}, switch egress "
             f"{self.switch_credit_stalls}; pauses {self.pauses} ({self.pause_ns:.0f} ns); "
             f"peak buffers {self.peak_buffers}  PFC headroom exceeded {self.headroom_exceeded}",
@@ -215,16 +283,15 @@ def make_report(fabric: Fabric, run: FabricRun, *, pattern: str = "custom",
             peak = max(peak, st.peak_data_buffers + st.peak_cmd_buffers)
     capacity = slots * DL_PAYLOAD_BYTES
     gbps = 8 / (slots * cfg.slot_ns)
-    active = [0.0] * n  # slots from the first to the last data sent to each accelerator
-    for sw in fabric.switches:
-        for acc, st in enumerate(sw.stats):
-            if st.first_data_out >= 0:
-                active[acc] = max(active[acc], st.last_data_out - st.first_data_out + 1)
     ports = [PortThroughput(a, 32 * to_acc[a] / capacity, 32 * from_acc[a] / capacity,
                             32 * to_acc[a] * gbps, 32 * from_acc[a] * gbps,
-                            32 * to_acc[a] / (active[a] * DL_PAYLOAD_BYTES * cfg.planes)
-                            if active[a] else 0.0)
+                            _active_fraction(fabric, a),
+                            tuple(32 * sw.stats[a].data_halves_out / capacity
+                                  for sw in fabric.switches))
              for a in range(n)]
+    sources = len({fop.src for fop in run.workload})
+    links = 1 if pattern == "incast" else sources
+    last_offer, zero_load, applied, measured = _load_figures(run, cfg, links, load)
     status = Counter(r.status.name for r in run.results if r is not None)
     replays = sum(ep.replays for eps in fabric.endpoints for ep in eps)
     replays += sum(port.replays for sw in fabric.switches for port in sw.ports)
@@ -248,7 +315,38 @@ def make_report(fabric: Fabric, run: FabricRun, *, pattern: str = "custom",
                                    for eps in fabric.endpoints for ep in eps),
         switch_credit_stalls=switch_stalls, pauses=pauses, pause_ns=pause_slots * cfg.slot_ns,
         peak_buffers=peak, headroom_exceeded=overrun,
+        sources=sources, load_links=links, last_offer_slot=last_offer, zero_load_slots=zero_load,
+        applied_load=applied, measured_load=measured,
     )
+
+
+def _active_fraction(fabric: Fabric, acc: int) -> float:
+    """Data sent to ``acc`` over its active window, the slots from the first to the last
+    data any plane sent it, as a fraction of one link's data rate (rule R3: the same unit
+    as the overall share, over a window inside the run, so never below it)."""
+    sent = [st for sw in fabric.switches if (st := sw.stats[acc]).first_data_out >= 0]
+    if not sent:
+        return 0.0
+    window = max(st.last_data_out for st in sent) - min(st.first_data_out for st in sent) + 1
+    halves = sum(st.data_halves_out for st in sent)
+    return 32 * halves / (window * DL_PAYLOAD_BYTES)
+
+
+def _load_figures(run: FabricRun, cfg: FabricConfig, links: int, load: float | None,
+                  ) -> tuple[float, float, float | None, float | None]:
+    """Rule R5 over ``links`` load-bearing links: (last offer slot, largest zero-load
+    latency in slots, applied load, measured load); the loads are None without a load."""
+    if not run.workload:
+        return 0.0, 0.0, None, None
+    last_offer = max(fop.at for fop in run.workload)
+    zero_load = max(static_slots(cfg, fop.op) for fop in run.workload)
+    if load is None:
+        return last_offer, zero_load, None, None
+    offered_bytes = sum(op_link_bytes(fop.op) for fop in run.workload)
+    per_slot = links * DL_PAYLOAD_BYTES
+    applied = offered_bytes / (max(last_offer, 1.0) * per_slot)
+    measured = offered_bytes / (max(run.slots, 1.0) * per_slot)
+    return last_offer, zero_load, applied, measured
 
 
 def run_fabric(config: FabricConfig, workload: tuple[FabricOp, ...], *, pattern: str = "custom",
@@ -306,5 +404,5 @@ def zero_load_load64(config: FabricConfig | None = None) -> ZeroLoad:
                     L.SCALE_UP_BUDGET_NS, L.ROCE_REPORTED_NS)
 
 
-__all__ = ["FabricReport", "PortThroughput", "ZeroLoad", "check", "make_report", "run_fabric",
-           "static_slots", "zero_load_load64"]
+__all__ = ["DRAIN_LATENCIES", "REACHED", "FabricReport", "PortThroughput", "ZeroLoad", "check",
+           "make_report", "run_fabric", "static_slots", "zero_load_load64"]
