@@ -39,7 +39,9 @@ class Packet:
     ``source`` is the ingress credit source (a VC or ``credits.POOL``; -1 for a
     reply the switch made itself, which holds no ingress credits); ``ready`` the
     slot from which it may leave (S7); ``copies`` is shared by the copies of one
-    multicast store (S9), which free the store's ingress buffers once all have left.
+    multicast store (S9), which free the store's ingress buffers once all have left;
+    ``local`` marks an answer the switch made itself (S2, H7), counted against the
+    egress port's bound on such answers (H5).
     """
 
     value: Routed
@@ -49,6 +51,7 @@ class Packet:
     data_credits: int
     ready: float
     copies: Copies | None = None
+    local: bool = False
 
     @property
     def queue_class(self) -> int:
@@ -77,6 +80,21 @@ class Arbiter:
     def queued(self) -> int:
         """Packets waiting for this egress."""
         return self._queued
+
+    def flush(self) -> list[Packet]:
+        """Take every queued packet out, in no particular order (a port that faulted,
+        specs/fabric.md H7); the round-robin state starts afresh."""
+        out = [p for by_vc in self._queues for by_ingress in by_vc for queue in by_ingress
+               for p in queue]
+        for by_vc in self._queues:
+            for by_ingress in by_vc:
+                for queue in by_ingress:
+                    queue.clear()
+        for rings in self._rings:
+            for ring in rings:
+                ring.clear()
+        self._queued = 0
+        return out
 
     def enqueue(self, packet: Packet) -> None:
         """Queue ``packet`` behind the others from its ingress, class and VC."""
