@@ -38,7 +38,7 @@ from ualink_ref.sim.fabric import SWITCH_BUFFER
 from ualink_ref.sim.model import ModelMemory, model_read, model_step
 from ualink_ref.sim.workloads import Op
 from ualink_ref.tl import Memory
-from ualink_ref.tl.codec import TLField
+from ualink_ref.tl.codec import TLField, decode_control_half
 from ualink_ref.tl.config import TLConfig
 from ualink_ref.tl.events import Completion
 from ualink_ref.tl.framing import data_halves
@@ -136,6 +136,11 @@ class HostilePod:
         self.completed: dict[tuple[int, int], Completion] = {}
         self.serial = 0
         self.steps = 0
+        self.issued = dict.fromkeys(HONEST, 0)
+        #: (source, target, the wire tag its TL gives it) of recent honest ops: a tag
+        #: pool is FIFO, so the k-th op of a source takes tag k mod 2,048 while answers
+        #: come back in order — what an aimed hostile response guesses (H2, H3).
+        self._recent: deque[tuple[int, int, int, int]] = deque(maxlen=64)
 
     # -- honest traffic ----------------------------------------------------------------
 
@@ -154,6 +159,13 @@ class HostilePod:
         want = model_step(model, op)
         handle = op.issue(self.endpoints[src], dst)
         self.pending[(src, handle)] = (op, dst, want)
+        self._recent.append((src, handle, dst, self.issued[src] % 2048))
+        self.issued[src] += 1
+
+    @property
+    def recent(self) -> list[tuple[int, int, int]]:
+        """(source, target, likely wire tag) of recent honest ops still pending."""
+        return [(s, d, t) for s, h, d, t in self._recent if (s, h) in self.pending]
 
     # -- the hostile port --------------------------------------------------------------
 
@@ -163,6 +175,15 @@ class HostilePod:
         if data is None:
             data = [bytes([0x5A]) * 32] * sum(data_halves(f) for f in fields)
         self.hostile.upper.outbox.extend(flits(halves(fields, data)))
+
+    def hostile_framed(self, raw: bytes, types: Sequence[int]) -> None:
+        """A control half of arbitrary one-sector fields (FTYPEs ``types``, the rest of
+        each sector arbitrary), then the data it owes: arbitrary bytes that still frame."""
+        head = bytearray(raw[:32])
+        for sector, ftype in enumerate(types[:8]):
+            head[4 * sector] = (ftype << 4) | (head[4 * sector] & 0x0F)
+        owed = sum(data_halves(value) for _, value in decode_control_half(bytes(head)))
+        self.hostile.upper.outbox.extend(flits([bytes(head)] + [raw[32:]] * owed))
 
     def hostile_raw_tl(self, flit: bytes) -> None:
         """One TL flit of arbitrary bytes (an undecodable control half faults the port)."""

@@ -116,6 +116,17 @@ class HostilePodMachine(RuleBasedStateMachine):
         self.pod.hostile_fields([hostile_response(dst, spoof, tag, vc, pool, length, offset,
                                                   status, rd_wr, last)])
 
+    @rule(pick=st.integers(0, 31), spoof=st.booleans(), status=st.integers(0, 3),
+          length=st.integers(0, 3))
+    def aimed_response(self, pick: int, spoof: bool, status: int, length: int) -> None:
+        """A response aimed at a recent honest op: its source, target and likely tag
+        (claiming to be the target, or not)."""
+        recent = self.pod.recent
+        if recent:
+            src, dst, tag = recent[pick % len(recent)]
+            self.pod.hostile_fields([hostile_response(src, dst if spoof else None, tag, 0, 1,
+                                                      length, 0, status, 0, 1)])
+
     @rule(source=st.integers(0, 4), counts=st.tuples(
         st.integers(0, 31), st.integers(0, 31), st.integers(0, 255), st.integers(0, 255)),
         times=st.integers(1, 300))
@@ -135,9 +146,12 @@ class HostilePodMachine(RuleBasedStateMachine):
     def compressed_request(self, cmd: int, way: int, tag: int, lo: int) -> None:
         self.pod.hostile_fields([CompressedRequest(cmd, 0, tag, 0, 0, 15, way, 0, lo)])
 
-    @rule(raw=st.binary(min_size=64, max_size=64))
-    def raw_tl_flit(self, raw: bytes) -> None:
-        if self.pod.steps >= 20:  # mostly faults the port (H4): let the rest run first
+    @rule(raw=st.binary(min_size=64, max_size=64), framed=st.integers(0, 7),
+          types=st.lists(st.sampled_from([0, 4, 5, 6]), min_size=8, max_size=8))
+    def raw_tl_flit(self, raw: bytes, framed: int, types: list[int]) -> None:
+        if framed:  # mostly: arbitrary one-sector fields that still frame
+            self.pod.hostile_framed(raw, types)
+        elif self.pod.steps >= 20:  # mostly faults the port (H4): let the rest run first
             self.pod.hostile_raw_tl(raw)
 
     @rule(body=st.binary(min_size=636, max_size=636))
@@ -188,6 +202,10 @@ def fuzz(pod: HostilePod, steps: int, seed: int) -> dict[str, int]:
             for i in range(r(1, 33)):
                 pod.hostile_fields([hostile_request(0x03, 700 + i, None, r(2048), 0, 1, 15, 0, 0,
                                                     0, 0, 0)] * 2)
+        elif what == "response" and pod.recent and r(2):  # aimed at a pending honest op
+            src, dst, tag = rng.choice(pod.recent)
+            pod.hostile_fields([hostile_response(src, rng.choice([dst, None]), tag, 0, 1,
+                                                 r(4), 0, r(4), r(2), 1)])
         elif what == "response":
             pod.hostile_fields([hostile_response(
                 rng.choice(DESTS), rng.choice([None, None, None, r(15)]),
@@ -203,7 +221,10 @@ def fuzz(pod: HostilePod, steps: int, seed: int) -> dict[str, int]:
             pod.hostile_fields([CompressedRequest(rng.choice([0x03, 0x29]), 0, r(2048), 0, 0,
                                                   15, r(4), 0, r(1 << 24) & ~63)])
         elif what == "raw":
-            if n >= 200:
+            if r(16) or n < steps * 9 // 10:  # bytes that frame, till the last tenth
+                pod.hostile_framed(rng.randbytes(64), [rng.choice([0, 4, 5, 6])
+                                                       for _ in range(8)])
+            else:  # mostly an undecodable control half: faults the port (H4)
                 pod.hostile_raw_tl(rng.randbytes(64))
         else:
             pod.hostile_dl_flit(rng.randbytes(636))

@@ -67,9 +67,12 @@ class Arbiter:
     """The queues waiting for one egress port and its round-robin state (S5, S6)."""
 
     def __init__(self, ports: int) -> None:
-        # queues[class][vc][ingress]: FIFOs of packets.
-        self._queues: list[list[list[deque[Packet]]]] = [
-            [[deque() for _ in range(ports)] for _ in range(credits.NUM_VCS)] for _ in range(2)]
+        # queues[class][vc][ingress]: FIFOs of packets, made when a packet arrives and
+        # dropped when emptied — an egress holds a FIFO only per ingress with packets
+        # waiting (specs/fabric.md H8: O(queued), not O(ports), per port).
+        self.ports = ports
+        self._queues: list[list[dict[int, deque[Packet]]]] = [
+            [{} for _ in range(credits.NUM_VCS)] for _ in range(2)]
         # Per (class, VC) the ingress ports with packets waiting, in turn order.
         self._rings: list[list[deque[int]]] = [
             [deque() for _ in range(credits.NUM_VCS)] for _ in range(2)]
@@ -84,12 +87,11 @@ class Arbiter:
     def flush(self) -> list[Packet]:
         """Take every queued packet out, in no particular order (a port that faulted,
         specs/fabric.md H7); the round-robin state starts afresh."""
-        out = [p for by_vc in self._queues for by_ingress in by_vc for queue in by_ingress
-               for p in queue]
+        out = [p for by_vc in self._queues for by_ingress in by_vc
+               for queue in by_ingress.values() for p in queue]
         for by_vc in self._queues:
             for by_ingress in by_vc:
-                for queue in by_ingress:
-                    queue.clear()
+                by_ingress.clear()
         for rings in self._rings:
             for ring in rings:
                 ring.clear()
@@ -100,8 +102,10 @@ class Arbiter:
         """Queue ``packet`` behind the others from its ingress, class and VC."""
         cls = packet.queue_class
         vc = packet.value.vchan
-        queue = self._queues[cls][vc][packet.ingress]
-        if not queue:
+        by_ingress = self._queues[cls][vc]
+        queue = by_ingress.get(packet.ingress)
+        if queue is None:
+            queue = by_ingress[packet.ingress] = deque()
             self._rings[cls][vc].append(packet.ingress)
         queue.append(packet)
         self._queued += 1
@@ -142,6 +146,8 @@ class Arbiter:
                 ring.popleft()
                 if queue:
                     ring.append(ingress)  # round robin: this ingress goes to the back
+                else:
+                    del queues[vc][ingress]
                 send(packet, source)
                 room -= size
             if room < size:

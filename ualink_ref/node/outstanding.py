@@ -34,7 +34,8 @@ class OutstandingTags:
     """Outstanding tags per originator ID (H3), a fixed table per ID in ``originators``."""
 
     def __init__(self, originators: Iterable[int]) -> None:
-        self._tables = {acc: array("l", [_EMPTY]) * NUM_TAGS for acc in originators}
+        # 16-bit slots (a slot's value takes 15 bits): 4 KiB per originator.
+        self._tables = {acc: array("h", [_EMPTY]) * NUM_TAGS for acc in originators}
         self._per_target: Counter[int] = Counter()
         self._count = 0
 
