@@ -51,7 +51,8 @@ SPAN = 0x1000  # each honest source's span in every honest target
 BASE = 0x1000
 #: Hostile requests to honest targets land at or above this address (outside every span):
 #: what a peer writes into another's memory is the target's business, not the switch's.
-HOSTILE_ADDR = 1 << 20
+#: Above the 24 bits a compressed request supplies, so an expanded one lands there too.
+HOSTILE_ADDR = 1 << 30
 STALL_SLOTS = 400  # the egress watchdog (H6), short so a run reaches it
 
 
@@ -126,8 +127,8 @@ class HostilePod:
         self.hostile = HostilePort(link)
         self.net = Network()
         for acc in range(N):
-            self.net.add_port(f"acc{acc}", self.endpoints[acc] if acc in self.endpoints
-                              else self.hostile)
+            port: Endpoint | HostilePort = self.endpoints.get(acc, self.hostile)
+            self.net.add_port(f"acc{acc}", port)
             self.net.add_port(f"sw{acc}", self.switch.port(acc))
             self.net.connect(f"acc{acc}", f"sw{acc}", latency=1)
         self.models: dict[tuple[int, int], ModelMemory] = {}
