@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
 from tests.helpers.hostile_pod import HONEST, HOSTILE, HOSTILE_ADDR, STALL_SLOTS, HostilePod
+from ualink_ref.dl.linkstate import LinkState
 from ualink_ref.node.switch import MAX_LOCAL_REPLIES
 from ualink_ref.tl.codec import (
     CompressedRequest,
@@ -34,6 +35,8 @@ from ualink_ref.tl.codec import (
     TLField,
     VcFlowControl,
 )
+from ualink_ref.tl.events import Completion
+from ualink_ref.tl.upli import Status
 
 CMDS = (0x03, 0x28, 0x29, 0x2A, 0x30)
 #: Where a hostile field may be sent: honest IDs, its own, IDs no port reaches.
@@ -298,5 +301,28 @@ def test_a_starving_peer_is_faulted_and_the_others_go_on() -> None:
     pod.finish(FINISH_SLOTS)
     pod.step(STALL_SLOTS + 10)
     assert "egress stalled" in pod.switch.faulted_ports[HOSTILE]
+    assert pod.switch.port(HOSTILE).link_state is LinkState.FAULT  # its link goes down too
     assert pod.switch.agents[HOSTILE].resources.queued == 0  # its answers were dropped
     assert all(pod.switch.agents[t].occupied_buffers == 0 for t in (1, 2, 3))
+
+
+def test_an_undecodable_half_faults_the_port_and_answers_its_requesters() -> None:
+    """H4, H7: the hostile port's framing is lost; honest reads of it outstanding at the
+    switch are answered DATA_ERROR by the switch (no timeout needed), once."""
+    pod = HostilePod()
+    pod.hostile_fields([FlowControl(32, 32, 128, 128)])
+    pod.step(5)
+    handles = [pod.endpoints[src].read(HOSTILE, 0x100, 64) for src in (0, 1, 2)]
+    pod.step(30)  # the reads reach the hostile port, which never answers
+    pod.hostile_raw_tl(bytes([0xF0]) + bytes(63))  # FTYPE 15: undecodable
+    done: list[tuple[str, Completion]] = []
+    for _ in range(40):
+        done += [(n, e) for n, e in pod.net.step() if type(e) is Completion]
+        for acc in (0, 1, 2):
+            done += [(f"acc{acc}", e) for e in pod.endpoints[acc].drain_events()
+                     if type(e) is Completion]
+    assert "undecodable" in pod.switch.faulted_ports[HOSTILE]
+    assert pod.switch.port(HOSTILE).link_state is LinkState.FAULT
+    assert pod.switch.stats[HOSTILE].fault_answers == 3
+    assert sorted((n, e.handle, e.status) for n, e in done) == [
+        (f"acc{i}", handles[i], Status.DATA_ERROR) for i in range(3)]

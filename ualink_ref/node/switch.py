@@ -553,10 +553,13 @@ class Switch:
                          packet.data_credits, now)
 
     def port_faulted(self, index: int, now: float) -> None:
-        """Port ``index`` faulted (H7): end every request outstanding to it, and forget
-        those its own accelerator had outstanding (their answers cannot reach it)."""
+        """Port ``index`` faulted (H7): take its link to fault, end every request
+        outstanding to it, and forget those its own accelerator had outstanding (their
+        answers cannot reach it)."""
         ids = self._ids_of[index]
         agent = self.agents[index]
+        # Its link goes down too, so its own accelerator learns in bounded time (F13).
+        self.ports[index].fail(f"switch faulted the port: {agent.faulted}", now)
         for acc in ids:
             self.tags.forget_originator(acc)
         for reply in self.tags.fail_targets(set(ids), FAULT_STATUS):
