@@ -142,3 +142,28 @@ def test_the_bound_follows_the_dl_rules() -> None:
     config = FabricConfig()  # 3 m: 1 slot of cable; 200 ns: 8 slots of switch; batch 1
     detect = 4 * 5 * 128 + 3 * 128 + 256 + 128  # 3,328: the DL's own budget
     assert fault_bound_slots(config) == max(detect, 4096) + 2 * (1 + 1) + 8 + 2
+
+
+def test_a_multicast_store_with_a_dead_member_ends_once_with_an_error() -> None:
+    """H7 with S9: member 3's link dies; a store to the group (and a reduce-load) waiting
+    on it takes DATA_ERROR as its answer: each ends once, the engine holds nothing."""
+    from ualink_ref.node.config import MulticastGroup
+    from ualink_ref.tl.events import Completion
+
+    group = 100
+    config = FabricConfig(accelerators=4, fec="none", links_down=(LinkDown(0, 3, 10),),
+                          multicast=(MulticastGroup(group, (0, 1, 2, 3)),))
+    fabric = Fabric(config)
+    for _ in range(30):
+        fabric.step()
+    ep = fabric.endpoints[0][1]
+    handles = {ep.write(group, 0x4000, bytes(range(64))), ep.read(group, 0x4000, 64, metadata=1)}
+    done: list[Completion] = []
+    for _ in range(fault_bound_slots(config)):
+        done += [e for _, acc, e in fabric.step() if acc == 1]
+        if len(done) == 2:
+            break
+    assert sorted(e.handle for e in done) == sorted(handles)
+    assert all(e.status == Status.DATA_ERROR for e in done)
+    assert set(fabric.faulted_links()) == {(0, 3)}
+    assert fabric.switches[0].held == 0
