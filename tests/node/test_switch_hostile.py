@@ -119,16 +119,19 @@ class HostilePodMachine(RuleBasedStateMachine):
         self.pod.hostile_fields([hostile_response(dst, spoof, tag, vc, pool, length, offset,
                                                   status, rd_wr, last)])
 
-    @rule(pick=st.integers(0, 31), spoof=st.booleans(), status=st.integers(0, 3),
-          length=st.integers(0, 3))
-    def aimed_response(self, pick: int, spoof: bool, status: int, length: int) -> None:
-        """A response aimed at a recent honest op: its source, target and likely tag
-        (claiming to be the target, or not)."""
-        recent = self.pod.recent
-        if recent:
-            src, dst, tag = recent[pick % len(recent)]
-            self.pod.hostile_fields([hostile_response(src, dst if spoof else None, tag, 0, 1,
-                                                      length, 0, status, 0, 1)])
+    @rule(src=honest_ids, dst=honest_ids, kind=st.sampled_from(["read", "write"]),
+          spoof=st.booleans(), status=st.integers(0, 3), length=st.integers(0, 3),
+          rd_wr=st.integers(0, 1), delay=st.integers(0, 6))
+    def attacked_op(self, src: int, dst: int, kind: str, spoof: bool, status: int,
+                    length: int, rd_wr: int, delay: int) -> None:
+        """An honest op, and ``delay`` slots later a response aimed at it: its
+        originator, its likely tag, and its target's ID as the source (spoofed) or the
+        hostile port's own."""
+        self.pod.honest_op(src, dst, kind, 0, 64)
+        src, dst, tag = self.pod.recent[-1]
+        self.pod.step(delay)
+        self.pod.hostile_fields([hostile_response(src, dst if spoof else None, tag, 0, 1,
+                                                  length, 0, status, rd_wr, 1)])
 
     @rule(source=st.integers(0, 4), counts=st.tuples(
         st.integers(0, 31), st.integers(0, 31), st.integers(0, 255), st.integers(0, 255)),
