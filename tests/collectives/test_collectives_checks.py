@@ -69,7 +69,9 @@ def test_a_link_failure_ends_the_collective_at_every_rank(algo: str) -> None:
     collective = build("all-reduce", algo, 8, 65536, "float32", seed=1)
     pod = FabricConfig(accelerators=8, max_outstanding=256, links_down=(LinkDown(0, 3, 200),))
     runner = CollectiveRunner(collective, pod)
-    with pytest.raises(CollectiveError, match=r"p0\.link3") as caught:
+    # The switch answers the ops to the dead rank at once (specs/fabric.md H7): the first
+    # error named may be a healthy rank's op to rank 3, or rank 3's link in fault.
+    with pytest.raises(CollectiveError, match=r"p0\.link3|ended DATA_ERROR") as caught:
         runner.run()
     error = caught.value
     assert "ended at all 8 ranks without a result" in str(error)

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from ualink_ref.errors import LinkStalledError, UnsupportedError
+from ualink_ref.errors import LinkStalledError
 from ualink_ref.node.config import EndpointConfig
 from ualink_ref.node.endpoint import Endpoint
 from ualink_ref.sim import fabric as fabric_module
@@ -100,7 +100,9 @@ def test_unroutable_request_answered_unsupported() -> None:
     assert [(e.handle, e.status.name) for e in events] == [(handle, "UNSUPPORTED_REQUEST")]
 
 
-def test_compressed_response_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_compressed_response_is_dropped_and_counted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rule H2 (S3): a compressed response names no originator: the switch drops it,
+    counts it and returns its credits; the read it answered stays unanswered."""
     real = fabric_module.Endpoint
 
     def endpoint(acc: int, memory: Memory, *, config: EndpointConfig) -> Endpoint:
@@ -111,8 +113,11 @@ def test_compressed_response_is_refused(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setattr(fabric_module, "Endpoint", endpoint)
     fabric = Fabric(FabricConfig(accelerators=2))
     fabric.endpoints[0][0].read(1, 0x1000, 64)
-    with pytest.raises(UnsupportedError):
-        fabric.network.run(max_slots=400)
+    for _ in range(400):
+        fabric.network.step()
+    assert fabric.switches[0].stats[1].bad_fields == 1
+    assert fabric.endpoints[0][0].tl.outstanding == 1
+    assert fabric.switches[0].agents[1].occupied_buffers == 0
 
 
 def test_plane_by_region() -> None:

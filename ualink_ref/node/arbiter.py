@@ -39,7 +39,9 @@ class Packet:
     ``source`` is the ingress credit source (a VC or ``credits.POOL``; -1 for a
     reply the switch made itself, which holds no ingress credits); ``ready`` the
     slot from which it may leave (S7); ``copies`` is shared by the copies of one
-    multicast store (S9), which free the store's ingress buffers once all have left.
+    multicast store (S9), which free the store's ingress buffers once all have left;
+    ``local`` marks an answer the switch made itself (S2, H7), counted against the
+    egress port's bound on such answers (H5).
     """
 
     value: Routed
@@ -49,6 +51,7 @@ class Packet:
     data_credits: int
     ready: float
     copies: Copies | None = None
+    local: bool = False
 
     @property
     def queue_class(self) -> int:
@@ -64,9 +67,12 @@ class Arbiter:
     """The queues waiting for one egress port and its round-robin state (S5, S6)."""
 
     def __init__(self, ports: int) -> None:
-        # queues[class][vc][ingress]: FIFOs of packets.
-        self._queues: list[list[list[deque[Packet]]]] = [
-            [[deque() for _ in range(ports)] for _ in range(credits.NUM_VCS)] for _ in range(2)]
+        # queues[class][vc][ingress]: FIFOs of packets, made when a packet arrives and
+        # dropped when emptied — an egress holds a FIFO only per ingress with packets
+        # waiting (specs/fabric.md H8: O(queued), not O(ports), per port).
+        self.ports = ports
+        self._queues: list[list[dict[int, deque[Packet]]]] = [
+            [{} for _ in range(credits.NUM_VCS)] for _ in range(2)]
         # Per (class, VC) the ingress ports with packets waiting, in turn order.
         self._rings: list[list[deque[int]]] = [
             [deque() for _ in range(credits.NUM_VCS)] for _ in range(2)]
@@ -78,12 +84,28 @@ class Arbiter:
         """Packets waiting for this egress."""
         return self._queued
 
+    def flush(self) -> list[Packet]:
+        """Take every queued packet out, in no particular order (a port that faulted,
+        specs/fabric.md H7); the round-robin state starts afresh."""
+        out = [p for by_vc in self._queues for by_ingress in by_vc
+               for queue in by_ingress.values() for p in queue]
+        for by_vc in self._queues:
+            for by_ingress in by_vc:
+                by_ingress.clear()
+        for rings in self._rings:
+            for ring in rings:
+                ring.clear()
+        self._queued = 0
+        return out
+
     def enqueue(self, packet: Packet) -> None:
         """Queue ``packet`` behind the others from its ingress, class and VC."""
         cls = packet.queue_class
         vc = packet.value.vchan
-        queue = self._queues[cls][vc][packet.ingress]
-        if not queue:
+        by_ingress = self._queues[cls][vc]
+        queue = by_ingress.get(packet.ingress)
+        if queue is None:
+            queue = by_ingress[packet.ingress] = deque()
             self._rings[cls][vc].append(packet.ingress)
         queue.append(packet)
         self._queued += 1
@@ -124,6 +146,8 @@ class Arbiter:
                 ring.popleft()
                 if queue:
                     ring.append(ingress)  # round robin: this ingress goes to the back
+                else:
+                    del queues[vc][ingress]
                 send(packet, source)
                 room -= size
             if room < size:

@@ -112,7 +112,9 @@ class SwitchConfig:
     """A switch: ``ports`` link ends (each a ``link``), ``latency`` port-to-port slots
     (S7), ``buffer`` the credits each ingress grants (S4), ``pfc`` pause thresholds (S8)
     or ``None`` for credit-based flow control only, ``multicast`` its multicast groups
-    and ``multicast_ops`` how many multicast operations it works on at once (S9)."""
+    and ``multicast_ops`` how many multicast operations it works on at once (S9),
+    ``stall_slots`` how long an egress may hold fields without sending one before the
+    switch faults the port (H6)."""
 
     ports: int
     latency: int = 0
@@ -121,9 +123,11 @@ class SwitchConfig:
     link: LinkConfig = field(default_factory=lambda: LinkConfig(tl_backlog=10))
     multicast: tuple[MulticastGroup, ...] = ()
     multicast_ops: int = 2048
+    stall_slots: int = 4096
 
     def __post_init__(self) -> None:
         _whole("ports", self.ports, 1)
+        _whole("stall_slots", self.stall_slots, 1)
         _whole("multicast_ops", self.multicast_ops, 1)
         if self.multicast_ops > 1 << 11:
             raise ConfigError("multicast_ops", f"at most {1 << 11} (tags), got "

@@ -43,7 +43,13 @@ from ualink_ref.dl import (
     TLFlitDelivered,
 )
 from ualink_ref.dl.datalink import check_time
-from ualink_ref.dl.linkstate import LinkManager, LinkState, LinkStateChanged, UartReceived
+from ualink_ref.dl.linkstate import (
+    LinkInput,
+    LinkManager,
+    LinkState,
+    LinkStateChanged,
+    UartReceived,
+)
 from ualink_ref.dl.messages import VendorMessage
 from ualink_ref.errors import EncodeError, TruncatedError
 from ualink_ref.node.config import LinkConfig
@@ -354,6 +360,14 @@ class LinkEnd:
     def link_state(self) -> LinkState:
         """The state of this end of the link."""
         return self.link.state
+
+    def fail(self, reason: str, now: float) -> None:
+        """Take an ``up`` or ``idle`` link to ``fault`` now, as an exhausted retrain would
+        (specs/dl.md L5): its owner gave up on it (a switch faulting a port,
+        specs/fabric.md H7). The peer, no longer answered, faults in bounded time
+        (L5, L10). The events wait in :meth:`drain_events`."""
+        self._dl_events(self.link.handle(LinkInput.RETRAIN_EXHAUSTED, now, reason),
+                        self._pending, now, react=False)
 
     def start_link(self, now: float) -> None:
         """Train a link made with ``LinkStateConfig(start_up=False)``."""

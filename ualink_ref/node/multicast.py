@@ -26,7 +26,7 @@ soon as the engine has it.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -154,6 +154,21 @@ class MulticastEngine:
         self.switch.release(ingress, source, RESPONSE, data_credits, now)
         self._absorb_answer(value.dst_acc, value.tag, value.src_acc, value.status,
                             value.offset, value.last, halves, now)
+
+    def member_failed(self, group: int, tag: int, member: int, status: Status,
+                      now: float) -> None:
+        """A copy of operation ``(group, tag)`` could not reach ``member``, whose port has
+        faulted (specs/fabric.md H7): that member's answer is ``status``, without data."""
+        self._absorb_answer(group, tag, member, status, 0, 1, [], now)
+
+    def members_faulted(self, members: Collection[int], status: Status, now: float) -> None:
+        """The ports of ``members`` faulted (H7): every operation still waiting on one of
+        them takes ``status`` as that member's answer, so none waits for good."""
+        for (group, tag), op in list(self._ops.items()):
+            for member in op.members:
+                answer = op.answers.get(member)
+                if member in members and (answer is None or not answer.done):
+                    self._absorb_answer(group, tag, member, status, 0, 1, [], now)
 
     def _absorb_answer(self, group: int, tag: int, member: int, status: int, offset: int,
                        last: int, halves: list[bytes], now: float) -> None:

@@ -28,9 +28,13 @@ F6. ``flow_control="pfc"``: the switch pauses an ingress peer at ``xoff``
     returns that a pause holds back (which could otherwise close a cycle).
 F7. After the last op completes the pod drains: owed credit returns are sent,
     and every link's books must balance (:meth:`Fabric.leaks`).
-F11. ``links_down``: from slot ``at`` every flit either way on that link arrives as
-    noise (the DL cannot deliver: it replays, retrains, and the link goes to fault,
-    whereupon each end's TL ends its operations, specs/dl.md L5).
+F11. ``links_down``: from slot ``at`` (to ``until``, or for good) every flit on that
+    link, both ways or one (``direction``), arrives as noise (the DL cannot deliver: it
+    replays, retrains, and — if the outage outlasts the retrains — the link goes to
+    fault, whereupon each end's TL ends its operations, specs/dl.md L5, and the switch
+    answers every request outstanding to that port, specs/fabric.md H7).
+F13. An op through a dead link ends once, with an error, within
+    :func:`fault_bound_slots` slots of the outage's start.
 F10. With ``multicast`` groups every plane's switch holds them (rule S9); a group ID
     lies past the accelerator IDs.
 """
@@ -43,9 +47,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from ualink_ref.dl.config import DLConfig
-from ualink_ref.errors import ConfigError, LinkStalledError
-from ualink_ref.net.channels import Chain, RandomBitErrors, dead
+from ualink_ref.dl.config import DLConfig, LinkStateConfig
+from ualink_ref.dl.linkstate import LinkState
+from ualink_ref.errors import ConfigError, LinkFailedError, LinkStalledError
+from ualink_ref.net.channels import Chain, Outage, RandomBitErrors
 from ualink_ref.net.harness import Channel, Network
 from ualink_ref.net.timeouts import replay_timeout_for
 from ualink_ref.node.config import (
@@ -65,6 +70,7 @@ from ualink_ref.tl.config import TLConfig
 from ualink_ref.tl.credits import NUM_VCS, POOL, check_option
 from ualink_ref.tl.events import Completion
 from ualink_ref.tl.memory import DEFAULT_MAX_PAGES
+from ualink_ref.tl.upli import Status
 
 #: Lanes per link (public: UALink 200G 1.0 — a link is x1, x2 or x4 of 200G lanes).
 LANE_COUNTS: tuple[int, ...] = (1, 2, 4)
@@ -78,16 +84,31 @@ PFC_CREDITS = CreditConfig(per_vc=(16, 16, 32, 32), pool=(1024, 1024, 2048, 2048
 SWITCH_BUFFER = CreditConfig(per_vc=(4, 4, 8, 8), pool=(32, 32, 128, 128))
 
 
+#: Which way a :class:`LinkDown` outage hits: both, accelerator -> switch, switch -> accelerator.
+LINK_DIRECTIONS = ("both", "to_switch", "from_switch")
+
+
 @dataclass(frozen=True)
 class LinkDown:
-    """Accelerator ``accelerator``'s link on plane ``plane`` fails for good at slot ``at``
-    (both directions carry noise from then on: rule F11)."""
+    """Accelerator ``accelerator``'s link on plane ``plane`` carries noise from slot ``at``
+    up to ``until`` (``None``: for good), both ways or one way (``direction``, one of
+    :data:`LINK_DIRECTIONS`): rule F11. A short outage makes both ends retrain and
+    recover; one past the retrains faults the link."""
 
     plane: int
     accelerator: int
     at: float
+    until: float | None = None
+    direction: str = "both"
 
     def __post_init__(self) -> None:
+        if self.direction not in LINK_DIRECTIONS:
+            raise ConfigError("links_down", f"direction must be one of {LINK_DIRECTIONS}, "
+                                            f"got {self.direction!r}")
+        if self.until is not None and (
+                isinstance(self.until, bool) or not isinstance(self.until, int | float)
+                or not math.isfinite(self.until) or self.until <= self.at):
+            raise ConfigError("links_down", f"until must be a slot after at, got {self.until!r}")
         for name in ("plane", "accelerator"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
@@ -247,9 +268,14 @@ class Fabric:
                     self._channels.extend(errors)
                     chans = list(errors)
                 for down in config.links_down:  # rule F11
-                    if (down.plane, down.accelerator) == (p, acc):
-                        chans = [dead(down.at, config.seed) if c is None
-                                 else Chain(c, dead(down.at, config.seed)) for c in chans]
+                    if (down.plane, down.accelerator) != (p, acc):
+                        continue
+                    for way, hit in enumerate((down.direction != "from_switch",
+                                               down.direction != "to_switch")):
+                        if hit:
+                            outage = Outage(down.at, down.until, config.seed * 2 + way)
+                            c = chans[way]
+                            chans[way] = outage if c is None else Chain(c, outage)
                 self.network.connect(a, s, latency=config.link_slots, channel_ab=chans[0],
                                      channel_ba=chans[1], name=f"p{p}.link{acc}")
                 if pfc is not None:
@@ -270,6 +296,29 @@ class Fabric:
             if type(event) is Completion:
                 plane, acc = self.port_of[name]
                 out.append((plane, acc, event))
+        # Events raised outside ``receive`` (a link fault ends every op there, a timeout
+        # ends one); a switch port's are only link-state changes, taken so none pile up.
+        for p, eps in enumerate(self.endpoints):
+            for acc, ep in enumerate(eps):
+                for event in ep.drain_events():
+                    if type(event) is Completion:
+                        out.append((p, acc, event))
+        for sw in self.switches:
+            for port in sw.ports:
+                port.drain_events()
+        return out
+
+    def faulted_links(self) -> dict[tuple[int, int], str]:
+        """``(plane, accelerator)`` -> why, for every link in fault at either end or whose
+        switch port the switch has faulted (specs/fabric.md H6, H7): no silent
+        rerouting — ops of that plane to or from that accelerator end with an error."""
+        out: dict[tuple[int, int], str] = {}
+        for p, sw in enumerate(self.switches):
+            for acc, reason in sw.faulted_ports.items():
+                out[(p, acc)] = f"switch port: {reason}"
+            for acc, ep in enumerate(self.endpoints[p]):
+                if ep.link_end.link_state is LinkState.FAULT and (p, acc) not in out:
+                    out[(p, acc)] = "accelerator's link in fault"
         return out
 
     def plane_of(self, addr: int) -> int:
@@ -312,10 +361,16 @@ class Fabric:
                         break
                     queue.popleft()
                     plane = self.plane_of(op.op.addr)
-                    handle = op.op.issue(self.endpoints[plane][src], op.dst)
+                    issued_at[index] = now
+                    try:
+                        handle = op.op.issue(self.endpoints[plane][src], op.dst)
+                    except LinkFailedError as exc:  # that plane's link failed (rule F13)
+                        results[index] = Completion(-1, Status.DATA_ERROR, None, str(exc))
+                        done_at[index] = now
+                        done += 1
+                        continue
                     in_flight[(plane, src, handle)] = (index, now)
                     outstanding[src] += 1
-                    issued_at[index] = now
                 if queue:
                     still.append(src)
             active = still
@@ -360,10 +415,13 @@ class Fabric:
         held in a switch.
         """
         out = []
+        dead = self.faulted_links()
         for p, sw in enumerate(self.switches):
             if sw.held:
                 out.append(f"plane {p}: {sw.held} fields still held")
             for acc, agent in enumerate(sw.agents):
+                if (p, acc) in dead:
+                    continue  # a faulted link's books are void (the port takes nothing)
                 ep_books = self.endpoints[p][acc].credit_books()
                 sw_books = agent.credit_books()
                 pairs = ((f"p{p} acc{acc}->sw", ep_books.sender, sw_books.receiver),
@@ -376,11 +434,33 @@ class Fabric:
                                        f"{list(tx.available[source])}, capacity {list(cap)}, "
                                        f"occupied {list(rx.occupied[source])}, "
                                        f"owed {list(rx.owed[source])}")
-        for eps in self.endpoints:
+        for p, eps in enumerate(self.endpoints):
             for ep in eps:
-                if ep.tl.busy:
+                if ep.tl.busy and (p, ep.acc_id) not in dead:
                     out.append(f"accelerator {ep.acc_id}: TL still busy")
         return out
+
+
+def fault_bound_slots(config: FabricConfig) -> int:
+    """Rule F13: the slots within which an op through a link that died ends, with an
+    error, counted from the outage's start.
+
+    Each end of a dead link faults within its DL's budget (specs/dl.md L5, L10): at most
+    ``max_retrains`` trainings of ``retrain_slots``, and before each and after the last
+    at most ``max_replays`` + 1 replay timeouts; an idle end first notices after at most
+    ``idle_after`` slots and one probe's ``retrain_slots``. The switch then answers at
+    once (H7); the answer crosses one link (``link + batch`` slots, plus the slot's
+    edge). Nothing held at the switch waits longer than the watchdog's ``stall_slots``
+    (H6), which bounds the rest.
+    """
+    states = LinkStateConfig()
+    timeout = replay_timeout_for(config.link_slots, config.batch)
+    replays = DLConfig().max_replays + 1
+    detect = ((states.max_retrains + 1) * replays * timeout
+              + states.max_retrains * states.retrain_slots
+              + states.idle_after + states.retrain_slots)
+    return int(max(detect, SwitchConfig(ports=1).stall_slots)
+               + 2 * (config.link_slots + config.batch) + config.switch_slots + 2)
 
 
 @dataclass
@@ -397,6 +477,7 @@ class FabricRun:
 __all__ = [
     "FLOW_CONTROLS",
     "LANE_COUNTS",
+    "LINK_DIRECTIONS",
     "PFC_CREDITS",
     "SWITCH_BUFFER",
     "Fabric",
@@ -404,5 +485,6 @@ __all__ = [
     "FabricRun",
     "FlowControlMode",
     "LinkDown",
+    "fault_bound_slots",
     "pfc_for",
 ]

@@ -89,6 +89,8 @@ _EXPORT = ("the memh export layout of a vectors directory (tests/testing/test_ex
            "checks it against the JSON), not a behaviour a vector case records")
 _DISSECT = ("a rule of the dissector's output; no vector kind records dissect output (the "
             "captures are its input)")
+_HOSTILE_PORT = ("needs an accelerator that breaks the rules at a switch port; switch_path's "
+                 "accelerators are the model, which never does")
 _HOSTILE = ("needs a peer that breaks the TL rules; every vector's peer is the model, "
             "which never does")
 
@@ -157,6 +159,8 @@ RULES: tuple[Rule, ...] = tuple(
              ("S6", "switch.shared_egress", ""), ("S7", "switch.latency", ""),
              ("S8", "", "switch_path runs the switch without PFC"),
              ("S9", "", "switch_path declares no multicast group"),
+             *((h, "", _HOSTILE_PORT) for h in ("H1", "H2", "H3", "H4", "H5", "H6", "H7")),
+             ("H8", "", "a bound on what a switch port holds: no vector kind records it"),
              ("F1", "switch.path", ""),
              ("F2", "", "switch_path builds one plane"),
              ("F3", "switch.latency", ""),
@@ -165,6 +169,7 @@ RULES: tuple[Rule, ...] = tuple(
              ("F9", "", "switch_path has no lanes input: every vector link is x1"),
              ("F10", "", "switch_path declares no multicast group"),
              ("F11", "", "switch_path has no links_down input"),
+             ("F13", "", "switch_path has no links_down input"),
              ("F12", "", "switch_path has no memory_pages input (the default bound)"),
              ("F7", "", "the drained pod's leak check is not a vector output"),
              *((w, "", _POD) for w in ("W1", "W2", "W3", "W5", "W4", "R1", "R2", "R3", "R4")))
