@@ -45,7 +45,7 @@ from ualink_ref.testing.vectors import (
     build_document,
     load_source,
 )
-from ualink_ref.testing.vectors.limits import MAX_CASES, load_vector_json
+from ualink_ref.testing.vectors.limits import MAX_CASES, load_vector_json, vector_json_names
 
 #: Output formats of :func:`export`.
 FORMATS = ("memh", "csv")
@@ -344,12 +344,7 @@ def read_documents(directory: Path, layers: Iterable[str] | None = None
     those of ``layers``. Other JSON is ignored. Raises :class:`VectorFormatError` for an
     unreadable directory or file, a wrong version, or when no document is found."""
     wanted = set(layers) if layers else None
-    try:
-        if not directory.is_dir():
-            raise NotADirectoryError(f"not a directory: {str(directory)!r:.80}")
-        names = sorted(p.name for p in directory.glob("*.json"))
-    except (OSError, ValueError) as exc:
-        raise VectorFormatError(f"cannot read vectors directory: {exc}") from None
+    names = vector_json_names(directory)
     docs: dict[str, dict[str, Any]] = {}
     for name in names:
         doc = load_vector_json(directory, name)

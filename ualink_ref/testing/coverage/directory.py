@@ -25,6 +25,7 @@ from ualink_ref.testing.vectors.limits import (
     MAX_CASES,
     load_vector_json,
     read_bounded,
+    vector_json_names,
 )
 
 
@@ -46,12 +47,7 @@ def sample_directory(directory: Path | str) -> DirectorySample:
     :class:`~ualink_ref.errors.VectorFormatError`.
     """
     path = Path(directory)
-    try:
-        if not path.is_dir():
-            raise NotADirectoryError(f"not a directory: {str(path)!r:.80}")
-        names = sorted(p.name for p in path.glob("*.json"))
-    except (OSError, ValueError) as exc:
-        raise VectorFormatError(f"cannot read vectors directory: {exc}") from None
+    names = vector_json_names(path)
     out = DirectorySample(Coverage(coverage_model()))
     for name in names:
         try:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ualink_ref.testing.difftest.api import model_outcome
 from ualink_ref.testing.difftest.layers import CODECS
@@ -27,15 +27,21 @@ def respond(codec_name: str, line: str) -> str:
     return model_outcome(codec, data).line()
 
 
+def serve(answer: Callable[[str], str]) -> int:
+    """Answer each request line on stdin with ``answer(line)`` on stdout, one line each,
+    flushed (the peer waits for it), until stdin closes; return exit status 0."""
+    for line in sys.stdin:
+        sys.stdout.write(answer(line) + "\n")
+        sys.stdout.flush()
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Serve requests on stdin until it closes."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--layer", required=True, choices=sorted(CODECS))
     args = parser.parse_args(argv)
-    for line in sys.stdin:
-        sys.stdout.write(respond(args.layer, line) + "\n")
-        sys.stdout.flush()
-    return 0
+    return serve(lambda line: respond(args.layer, line))
 
 
 if __name__ == "__main__":  # pragma: no cover

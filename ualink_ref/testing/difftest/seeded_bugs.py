@@ -37,6 +37,7 @@ from ualink_ref.phy.flits import FLIT_BYTES, MODES
 from ualink_ref.phy.reedsolomon import ReedSolomonCode
 from ualink_ref.testing.difftest.layers import CODECS
 from ualink_ref.testing.difftest.protocol import Outcome, outcome_of
+from ualink_ref.testing.difftest.reference_target import serve
 
 # -- a bounded-distance decoder over the full-length code -----------------------------------
 
@@ -447,10 +448,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("bug", choices=sorted(SEEDED))
     args = parser.parse_args(argv)
-    for line in sys.stdin:
-        sys.stdout.write(respond(args.bug, line) + "\n")
-        sys.stdout.flush()
-    return 0
+    return serve(lambda line: respond(args.bug, line))
 
 
 if __name__ == "__main__":  # pragma: no cover

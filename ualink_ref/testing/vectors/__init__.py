@@ -37,6 +37,7 @@ from ualink_ref.testing.vectors.limits import (
     MAX_CASES,
     load_vector_json,
     read_bounded,
+    vector_json_names,
 )
 
 #: Value of the ``format`` key of every vector file.
@@ -203,12 +204,7 @@ def verify_dir(directory: Path) -> VerifyReport:
         raise VectorFormatError(f"vectors directory must be a path, got "
                                 f"{type(directory).__name__}")
     directory = Path(directory)
-    try:
-        names = sorted(p.name for p in directory.glob("*.json"))
-        if not directory.is_dir():
-            raise NotADirectoryError(f"not a directory: {str(directory)!r:.80}")
-    except (OSError, ValueError) as exc:
-        raise VectorFormatError(f"cannot read vectors directory: {exc}") from None
+    names = vector_json_names(directory)
     report = VerifyReport()
     for name in names:
         try:

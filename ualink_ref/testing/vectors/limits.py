@@ -95,6 +95,17 @@ def _constant(text: str) -> Any:
     raise VectorFormatError(f"{text} is not JSON")
 
 
+def vector_json_names(directory: Path) -> list[str]:
+    """The ``*.json`` names in ``directory``, sorted; :class:`VectorFormatError` when it
+    is not a readable directory (every reader of a vectors directory starts here)."""
+    try:
+        if not directory.is_dir():
+            raise NotADirectoryError(f"not a directory: {str(directory)!r:.80}")
+        return sorted(p.name for p in directory.glob("*.json"))
+    except (OSError, ValueError) as exc:
+        raise VectorFormatError(f"cannot read vectors directory: {exc}") from None
+
+
 def load_vector_json(directory: Path, name: str) -> Any:
     """Parse ``directory / name`` within rules V1-V3 (V4 is checked by the caller)."""
     data = read_bounded(directory, name, MAX_FILE_BYTES)
@@ -124,4 +135,5 @@ __all__ = [
     "json_depth",
     "load_vector_json",
     "read_bounded",
+    "vector_json_names",
 ]
