@@ -17,6 +17,7 @@ import importlib
 import json
 import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -56,10 +57,7 @@ def run(out: Path, *, broken: bool = False, cases: int = 200, seed: int = 0) -> 
     need = missing_tools()
     if need:
         raise MissingTool("needs " + " and ".join(need))
-    try:
-        from cocotb_tools.runner import get_results, get_runner  # cocotb 2.x
-    except ImportError:
-        from cocotb.runner import get_results, get_runner  # type: ignore[no-redef]  # 1.8+
+    from cocotb_tools.runner import get_results, get_runner  # cocotb 2.x (the extra's floor)
 
     from ualink_ref.testing.export import entries, export, model_documents
 
@@ -108,13 +106,29 @@ def run(out: Path, *, broken: bool = False, cases: int = 200, seed: int = 0) -> 
     return int(tests), int(failed)
 
 
+def _at_least(low: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be an integer, got {text!r:.40}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be >= {low}, got {value}")
+        return value
+    return parse
+
+
+_at_least_one, _at_least_zero = _at_least(1), _at_least(0)
+
+
 def main() -> int:
     """Command-line entry point."""
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--broken", action="store_true", help="build the seeded-bug variant")
-    parser.add_argument("--cases", type=int, default=200, help="fuzz budget (default 200)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--cases", type=_at_least_one, default=200,
+                        help="fuzz budget, cases >= 1 (default 200)")
+    parser.add_argument("--seed", type=_at_least_zero, default=0, help="fuzz seed >= 0 (default 0)")
     parser.add_argument("--out", default="cocotb-out", metavar="DIR",
                         help="output folder (default: cocotb-out in the current directory)")
     args = parser.parse_args()

@@ -22,12 +22,8 @@ from pathlib import Path
 from typing import Any
 
 import cocotb
+from cocotb.task import bridge, resume  # cocotb 2.x (the `cocotb` extra's floor)
 from cocotb.triggers import Timer
-
-try:  # cocotb 2.x
-    from cocotb.task import bridge, resume
-except ImportError:  # cocotb 1.x names
-    bridge, resume = cocotb.external, cocotb.function  # type: ignore[attr-defined]
 
 from ualink_ref.testing.difftest import difftest, write_reproducer
 from ualink_ref.testing.difftest.layers import CODECS
