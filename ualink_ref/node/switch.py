@@ -200,7 +200,7 @@ class SwitchPort:
             if switch.egress_of(value.dst_acc) is None:
                 stats.misrouted_responses += 1  # H3
                 return None
-            if not switch.tags.answer(value):
+            if not switch.tags.matches(value):  # the slot is freed when it is forwarded
                 stats.stray_responses += 1  # H3: answers no request outstanding here
                 return None
             return value
@@ -238,6 +238,12 @@ class SwitchPort:
             self._stats.unroutable += 1
             self.release(source, REQUEST, data_credits, now)
             self.answer_locally(error_answer(value, Status.UNSUPPORTED_REQUEST), now)
+            return
+        if isinstance(value, codec.Response) and not switch.tags.answer(value):
+            # H3: the slot went while its data arrived (its target faulted and the switch
+            # answered the op, H7, or the originator reused the tag): answered already.
+            self._stats.stray_responses += 1
+            self.release(source, RESPONSE, data_credits, now)
             return
         switch.forward(out, Packet(value=value, halves=pending.data, ingress=self.index,
                                    source=source, data_credits=data_credits,
