@@ -386,3 +386,33 @@ def test_a_dead_link_does_not_fault_a_healthy_port() -> None:
     assert switch.agents[1].stats.fault_answers > 0  # the dead port's ops were answered
     assert switch.port(0).link_state is not LinkState.FAULT
     assert eps[0].link_end.link_state is not LinkState.FAULT
+
+
+def test_a_port_faulted_mid_retrain_keeps_its_link_down() -> None:
+    """H7 with specs/dl.md L11: the watchdog (80 slots) faults port 1 while its link
+    retrains from an outage (slots 25-250); the switch end of the link goes to fault
+    from training, so the link never carries data again (issue 26 review: it came
+    back idle and 20 flits were acknowledged by the DL and ignored by the port)."""
+    switch, eps, done = _outage_on_port_1(stall=80, start=25, end=250, writes=200)
+    assert done == 200
+    assert set(switch.faulted_ports) == {1}
+    assert switch.faulted_ports[1].startswith("egress stalled")
+    end = switch.port(1)
+    assert end.link_state is LinkState.FAULT
+    assert end.link.changes[-1].old is LinkState.TRAINING  # faulted mid-retrain
+    assert switch.agents[1].stats.flits_ignored == 0  # nothing reached a faulted port
+    assert eps[1].link_end.link_state is LinkState.FAULT  # its peer, unanswered, too
+
+
+@pytest.mark.parametrize("state", [LinkState.DOWN, LinkState.TRAINING, LinkState.UP,
+                                   LinkState.IDLE])
+def test_an_owners_fault_is_taken_in_every_state(state: LinkState) -> None:
+    """specs/dl.md L11: ``LinkEnd.fail`` takes the link to fault whatever its state,
+    and it stays there (terminal)."""
+    end = Endpoint(0, Memory()).link_end
+    end.link.state = state
+    end.fail("owner gave up", 5.0)
+    assert end.link_state is LinkState.FAULT
+    assert end.link.fault_reason == "owner gave up"
+    end.fail("again", 6.0)
+    assert end.link.fault_reason == "owner gave up"

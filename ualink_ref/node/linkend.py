@@ -381,11 +381,12 @@ class LinkEnd:
         return self.link.state
 
     def fail(self, reason: str, now: float) -> None:
-        """Take an ``up`` or ``idle`` link to ``fault`` now, as an exhausted retrain would
-        (specs/dl.md L5): its owner gave up on it (a switch faulting a port,
-        specs/fabric.md H7). The peer, no longer answered, faults in bounded time
-        (L5, L10). The events wait in :meth:`drain_events`."""
-        self._dl_events(self.link.handle(LinkInput.RETRAIN_EXHAUSTED, now, reason),
+        """Take the link to ``fault`` now from any state — ``down``, ``training``, ``up``
+        or ``idle`` (specs/dl.md L11) — as an exhausted retrain would (L5): its owner
+        gave up on it (a switch faulting a port, specs/fabric.md H7). The peer, no
+        longer answered, faults in bounded time (L5, L10). The events wait in
+        :meth:`drain_events`."""
+        self._dl_events(self.link.handle(LinkInput.FAULT, now, reason),
                         self._pending, now, react=False)
 
     def start_link(self, now: float) -> None:
