@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import random
+from dataclasses import replace
 
 import pytest
 from hypothesis import settings
@@ -23,8 +24,16 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
 from tests.helpers.hostile_pod import HONEST, HOSTILE, HOSTILE_ADDR, STALL_SLOTS, HostilePod
+from ualink_ref.dl.config import DLConfig
 from ualink_ref.dl.linkstate import LinkState
-from ualink_ref.node.switch import MAX_LOCAL_REPLIES
+from ualink_ref.net.channels import Outage
+from ualink_ref.net.harness import Network
+from ualink_ref.node.config import EndpointConfig, LinkConfig, SwitchConfig
+from ualink_ref.node.endpoint import Endpoint
+from ualink_ref.node.switch import MAX_LOCAL_REPLIES, Switch
+from ualink_ref.phy.config import PhyConfig
+from ualink_ref.sim.fabric import SWITCH_BUFFER
+from ualink_ref.tl import Memory
 from ualink_ref.tl.codec import (
     CompressedRequest,
     CompressedResponseData,
@@ -35,6 +44,7 @@ from ualink_ref.tl.codec import (
     TLField,
     VcFlowControl,
 )
+from ualink_ref.tl.config import TLConfig
 from ualink_ref.tl.events import Completion
 from ualink_ref.tl.upli import Status
 
@@ -329,3 +339,80 @@ def test_an_undecodable_half_faults_the_port_and_answers_its_requesters() -> Non
     assert pod.switch.stats[HOSTILE].fault_answers == 3
     assert sorted((n, e.handle, e.status) for n, e in done) == [
         (f"acc{i}", handles[i], Status.DATA_ERROR) for i in range(3)]
+
+
+def _outage_on_port_1(stall: int, start: int, end: int, writes: int,
+                      slots: int = 6000) -> tuple[Switch, list[Endpoint], int]:
+    """Two accelerators through a switch with egress watchdog ``stall``; the link of
+    port 1 is noise both ways from ``start`` to ``end``; accelerator 0 writes 256 B
+    ``writes`` times to accelerator 1. Returns the switch, the endpoints and the
+    completions seen."""
+    link = LinkConfig(phy=PhyConfig("none"), dl=DLConfig(replay_timeout=16))
+    switch = Switch(SwitchConfig(ports=2, latency=0, buffer=SWITCH_BUFFER,
+                                 link=replace(link, tl_backlog=10), stall_slots=stall),
+                    {0: 0, 1: 1})
+    eps = [Endpoint(i, Memory(), config=EndpointConfig(link=link, tl=TLConfig(compress=False)))
+           for i in range(2)]
+    net = Network()
+    for i in range(2):
+        net.add_port(f"acc{i}", eps[i])
+        net.add_port(f"sw{i}", switch.port(i))
+    net.connect("acc0", "sw0", latency=1)
+    net.connect("acc1", "sw1", latency=1, channel_ab=Outage(start, end, 1),
+                channel_ba=Outage(start, end, 2))
+    for _ in range(20):
+        net.step()
+    for i in range(writes):
+        eps[0].write(1, 0x1000 + 256 * i, bytes(256))
+    done = 0
+    for _ in range(slots):
+        done += sum(1 for _, e in net.step() if type(e) is Completion)
+        for ep in eps:
+            done += sum(1 for e in ep.drain_events() if type(e) is Completion)
+        for port in switch.ports:
+            port.drain_events()
+    return switch, eps, done
+
+
+def test_a_dead_link_does_not_fault_a_healthy_port() -> None:
+    """H6, H7 with the real time: port 1's link is dead from slot 30 to 600 and faults
+    (specs/dl.md L5) long after its last traffic; the answers the switch then queues
+    for port 0 are stamped with that slot, so port 0's watchdog (300 slots) does not
+    fire on them (issue 26 review: they carried port 1's last-traffic slot and the
+    healthy port 0 was faulted "egress stalled")."""
+    switch, eps, done = _outage_on_port_1(stall=300, start=30, end=600, writes=40)
+    assert done == 40  # every write ends once
+    assert set(switch.faulted_ports) == {1}
+    assert switch.agents[1].stats.fault_answers > 0  # the dead port's ops were answered
+    assert switch.port(0).link_state is not LinkState.FAULT
+    assert eps[0].link_end.link_state is not LinkState.FAULT
+
+
+def test_a_port_faulted_mid_retrain_keeps_its_link_down() -> None:
+    """H7 with specs/dl.md L11: the watchdog (80 slots) faults port 1 while its link
+    retrains from an outage (slots 25-250); the switch end of the link goes to fault
+    from training, so the link never carries data again (issue 26 review: it came
+    back idle and 20 flits were acknowledged by the DL and ignored by the port)."""
+    switch, eps, done = _outage_on_port_1(stall=80, start=25, end=250, writes=200)
+    assert done == 200
+    assert set(switch.faulted_ports) == {1}
+    assert switch.faulted_ports[1].startswith("egress stalled")
+    end = switch.port(1)
+    assert end.link_state is LinkState.FAULT
+    assert end.link.changes[-1].old is LinkState.TRAINING  # faulted mid-retrain
+    assert switch.agents[1].stats.flits_ignored == 0  # nothing reached a faulted port
+    assert eps[1].link_end.link_state is LinkState.FAULT  # its peer, unanswered, too
+
+
+@pytest.mark.parametrize("state", [LinkState.DOWN, LinkState.TRAINING, LinkState.UP,
+                                   LinkState.IDLE])
+def test_an_owners_fault_is_taken_in_every_state(state: LinkState) -> None:
+    """specs/dl.md L11: ``LinkEnd.fail`` takes the link to fault whatever its state,
+    and it stays there (terminal)."""
+    end = Endpoint(0, Memory()).link_end
+    end.link.state = state
+    end.fail("owner gave up", 5.0)
+    assert end.link_state is LinkState.FAULT
+    assert end.link.fault_reason == "owner gave up"
+    end.fail("again", 6.0)
+    assert end.link.fault_reason == "owner gave up"

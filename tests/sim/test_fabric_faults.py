@@ -14,7 +14,7 @@ import pytest
 from ualink_ref.errors import ConfigError
 from ualink_ref.sim.fabric import Fabric, FabricConfig, FabricRun, LinkDown, fault_bound_slots
 from ualink_ref.sim.model import PAGE, ModelMemory, model_read, model_step
-from ualink_ref.sim.workloads import FabricOp, fabric_workload
+from ualink_ref.sim.workloads import FabricOp, Op, fabric_workload
 from ualink_ref.tl.upli import Status
 
 
@@ -167,3 +167,21 @@ def test_a_multicast_store_with_a_dead_member_ends_once_with_an_error() -> None:
     assert all(e.status == Status.DATA_ERROR for e in done)
     assert set(fabric.faulted_links()) == {(0, 3)}
     assert fabric.switches[0].held == 0
+
+
+@pytest.mark.parametrize("direction", ["to_switch", "from_switch"])
+def test_a_link_dying_at_any_slot_of_a_short_run_ends_every_op(direction: str) -> None:
+    """F13, H3, H7 at every boundary: the target's link dies at each slot of a run of
+    four 256-byte reads (it ends at slot 6 unfaulted), so also between a response's
+    header and its data. The tag slot stays until the response is forwarded, so the
+    switch still answers the op when the target faults (issue 26 review: at slot 4 two
+    ops never ended)."""
+    for at in range(8):
+        config = FabricConfig(accelerators=2, fec="none", cable_m=0.0, switch_ns=0.0,
+                              links_down=(LinkDown(0, 1, at=at, direction=direction),))
+        work = [FabricOp(0, 1, Op("a", "read", 0x1000 + 256 * i, length=256), 0)
+                for i in range(4)]
+        fabric = Fabric(config)
+        run = fabric.run(work)  # raises LinkStalledError on a hang
+        check_faulted_run(fabric, run, {(0, 1)}, at)
+        assert fabric.switches[0].tags.count == 0  # no slot outlives its op

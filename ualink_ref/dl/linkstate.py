@@ -54,6 +54,7 @@ class LinkInput(Enum):
     QUIET = "quiet"  # nothing to send for idle_after
     TRAFFIC = "traffic"  # something to send again
     PROBE = "probe"  # idle, and the layer above still waits after idle_after (L10)
+    FAULT = "fault"  # management: the link's owner gives up on it, in any state (L11)
 
 
 class LinkAction(Enum):
@@ -91,6 +92,10 @@ TRANSITIONS: dict[tuple[LinkState, LinkInput], tuple[LinkAction, LinkState]] = {
     (S.IDLE, In.RETRAIN_NEEDED): (A.TRAIN, S.TRAINING),
     (S.IDLE, In.RETRAIN_EXHAUSTED): (A.FAIL, S.FAULT),
     (S.IDLE, In.PEER_REQUEST): (A.ANSWER, S.IDLE),
+    # L11: an owner's fault is taken in every state but fault itself, so an end
+    # given up mid-training (or never trained) cannot come back and carry data.
+    **{(state, In.FAULT): (A.FAIL, S.FAULT)
+       for state in (S.DOWN, S.TRAINING, S.UP, S.IDLE)},
 }
 del S, In, A
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -127,6 +127,17 @@ class UpperLayer(Protocol):
         ...
 
 
+@runtime_checkable
+class TimedFaultLayer(Protocol):
+    """An upper layer that also takes the slot at which its link went to fault (a
+    switch port stamps the answers it makes then with that slot, specs/fabric.md H7:
+    the last slot it saw traffic is older)."""
+
+    def link_faulted_at(self, now: float) -> Sequence[Any]:
+        """:meth:`UpperLayer.link_faulted`, at slot ``now``."""
+        ...
+
+
 @dataclass
 class LinkEndCounters:
     """Running totals of one :class:`LinkEnd` (a copy is returned by ``counters``)."""
@@ -161,6 +172,8 @@ class LinkEnd:
         self.wire_bytes_per_flit = WIRE_BYTES_PER_FLIT[self.fec]
         self.tl_backlog = self.config.tl_backlog
         self.upper = upper
+        self._faulted_at = (upper.link_faulted_at if isinstance(upper, TimedFaultLayer)
+                            else None)
         self.dl = DataLink(self.config.dl)
         #: The link state machine beside the DL (``dl/linkstate.py``, specs/dl.md §8).
         self.link = LinkManager(self.dl, self.config.link_state)
@@ -176,6 +189,12 @@ class LinkEnd:
         self._counters = LinkEndCounters()
 
     # -- wire side -------------------------------------------------------------------
+
+    def _upper_faulted(self, now: float) -> Sequence[Any]:
+        """The upper layer's ``link_faulted``, with ``now`` when it takes it."""
+        if self._faulted_at is not None:
+            return self._faulted_at(now)
+        return self.upper.link_faulted()
 
     def _run_timers(self, now: float) -> None:
         deadline = self.link.next_timer()
@@ -214,7 +233,7 @@ class LinkEnd:
         self._run_timers(now)
         link = self.link
         if link.state is LinkState.FAULT:
-            self._pending.extend(self.upper.link_faulted())
+            self._pending.extend(self._upper_faulted(now))
         self._feed(now)
         flit = link.poll(now, waiting=self.upper.busy)
         self._pending.extend(link.take_events())
@@ -307,7 +326,7 @@ class LinkEnd:
                 self.uart_received += event.data
             elif type(event) is LinkStateChanged:
                 if event.new is LinkState.FAULT:
-                    out.extend(self.upper.link_faulted())
+                    out.extend(self._upper_faulted(now))
             elif isinstance(event, CrcErrorDetected):
                 counters.crc_errors += 1
             elif isinstance(event, MalformedFlit):
@@ -362,11 +381,12 @@ class LinkEnd:
         return self.link.state
 
     def fail(self, reason: str, now: float) -> None:
-        """Take an ``up`` or ``idle`` link to ``fault`` now, as an exhausted retrain would
-        (specs/dl.md L5): its owner gave up on it (a switch faulting a port,
-        specs/fabric.md H7). The peer, no longer answered, faults in bounded time
-        (L5, L10). The events wait in :meth:`drain_events`."""
-        self._dl_events(self.link.handle(LinkInput.RETRAIN_EXHAUSTED, now, reason),
+        """Take the link to ``fault`` now from any state — ``down``, ``training``, ``up``
+        or ``idle`` (specs/dl.md L11) — as an exhausted retrain would (L5): its owner
+        gave up on it (a switch faulting a port, specs/fabric.md H7). The peer, no
+        longer answered, faults in bounded time (L5, L10). The events wait in
+        :meth:`drain_events`."""
+        self._dl_events(self.link.handle(LinkInput.FAULT, now, reason),
                         self._pending, now, react=False)
 
     def start_link(self, now: float) -> None:
@@ -404,4 +424,5 @@ def _byte_string(data: object, per: int) -> bytes:
     return view.tobytes()
 
 
-__all__ = ["FecDecoded", "LinkEnd", "LinkEndCounters", "UpperLayer", "decode_wire"]
+__all__ = ["FecDecoded", "LinkEnd", "LinkEndCounters", "TimedFaultLayer", "UpperLayer",
+           "decode_wire"]

@@ -64,17 +64,23 @@ class OutstandingTags:
         table[request.tag] = value
         self._per_target[request.dst_acc] += 1
 
-    def answer(self, response: codec.Response) -> bool:
+    def matches(self, response: codec.Response) -> bool:
         """True when ``response`` answers an outstanding request (same originator, tag
-        and target); its ``last`` piece frees the slot (H3)."""
+        and target); the slot stays (H3: checked when the response's field starts)."""
         table = self._tables.get(response.dst_acc)
         if table is None:
             return False
         value = table[response.tag]
-        if value == _EMPTY or value & _TARGET_MASK != response.src_acc:
+        return value != _EMPTY and value & _TARGET_MASK == response.src_acc
+
+    def answer(self, response: codec.Response) -> bool:
+        """:meth:`matches`, and the ``last`` piece frees the slot: called when the
+        response is forwarded with all its data (H3). Until then the slot stays, so a
+        target that faults before its data arrives still has the op answered (H7)."""
+        if not self.matches(response):
             return False
         if response.last:
-            self._clear(table, response.tag)
+            self._clear(self._tables[response.dst_acc], response.tag)
         return True
 
     def _clear(self, table: array[int], tag: int) -> None:

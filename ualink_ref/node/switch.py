@@ -200,7 +200,7 @@ class SwitchPort:
             if switch.egress_of(value.dst_acc) is None:
                 stats.misrouted_responses += 1  # H3
                 return None
-            if not switch.tags.answer(value):
+            if not switch.tags.matches(value):  # the slot is freed when it is forwarded
                 stats.stray_responses += 1  # H3: answers no request outstanding here
                 return None
             return value
@@ -239,9 +239,15 @@ class SwitchPort:
             self.release(source, REQUEST, data_credits, now)
             self.answer_locally(error_answer(value, Status.UNSUPPORTED_REQUEST), now)
             return
+        if isinstance(value, codec.Response) and not switch.tags.answer(value):
+            # H3: the slot went while its data arrived (its target faulted and the switch
+            # answered the op, H7, or the originator reused the tag): answered already.
+            self._stats.stray_responses += 1
+            self.release(source, RESPONSE, data_credits, now)
+            return
         switch.forward(out, Packet(value=value, halves=pending.data, ingress=self.index,
                                    source=source, data_credits=data_credits,
-                                   ready=now + switch.config.latency))
+                                   ready=now + switch.config.latency), now)
 
     def _occupied(self) -> tuple[int, int]:
         occ = self.rx_credits.occupied
@@ -275,7 +281,7 @@ class SwitchPort:
             self._stats.replies_dropped += 1
             return
         self.enqueue(Packet(value=reply, halves=[], ingress=self.index, source=-1,
-                            data_credits=0, ready=now, local=True))
+                            data_credits=0, ready=now, local=True), now)
 
     # -- faults (H4, H6, H7) ---------------------------------------------------------
 
@@ -307,13 +313,15 @@ class SwitchPort:
 
     # -- egress (S4-S6) ----------------------------------------------------------------
 
-    def enqueue(self, packet: Packet) -> None:
-        """Queue ``packet`` for this egress (a faulted port bounces it, H7)."""
+    def enqueue(self, packet: Packet, now: float) -> None:
+        """Queue ``packet`` for this egress at slot ``now`` (a faulted port bounces it,
+        H7). The watchdog (H6) counts from ``now`` when the queue was empty: the slot
+        the packet came, not this port's last traffic nor a time stamped elsewhere."""
         if self.faulted is not None:
-            self.switch.bounce(packet, self._now)
+            self.switch.bounce(packet, now)
             return
         if not self.arbiter.queued:
-            self._last_progress = max(self._last_progress, packet.ready)
+            self._last_progress = max(self._last_progress, now)
         if packet.local:
             self._local += 1
         self.arbiter.enqueue(packet)
@@ -412,9 +420,16 @@ class SwitchPort:
         return []
 
     def link_faulted(self) -> list[Any]:
-        """The link went to fault (specs/dl.md L5): the port is faulted (H7). Reports no
-        events."""
-        self.fault("link in fault", self._now)
+        """The link went to fault (specs/dl.md L5), the time unknown: the port is faulted
+        (H7) at the last slot it saw. Reports no events."""
+        return self.link_faulted_at(self._now)
+
+    def link_faulted_at(self, now: float) -> list[Any]:
+        """The link went to fault at slot ``now`` (specs/dl.md L5): the port is faulted
+        (H7), its answers stamped ``now`` (its last traffic may be long before: a link
+        that carries no data updates no clock). Reports no events."""
+        self._now = max(self._now, now)
+        self.fault("link in fault", now)
         return []
 
     @property
@@ -515,14 +530,15 @@ class Switch:
         """The port that reaches accelerator ``acc_id``, or ``None`` (S2)."""
         return self._route.get(acc_id)
 
-    def forward(self, egress: int, packet: Packet) -> None:
-        """Queue ``packet`` for port ``egress``; a unicast request's tag is then
-        outstanding (H3)."""
+    def forward(self, egress: int, packet: Packet, now: float | None = None) -> None:
+        """Queue ``packet`` for port ``egress`` at slot ``now``; a unicast request's tag
+        is then outstanding (H3). Without ``now`` (the multicast engine's copies and
+        answers, made at the slot they are ready) it is ``packet.ready``."""
         agent = self.agents[egress]
         value = packet.value
         if agent.faulted is None and isinstance(value, codec.Request):
             self.tags.issue(value)
-        agent.enqueue(packet)
+        agent.enqueue(packet, packet.ready if now is None else now)
 
     def bounce(self, packet: Packet, now: float) -> None:
         """``packet`` cannot reach its faulted egress (H7): free what it holds at its
