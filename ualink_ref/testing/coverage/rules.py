@@ -146,6 +146,8 @@ RULES: tuple[Rule, ...] = tuple(
              ("L9", "dl.vendor_or_unknown_message", ""),
              ("L10", "dl.idle_probe", "no capture scenario leaves a link idle with the TL "
                                       "waiting (every scenario ends when its ops complete)"),
+             ("L11", "", "a port faulted by its owner (a switch's H7) is a pod event: no "
+                         "vector kind runs a switch with a fault"),
              ("F1", "", "no capture scenario runs fault plan `corrupt` (retry_scenario's "
                         "`corrupt` is a channel script, not the plan entry)"),
              ("F2", "", "no capture scenario runs fault plan `corrupt-rate`"),
