@@ -1,5 +1,5 @@
-"""The switch's egress rules (specs/fabric.md S5-S7) pinned at their edges, on the
-arbiter of one egress port (``node/arbiter.py``) and on a switch port.
+"""The switch's rules (specs/fabric.md S4-S8) pinned at their edges, on the arbiter of
+one egress port (``node/arbiter.py``), a switch port and a port's pause control (S8).
 
 Each test names the developer's bug it catches (issue 26, "Tests that catch the bugs a
 developer would make"); ``fuzz/mutation_sample.py --hand`` replays the hand-made ones.
@@ -10,7 +10,8 @@ from __future__ import annotations
 import pytest
 
 from ualink_ref.node.arbiter import REQUEST, RESPONSE, Arbiter, Packet
-from ualink_ref.node.config import SwitchConfig
+from ualink_ref.node.config import PfcConfig, SwitchConfig
+from ualink_ref.node.pause import PauseControl
 from ualink_ref.node.switch import Switch
 from ualink_ref.tl import codec, credits
 from ualink_ref.tl.upli import Command, Status
@@ -168,3 +169,45 @@ def test_s5_one_fifo_per_ingress_class_and_vc_keeps_order() -> None:
     for n in range(4):
         arbiter.enqueue(_request(0, n, vc=2))
     assert _who(_drain(arbiter, REQUEST, _credits())) == [(0, n) for n in range(4)]
+
+
+class _Peer:
+    def __init__(self) -> None:
+        self.told: list[tuple[float, bool]] = []
+
+    def schedule_pause(self, at: float, paused: bool) -> None:
+        self.told.append((at, paused))
+
+
+def _pause() -> tuple[PauseControl, _Peer]:
+    control = PauseControl(PfcConfig(xoff=10, xon=4, delay=3, limit=12))
+    peer = _Peer()
+    control.peer = peer
+    return control, peer
+
+
+@pytest.mark.parametrize(("occupied", "paused"), [(9, False), (10, True), (11, True)])
+def test_s8_pause_at_xoff_from_now_plus_delay(occupied: int, paused: bool) -> None:
+    control, peer = _pause()
+    control.after_arrival(occupied, 20.0)
+    assert control.paused is paused
+    assert peer.told == ([(23.0, True)] if paused else [])
+    assert control.pauses == int(paused)
+
+
+@pytest.mark.parametrize(("occupied", "resumed"), [(5, False), (4, True), (3, True)])
+def test_s8_resume_at_xon_or_below(occupied: int, resumed: bool) -> None:
+    control, peer = _pause()
+    control.after_arrival(10, 20.0)
+    control.after_release(occupied, 30.0)
+    assert control.paused is not resumed
+    assert peer.told[1:] == ([(33.0, False)] if resumed else [])
+    assert control.pause_slots == (10.0 if resumed else 0.0)  # 23 .. 33
+
+
+def test_s8_one_pause_while_paused_and_headroom_overruns_counted_past_limit() -> None:
+    control, peer = _pause()
+    for occupied in (10, 11, 12, 13, 14):
+        control.after_arrival(occupied, 1.0)
+    assert control.pauses == 1 and len(peer.told) == 1
+    assert control.headroom_exceeded == 2  # 13 and 14 exceed the 12-buffer limit
