@@ -227,3 +227,15 @@ def test_r2_r4_static_dynamic_and_jitter_of_a_lone_op() -> None:
     assert report.static_mean_ns == static == report.latency_p50_ns  # alone on a warm link
     assert report.dynamic_mean_ns == 0.0 and report.jitter_ns == 0.0
     assert report.latency_std_ns == 0.0
+
+
+@pytest.mark.parametrize(("pages", "statuses"), [(1, ["OKAY", "DATA_ERROR"]),
+                                                 (2, ["OKAY", "OKAY"])])
+def test_f12_memory_pages_bound_what_a_memory_may_allocate(pages: int,
+                                                           statuses: list[str]) -> None:
+    fabric = Fabric(FabricConfig(accelerators=2, memory_pages=pages))
+    ops = (FabricOp(src=0, dst=1, op=Op("a", "write", 0x1000, data=b"\x05" * 64)),
+           FabricOp(src=0, dst=1, op=Op("a", "write", 0x2000, data=b"\x06" * 64), at=50.0))
+    run = fabric.run(ops)
+    assert [r.status.name for r in run.results if r is not None] == statuses
+    assert fabric.leaks() == []
