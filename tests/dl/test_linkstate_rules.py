@@ -1,4 +1,4 @@
-"""The link-state rules (specs/dl.md L2-L6, L10) pinned at their edges, on one
+"""The link-state rules (specs/dl.md L2-L6, L8-L10) pinned at their edges, on one
 ``LinkManager`` whose peer is silent or answers by hand.
 
 Each test names the developer's bug it catches (issue 26); ``fuzz/mutation_sample.py
@@ -10,7 +10,9 @@ from __future__ import annotations
 import pytest
 
 from ualink_ref.dl import DataLink
+from ualink_ref.dl import messages as dlm
 from ualink_ref.dl.config import LinkStateConfig
+from ualink_ref.dl.events import DLMessageReceived, RetrainNeeded
 from ualink_ref.dl.linkstate import LinkInput, LinkManager, LinkState
 
 IDLE_AFTER, RETRAIN = 16, 40
@@ -109,3 +111,41 @@ def test_l6_an_up_end_answers_an_online_request_and_stays_up() -> None:
     manager = _manager(idle_after=1000)
     manager.handle(LinkInput.PEER_REQUEST, 0.0, "peer asked to train")
     assert manager.state is LinkState.UP and manager.counters.acks_sent == 1
+
+
+def test_l9_unknown_and_vendor_messages_are_counted_exactly_and_change_nothing() -> None:
+    manager = _manager(idle_after=1000)
+    events: list[object] = [DLMessageReceived(dlm.UnknownMessage(0xF0F0F0F0)),
+                            DLMessageReceived(dlm.UnknownMessage(0x0F0F0F0F)),
+                            DLMessageReceived(dlm.VendorMessage(3, 5))]
+    manager.on_events(events, 1.0)  # type: ignore[arg-type]
+    assert (manager.counters.unknown_messages, manager.counters.vendor_messages) == (2, 1)
+    assert manager.state is LinkState.UP and manager.changes == []
+    assert len(events) == 3  # nothing added
+
+
+def test_l8_uart_bytes_sent_counted_in_two_byte_words() -> None:
+    manager = _manager(idle_after=1000)
+    manager.uart_send(b"abcde")
+    manager.uart_send(b"")
+    assert manager.counters.uart_bytes_sent == 5
+    manager.on_events([DLMessageReceived(dlm.UartData(b"xy")),  # type: ignore[list-item]
+                       DLMessageReceived(dlm.UartData(b""))], 0.0)
+    assert manager.counters.uart_bytes_received == 2
+
+
+def test_l2_retrain_needed_starts_a_training_with_its_cause() -> None:
+    manager = _manager(idle_after=1000)
+    events: list[object] = [RetrainNeeded(4)]
+    manager.on_events(events, 3.0)  # type: ignore[arg-type]
+    assert manager.state is LinkState.TRAINING and manager.counters.trainings == 1
+    assert [(c.now, c.cause) for c in manager.changes] == [(3.0, "retrain needed")]
+    assert len(events) == 2  # the state change is appended after the DL's event
+
+
+def test_l5_retrain_needed_at_max_retrains_attempts_is_a_fault_naming_the_count() -> None:
+    manager = _manager(idle_after=1000, max_retrains=1)
+    manager.on_events([RetrainNeeded(4)], 0.0)  # type: ignore[list-item]
+    manager.run_timer(float(RETRAIN))  # no ACK: the one training fails -> fault
+    assert manager.state is LinkState.FAULT
+    assert manager.fault_reason == "1 training(s) without progress, no answer from the peer"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from ualink_ref.errors import AddressCacheError
 from ualink_ref.node.arbiter import REQUEST, RESPONSE, Arbiter, Packet
 from ualink_ref.node.config import PfcConfig, SwitchConfig
 from ualink_ref.node.pause import PauseControl
@@ -211,3 +212,49 @@ def test_s8_one_pause_while_paused_and_headroom_overruns_counted_past_limit() ->
         control.after_arrival(occupied, 1.0)
     assert control.pauses == 1 and len(peer.told) == 1
     assert control.headroom_exceeded == 2  # 13 and 14 exceed the 12-buffer limit
+
+
+def _forwarded(switch: Switch, egress: int, now: float) -> list[codec.TLField]:
+    agent = switch.agents[egress]
+    for cls in range(4):
+        for vc in range(credits.NUM_VCS):
+            agent.tx_credits.grant(vc, cls, 50)
+    out: list[codec.TLField] = []
+    for _ in range(4):
+        flit = agent.poll(now)
+        for half in (flit[:32], flit[32:]) if flit is not None else ():
+            out += [f for _, f in codec.decode_control_half(half)
+                    if isinstance(f, codec.Request)]
+    return out
+
+
+def test_s3_a_compressed_request_is_expanded_with_the_ports_cache_way() -> None:
+    switch = Switch(SwitchConfig(ports=2), {0: 0, 1: 1})
+    ingress = switch.agents[0]
+    while ingress.rx_credits.take_returns():  # the start-up grants, now the peer's
+        pass
+    loader = codec.Request(cmd=int(Command.READ), vchan=1, asi=0, tag=3, pool=0, attr=0,
+                           len=0, metadata=0x5A, addr=0x12_3456_7800, src_acc=0, dst_acc=1,
+                           cload=1, cway=2, numbeats=0)
+    short = codec.CompressedRequest(cmd=int(Command.READ), vchan=1, tag=4, pool=0, attr=0x30,
+                                    len=2, cway=2, numbeats=0, addr_lo=0x00_0ABC)
+    for field in (loader, short):
+        packed = codec.pack_field(field)
+        ingress.receive(packed + bytes(32 - len(packed)) + bytes(32), 0.0)
+    got = _forwarded(switch, 1, 1.0)
+    assert len(got) == 2
+    first, expanded = got
+    assert (first.cload, first.cway) == (0, 0)  # egress sends only uncompressed (S3)
+    assert expanded == codec.Request(
+        cmd=int(Command.READ), vchan=1, asi=0, tag=4, pool=0, attr=0x30, len=2, metadata=0x5A,
+        addr=0x12_3400_0ABC, src_acc=0, dst_acc=1, cload=0, cway=0, numbeats=0)
+
+
+def test_s3_a_compressed_request_naming_an_empty_way_is_refused() -> None:
+    switch = Switch(SwitchConfig(ports=2), {0: 0, 1: 1})
+    ingress = switch.agents[0]
+    short = codec.CompressedRequest(cmd=int(Command.READ), vchan=0, tag=4, pool=0, attr=0,
+                                    len=0, cway=3, numbeats=0, addr_lo=0x40)
+    packed = codec.pack_field(short)
+    with pytest.raises(AddressCacheError):
+        ingress.receive(packed + bytes(32 - len(packed)) + bytes(32), 0.0)

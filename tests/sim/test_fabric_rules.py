@@ -9,10 +9,10 @@ from __future__ import annotations
 import pytest
 
 from ualink_ref.errors import ConfigError
-from ualink_ref.sim.fabric import SWITCH_BUFFER, Fabric, FabricConfig, pfc_for
-from ualink_ref.sim.fabric_report import _pct, make_report, run_fabric, static_slots
+from ualink_ref.sim.fabric import SWITCH_BUFFER, Fabric, FabricConfig, FabricRun, pfc_for
+from ualink_ref.sim.fabric_report import _pct, check, make_report, run_fabric, static_slots
 from ualink_ref.sim.workloads import FabricOp, Op, fabric_workload
-from ualink_ref.tl import credits
+from ualink_ref.tl import Status, credits
 from ualink_ref.tl.credits import CreditConfig
 
 
@@ -239,3 +239,41 @@ def test_f12_memory_pages_bound_what_a_memory_may_allocate(pages: int,
     run = fabric.run(ops)
     assert [r.status.name for r in run.results if r is not None] == statuses
     assert fabric.leaks() == []
+
+
+def _checked_run() -> tuple[Fabric, FabricRun]:
+    fabric = Fabric(FabricConfig(accelerators=2))
+    ops = (FabricOp(src=0, dst=1, op=Op("a", "write", 0x1000, data=b"\x05" * 8)),
+           FabricOp(src=0, dst=1, op=Op("a", "read", 0x1000, length=8), at=60.0))
+    run = fabric.run(ops)
+    assert check(fabric, run) == 0
+    return fabric, run
+
+
+def test_r1_a_wrong_result_counts_one_mismatch() -> None:
+    fabric, run = _checked_run()
+    good = run.results[1]
+    assert good is not None and good.data == b"\x05" * 8
+    run.results[1] = good._replace(data=b"\x05" * 7 + b"\x06")
+    assert check(fabric, run) == 1
+    run.results[1] = good._replace(status=Status.DATA_ERROR)
+    assert check(fabric, run) == 1
+
+
+def test_r1_memory_bytes_the_model_does_not_have_count_one_each() -> None:
+    fabric, run = _checked_run()
+    fabric.memories[1].poke(0x1002, b"\x09\x09\x09")  # three of the written bytes changed
+    assert check(fabric, run) == 3
+
+
+def test_r3_report_text_names_the_busiest_ports_and_the_source_range() -> None:
+    cfg = FabricConfig(accelerators=3)
+    ops = tuple(FabricOp(src=s, dst=2, op=Op("a", "write", 0x1000 + 0x100 * s,
+                                                data=bytes(64 * (1 + 3 * s))))
+                for s in range(2))  # source 1 sends four times what source 0 sends
+    report = run_fabric(cfg, ops)
+    src = sorted(p.from_acc_fraction for p in report.ports if p.from_acc_fraction > 0)
+    assert len(src) == 2 and src[0] < src[1]
+    text = report.format()
+    line = next(x for x in text.splitlines() if "sources:" in x)
+    assert f"min {src[0]:.0%}" in line and f"max {src[1]:.0%}" in line

@@ -52,7 +52,7 @@ def test_s4_adjacent_pieces_do_not_overlap() -> None:
     assert _okay(partial, 3, 1, last=0) is None
     assert _okay(partial, 0, 1, last=1) is None
     done = completion(9, 256, partial)
-    assert (done.status, done.data) == (Status.OKAY, b"".join(
+    assert (done.handle, done.status, done.data) == (9, Status.OKAY, b"".join(
         bytes([i + 1]) * 64 for i in range(4)))
 
 
@@ -103,8 +103,8 @@ def test_s7_p3_poisoned_beats_in_the_completion() -> None:
     assert add_piece(partial, TAG, 1, 0, DATA_ERROR, 0, 1, 3, []) is None
     assert _okay(partial, 2, 1, last=0, n=3) is None
     assert _okay(partial, 0, 1, last=1, n=3) is None
-    done = completion(1, 192, partial)
-    assert done.status is Status.DATA_ERROR and done.poisoned == 0b010
+    done = completion(12, 192, partial)
+    assert done.handle == 12 and done.status is Status.DATA_ERROR and done.poisoned == 0b010
     assert done.data == b"\x01" * 64 + bytes(64) + b"\x03" * 64  # zeros where poisoned
 
 
@@ -121,8 +121,8 @@ def test_s7_the_first_other_status_wins_over_poison_and_okay() -> None:
     assert add_piece(partial, TAG, 0, 0, DATA_ERROR, 0, 1, 3, []) is None
     assert add_piece(partial, TAG, 1, 0, int(Status.UNSUPPORTED_REQUEST), 0, 1, 3, []) is None
     assert add_piece(partial, TAG, 2, 1, int(Status.DECODE_ERROR), 0, 1, 3, []) is None
-    done = completion(1, 192, partial)
-    assert (done.status, done.data) == (Status.UNSUPPORTED_REQUEST, None)
+    done = completion(11, 192, partial)
+    assert (done.handle, done.status, done.data) == (11, Status.UNSUPPORTED_REQUEST, None)
 
 
 def test_s7_a_short_read_is_cut_to_its_bytes() -> None:
