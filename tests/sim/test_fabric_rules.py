@@ -219,10 +219,11 @@ def test_r4_percentiles_nearest_rank(values: list[float], p50: float, p99: float
 
 
 def test_r2_r4_static_dynamic_and_jitter_of_a_lone_op() -> None:
+    # Issued long after start-up (slot 50), the op's whole latency is static: R2's warm
+    # link is one whose start-up credit grants have arrived (2 x (link + batch) + 2 = 6).
     cfg = FabricConfig(accelerators=2)
     op = Op("a", "read", 0x1000, length=64)
-    warm = 2 * (cfg.link_slots + cfg.batch) + 2
-    report = run_fabric(cfg, (FabricOp(src=0, dst=1, op=op, at=float(warm)),))
+    report = run_fabric(cfg, (FabricOp(src=0, dst=1, op=op, at=50.0),))
     static = static_slots(cfg, op) * cfg.slot_ns
     assert report.static_mean_ns == static == report.latency_p50_ns  # alone on a warm link
     assert report.dynamic_mean_ns == 0.0 and report.jitter_ns == 0.0
@@ -277,3 +278,27 @@ def test_r3_report_text_names_the_busiest_ports_and_the_source_range() -> None:
     text = report.format()
     line = next(x for x in text.splitlines() if "sources:" in x)
     assert f"min {src[0]:.0%}" in line and f"max {src[1]:.0%}" in line
+
+
+def test_r2_r4_an_empty_run_reports_zeros() -> None:
+    report = run_fabric(FabricConfig(accelerators=2), ())
+    assert (report.ops, report.latency_p50_ns, report.latency_max_ns, report.jitter_ns,
+            report.latency_std_ns, report.static_mean_ns) == (0, 0.0, 0.0, 0.0, 0.0, 0.0)
+
+
+@pytest.mark.parametrize(("src", "dst", "ok"), [(2, 0, True), (3, 0, False), (0, 3, False),
+                                                (-1, 0, False), (0, -1, False)])
+def test_f1_ops_between_ids_outside_the_pod_are_refused(src: int, dst: int, ok: bool) -> None:
+    fabric = Fabric(FabricConfig(accelerators=3))
+    ops = (FabricOp(src=src, dst=dst, op=Op("a", "read", 0x40, length=4)),)
+    if ok:
+        assert fabric.run(ops).results[0] is not None
+    else:
+        with pytest.raises(ValueError, match=r"pod has IDs 0\.\.2"):
+            fabric.run(ops)
+
+
+def test_f7_a_busy_accelerator_is_a_leak() -> None:
+    fabric = _drained()
+    fabric.endpoints[0][2].read(1, 0x40, 4)  # issued after the drain, never run
+    assert fabric.leaks() == ["accelerator 2: TL still busy"]
