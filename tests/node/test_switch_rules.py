@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from ualink_ref.errors import AddressCacheError
+from ualink_ref.errors import AddressCacheError, MisroutedError
 from ualink_ref.node.arbiter import REQUEST, RESPONSE, Arbiter, Packet
 from ualink_ref.node.config import PfcConfig, SwitchConfig
 from ualink_ref.node.pause import PauseControl
@@ -258,3 +258,16 @@ def test_s3_a_compressed_request_naming_an_empty_way_is_refused() -> None:
     packed = codec.pack_field(short)
     with pytest.raises(AddressCacheError):
         ingress.receive(packed + bytes(32 - len(packed)) + bytes(32), 0.0)
+
+
+def test_s2_a_response_for_an_id_no_port_reaches_raises_misrouted() -> None:
+    switch = Switch(SwitchConfig(ports=2), {0: 0, 1: 1})
+    ingress = switch.agents[0]
+    while ingress.rx_credits.take_returns():
+        pass
+    rsp = codec.Response(vchan=0, tag=1, pool=0, len=0, offset=0, status=0, rd_wr=1, last=1,
+                         src_acc=0, dst_acc=5)
+    packed = codec.pack_field(rsp)
+    with pytest.raises(MisroutedError) as info:
+        ingress.receive(packed + bytes(32 - len(packed)) + bytes(32), 0.0)
+    assert (info.value.what, info.value.dst) == ("response", 5)

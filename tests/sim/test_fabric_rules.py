@@ -302,3 +302,36 @@ def test_f7_a_busy_accelerator_is_a_leak() -> None:
     fabric = _drained()
     fabric.endpoints[0][2].read(1, 0x40, 4)  # issued after the drain, never run
     assert fabric.leaks() == ["accelerator 2: TL still busy"]
+
+
+@pytest.mark.parametrize(("option", "value", "ok"), [
+    ("accelerators", 1, False), ("accelerators", 1025, False), ("accelerators", True, False),
+    ("planes", 0, False), ("planes", 1, True), ("batch", 0, False),
+    ("max_outstanding", 0, False), ("max_outstanding", 1, True), ("memory_pages", -1, False),
+    ("memory_pages", 0, True), ("lanes", 3, False), ("lanes", 4, True),
+    ("cable_m", -0.001, False), ("cable_m", 0.0, True), ("cable_m", float("inf"), False),
+    ("switch_ns", float("nan"), False), ("fec_decode_ns", -1, False), ("ber", 1.0, True),
+    ("ber", 1.0000001, False), ("ber", True, False), ("fec", "rs", False),
+    ("flow_control", "xon", False), ("multicast_ops", 0, False), ("multicast_ops", 1, True),
+    ("multicast_ops", 2048, True), ("multicast_ops", 2049, False),
+    ("multicast", [], False), ("links_down", [], False), ("pfc", 3, False)])
+def test_pod_options_at_their_range_edges(option: str, value: object, ok: bool) -> None:
+    # Each refusal names its option (the CLI turns it into a usage error, specs/cli.md).
+    kwargs = {"accelerators": 4, option: value}
+    if ok:
+        assert getattr(FabricConfig(**kwargs), option) == value  # type: ignore[arg-type]
+        return
+    with pytest.raises(ConfigError) as info:
+        FabricConfig(**kwargs)  # type: ignore[arg-type]
+    assert info.value.option == option
+    assert str(info.value).startswith(f"{option}: ")
+
+
+def test_pod_option_messages_state_the_range() -> None:
+    for kwargs, text in (({"accelerators": 1025}, "accelerators: must be 2..1024, got 1025"),
+                         ({"multicast": [1]}, "multicast: must be a tuple of MulticastGroup"),
+                         ({"multicast_ops": 0}, "multicast_ops: must be 1..2048, got 0"),
+                         ({"cable_m": -3}, "cable_m: must be a number >= 0, got -3")):
+        with pytest.raises(ConfigError) as info:
+            FabricConfig(**kwargs)  # type: ignore[arg-type]
+        assert str(info.value) == text
