@@ -149,3 +149,13 @@ def test_l5_retrain_needed_at_max_retrains_attempts_is_a_fault_naming_the_count(
     manager.run_timer(float(RETRAIN))  # no ACK: the one training fails -> fault
     assert manager.state is LinkState.FAULT
     assert manager.fault_reason == "1 training(s) without progress, no answer from the peer"
+
+
+def test_l3_a_training_timer_run_early_changes_nothing() -> None:
+    manager = LinkManager(DataLink(), LinkStateConfig(start_up=False, retrain_slots=RETRAIN))
+    manager.start(0.0)
+    assert manager.next_timer() == RETRAIN
+    assert manager.run_timer(RETRAIN - 1.0) == []
+    assert manager.state is LinkState.TRAINING and manager.counters.trainings_failed == 0
+    manager.run_timer(float(RETRAIN))  # at the end: no ACK came, a second training
+    assert manager.counters.trainings_failed == 1 and manager.counters.trainings == 2
