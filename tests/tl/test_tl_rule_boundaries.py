@@ -26,8 +26,16 @@ def _okay(partial: Partial, offset: int, count: int, last: int, n: int = 4) -> o
     return add_piece(partial, TAG, offset, last, OKAY, count, count, n, _halves(offset, count))
 
 
+#: What each rule's error says it expected (4-beat reads unless stated).
+EXPECTED = {"beats answered twice": "none", "last beat": "0..3", "beats": "1 or more",
+            "beats missing at last": "none", "last": 1,
+            "offset/last of a write-type response": (0, 1)}
+
+
 def _field(err: object) -> tuple[str, object]:
     assert isinstance(err, ResponseMismatchError)
+    assert err.tag == TAG
+    assert err.expected == EXPECTED[err.field], err
     return err.field, err.got
 
 
