@@ -159,3 +159,8 @@ def test_l3_a_training_timer_run_early_changes_nothing() -> None:
     assert manager.state is LinkState.TRAINING and manager.counters.trainings_failed == 0
     manager.run_timer(float(RETRAIN))  # at the end: no ACK came, a second training
     assert manager.counters.trainings_failed == 1 and manager.counters.trainings == 2
+
+
+def test_l1_a_manager_takes_only_a_link_state_config() -> None:
+    with pytest.raises(TypeError, match="LinkStateConfig"):
+        LinkManager(DataLink(), {"idle_after": 4})  # type: ignore[arg-type]

@@ -119,10 +119,16 @@ def test_response_lines_parse(line: str, outcome: Outcome) -> None:
     assert parse_response(line) == outcome
 
 
-@pytest.mark.parametrize("line", ["ERRx", "{", "[]", "abc", "zz"])
-def test_bad_response_lines_are_protocol_errors(line: str) -> None:
-    with pytest.raises(TargetProtocolError):
+@pytest.mark.parametrize(("line", "why"), [
+    ("ERRx", "response is neither ERR, JSON nor hex"), ("{", "response is not valid JSON"),
+    ("[]", "response is neither ERR, JSON nor hex"), ("abc", "neither ERR, JSON nor hex"),
+    ("zz", "neither ERR, JSON nor hex"), ("[1]", "neither"),
+    ('"x"', "neither"), ("{1: 2}", "not valid JSON")])
+def test_bad_response_lines_are_protocol_errors_naming_the_line(line: str, why: str) -> None:
+    with pytest.raises(TargetProtocolError) as info:
         parse_response(line)
+    assert info.value.line == line
+    assert why in str(info.value) and repr(line) in str(info.value)
 
 
 @pytest.mark.parametrize("outcome", [Outcome("CrcError"), Outcome(""),
@@ -135,8 +141,10 @@ def test_a_line_parses_back_to_its_outcome(outcome: Outcome) -> None:
 def test_outcome_of_a_line_and_a_bad_return() -> None:
     assert outcome_of(lambda _: "ERR CrcError", b"") == Outcome("CrcError")
     assert outcome_of(lambda _: {"t": (1, 2)}, b"").value == {"t": [1, 2]}
-    with pytest.raises(TargetProtocolError):
+    with pytest.raises(TargetProtocolError) as info:
         outcome_of(lambda _: 5, b"")
+    assert info.value.line == ""
+    assert str(info.value) == "implementation returned int, not bytes, dict or a line"
 
 
 def test_a_difference_shows_long_values_cut() -> None:

@@ -17,9 +17,14 @@ OKAY, DATA_ERROR = int(Status.OKAY), int(Status.DATA_ERROR)
 TAG = 7
 
 
+def _beat(i: int) -> bytes:
+    """Beat i: 32 bytes of 2i + 1, then 32 bytes of 2i + 2 (every half-flit distinct)."""
+    return bytes([2 * i + 1]) * 32 + bytes([2 * i + 2]) * 32
+
+
 def _halves(first: int, count: int) -> list[bytes]:
-    """The data of beats ``first`` .. ``first + count - 1``: beat i is 64 bytes of i + 1."""
-    return [bytes([i + 1]) * 32 for i in range(first, first + count) for _ in range(2)]
+    """The data half-flits of beats ``first`` .. ``first + count - 1``."""
+    return [_beat(i)[h * 32:(h + 1) * 32] for i in range(first, first + count) for h in (0, 1)]
 
 
 def _okay(partial: Partial, offset: int, count: int, last: int, n: int = 4) -> object:
@@ -61,7 +66,7 @@ def test_s4_adjacent_pieces_do_not_overlap() -> None:
     assert _okay(partial, 0, 1, last=1) is None
     done = completion(9, 256, partial)
     assert (done.handle, done.status, done.data) == (9, Status.OKAY, b"".join(
-        bytes([i + 1]) * 64 for i in range(4)))
+        _beat(i) for i in range(4)))
 
 
 @pytest.mark.parametrize(("offset", "count", "bad"), [(2, 2, None), (3, 2, 4), (0, 4, None),
@@ -113,7 +118,7 @@ def test_s7_p3_poisoned_beats_in_the_completion() -> None:
     assert _okay(partial, 0, 1, last=1, n=3) is None
     done = completion(12, 192, partial)
     assert done.handle == 12 and done.status is Status.DATA_ERROR and done.poisoned == 0b010
-    assert done.data == b"\x01" * 64 + bytes(64) + b"\x03" * 64  # zeros where poisoned
+    assert done.data == _beat(0) + bytes(64) + _beat(2)  # zeros where poisoned
 
 
 def test_s7_p3_every_beat_poisoned_has_no_data() -> None:
@@ -137,3 +142,6 @@ def test_s7_a_short_read_is_cut_to_its_bytes() -> None:
     partial = Partial(1)
     assert _okay(partial, 0, 1, last=1, n=1) is None
     assert completion(1, 5, partial).data == b"\x01" * 5
+    partial = Partial(2)
+    assert _okay(partial, 0, 2, last=1, n=2) is None
+    assert completion(1, 100, partial).data == (_beat(0) + _beat(1))[:100]
