@@ -9,7 +9,14 @@ from __future__ import annotations
 import pytest
 
 from ualink_ref.errors import ConfigError
-from ualink_ref.sim.fabric import SWITCH_BUFFER, Fabric, FabricConfig, FabricRun, pfc_for
+from ualink_ref.sim.fabric import (
+    SWITCH_BUFFER,
+    Fabric,
+    FabricConfig,
+    FabricRun,
+    LinkDown,
+    pfc_for,
+)
 from ualink_ref.sim.fabric_report import _pct, check, make_report, run_fabric, static_slots
 from ualink_ref.sim.workloads import FabricOp, Op, fabric_workload
 from ualink_ref.tl import Status, credits
@@ -335,3 +342,26 @@ def test_pod_option_messages_state_the_range() -> None:
         with pytest.raises(ConfigError) as info:
             FabricConfig(**kwargs)  # type: ignore[arg-type]
         assert str(info.value) == text
+
+
+@pytest.mark.parametrize("ber", [0.0, 1e-3])
+def test_f11_a_dead_links_noise_is_seeded(ber: float) -> None:
+    # The same seed gives the same wire bytes, noise included (a failure reproduces);
+    # from slot `at` on, the dead link delivers something other than what was sent.
+    def wire(seed: int) -> list[tuple[float, bytes, bytes | None]]:
+        cfg = FabricConfig(accelerators=2, ber=ber, seed=seed,
+                           links_down=(LinkDown(plane=0, accelerator=1, at=4.0),))
+        fabric = Fabric(cfg)
+        seen: list[tuple[float, bytes, bytes | None]] = []
+        fabric.network.add_tap(lambda c: seen.append((c.sent_at, c.sent, c.received))
+                               if c.link == "p0.link1" else None)
+        fabric.endpoints[0][0].read(1, 0x40, 64)
+        for _ in range(30):
+            fabric.network.step()
+        return seen
+
+    first = wire(5)
+    assert first == wire(5)
+    assert first != wire(6)
+    late = [(s, r) for at, s, r in first if at >= 4.0]
+    assert late and all(r != s for s, r in late)
