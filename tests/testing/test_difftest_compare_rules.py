@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from ualink_ref.errors import TargetProtocolError
+from ualink_ref.testing.difftest import protocol
 from ualink_ref.testing.difftest.protocol import (
     BYTES,
     VERDICT,
@@ -105,7 +106,6 @@ def test_bytes_fall_back_to_the_value_when_the_locator_finds_nothing() -> None:
 
 def test_a_scalar_difference_without_a_path_is_named_value() -> None:
     diffs: list[Difference] = []
-    from ualink_ref.testing.difftest import protocol
     protocol._diff("", 1, 2, diffs)
     assert _rows(diffs) == [("<value>", 1, 2)]
 
