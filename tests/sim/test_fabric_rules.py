@@ -225,10 +225,12 @@ def test_r4_percentiles_nearest_rank(values: list[float], p50: float, p99: float
     assert (_pct(values, 0.5), _pct(values, 0.99)) == (p50, p99)
 
 
-def test_r2_r4_static_dynamic_and_jitter_of_a_lone_op() -> None:
+@pytest.mark.parametrize("cable_m", [0.0, 3.0])
+def test_r2_r4_static_dynamic_and_jitter_of_a_lone_op(cable_m: float) -> None:
     # Issued long after start-up (slot 50), the op's whole latency is static: R2's warm
-    # link is one whose start-up credit grants have arrived (2 x (link + batch) + 2 = 6).
-    cfg = FabricConfig(accelerators=2)
+    # link is one whose start-up credit grants have arrived (2 x (link + batch) + 2 slots;
+    # with no cable an op issued before that waits for them).
+    cfg = FabricConfig(accelerators=2, cable_m=cable_m)
     op = Op("a", "read", 0x1000, length=64)
     report = run_fabric(cfg, (FabricOp(src=0, dst=1, op=op, at=50.0),))
     static = static_slots(cfg, op) * cfg.slot_ns
