@@ -175,7 +175,9 @@ class SubprocessTarget:
         if self._selector is not None:
             self._selector.close()
             self._selector = None
-        self._buffer = b""
+        # No process runs now: the next one, started on demand, has answered nothing (a stale
+        # count would make the next fault's answered_before wrong and cost a retry).
+        self._buffer, self.answered = b"", 0
         if proc is None:
             return
         if proc.poll() is None:  # still running (and not reaped: its group id is still its own)
