@@ -6,6 +6,7 @@ import sys
 
 import pytest
 
+from ualink_ref.cli import main
 from ualink_ref.errors import TargetCrashed
 from ualink_ref.testing.difftest import SubprocessTarget
 
@@ -27,3 +28,33 @@ def test_a_discarded_process_has_answered_nothing() -> None:
         assert target.answered == 0
         target.restart()
         assert target.answered == 0
+
+
+# -- the CLI ------------------------------------------------------------------------------------
+
+MODEL = f"{sys.executable} -m ualink_ref.testing.difftest.reference_target --layer dl-message"
+
+
+def status(argv: list[str]) -> int:
+    """The exit status of ``ualink-ref ARGV`` (a usage error leaves the parser by SystemExit)."""
+    try:
+        return main(argv)
+    except SystemExit as stop:
+        return int(stop.code or 0)
+
+
+def test_a_bad_out_is_a_usage_error_before_the_target_starts(tmp_path, capsys) -> None:
+    started = tmp_path / "started"
+    target = f"{sys.executable} -c \"open({str(started)!r}, 'w')\""
+    not_a_dir = tmp_path / "a-file"
+    not_a_dir.write_text("")
+    for out in (not_a_dir, not_a_dir / "below"):
+        assert status(["difftest", "--layer", "dl-message", "--target", target,
+                       "--max-cases", "5", "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "--out" in err and str(out) in err, err
+        assert not started.exists()  # refused before the target was started
+    fresh = tmp_path / "new" / "dir"
+    assert status(["difftest", "--layer", "dl-message", "--target", MODEL, "--max-cases", "5",
+                   "--out", str(fresh)]) == 0
+    assert fresh.is_dir()

@@ -14,6 +14,7 @@ broke the line protocol.
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +57,20 @@ def _start(args: argparse.Namespace) -> SubprocessTarget | int:
         return fail("difftest", f"--{exc}", USAGE)
 
 
+def _out_dir(text: str) -> Path | int:
+    """``--out``, created if missing and checked writable before the hunt starts (so a bad
+    folder costs no run); or the exit status of its one-line usage error."""
+    out = Path(text)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a file in the way (FileExistsError, NotADirectoryError), no rights
+        return fail("difftest", f"--out {text}: cannot create the folder: "
+                    f"{exc.strerror or exc}", USAGE)
+    if not os.access(out, os.W_OK | os.X_OK):
+        return fail("difftest", f"--out {text}: folder is not writable", USAGE)
+    return out
+
+
 def _needs_hypothesis() -> int | None:
     """The exit status of a one-line error when Hypothesis is missing (a broken install)."""
     try:
@@ -79,6 +94,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     missing = _needs_hypothesis()
     if missing is not None:
         return missing
+    out = _out_dir(args.out)
+    if isinstance(out, int):
+        return out
     target = _start(args)
     if isinstance(target, int):
         return target
@@ -88,7 +106,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     print(result.summary())
     if result.failure is None:
         return AGREE
-    path = write_reproducer(Path(args.out), args.layer, result.failure, args.seed)
+    path = write_reproducer(out, args.layer, result.failure, args.seed)
     print(f"reproducer: {path}")
     return DISAGREE if result.failure.kind == DISAGREEMENT else TARGET_FAULT
 
