@@ -58,3 +58,13 @@ def test_a_bad_out_is_a_usage_error_before_the_target_starts(tmp_path, capsys) -
     assert status(["difftest", "--layer", "dl-message", "--target", MODEL, "--max-cases", "5",
                    "--out", str(fresh)]) == 0
     assert fresh.is_dir()
+
+
+@pytest.mark.parametrize(("argv", "missing"), [
+    (["--target", "true"], "--layer"), (["--layer", "dl"], "--target"), ([], "--layer"),
+])
+def test_a_missing_option_is_one_line_naming_it(argv, missing, capsys) -> None:
+    assert status(["difftest", *argv]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1, (out, err)
+    assert f"{missing} is required" in err and "--list" in err, err

@@ -83,14 +83,16 @@ def _needs_hypothesis() -> int | None:
 
 def _cmd_run(args: argparse.Namespace) -> int:
 
-    if args.list or not args.layer or not args.target:
+    if args.list:
         for name, codec in CODECS.items():
             print(f"{name:16} {'json' if codec.json_input else 'hex ':4} in  {codec.summary}")
             for line in list_lines(name):
                 print(f"{'':21}  {line}")
-        if not args.list:
-            return fail("difftest", "--layer and --target are required (see --help)", USAGE)
         return AGREE
+    for option in ("layer", "target"):
+        if not getattr(args, option):
+            return fail("difftest", f"--{option} is required (--list shows the codecs; "
+                        "see --help)", USAGE)
     missing = _needs_hypothesis()
     if missing is not None:
         return missing
