@@ -68,3 +68,21 @@ def test_a_missing_option_is_one_line_naming_it(argv, missing, capsys) -> None:
     out, err = capsys.readouterr()
     assert out == "" and err.count("\n") == 1, (out, err)
     assert f"{missing} is required" in err and "--list" in err, err
+
+
+def test_replay_parses_the_file_before_starting_the_target(tmp_path, capsys) -> None:
+    started = tmp_path / "started"
+    target = f"{sys.executable} -c \"open({str(started)!r}, 'w')\""
+    assert status(["difftest", "replay", str(tmp_path), "--target", target]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not a file" in err and "no such file" not in err, err
+    assert err.startswith("ualink-ref difftest replay: error:"), err
+    assert status(["difftest", "replay", str(tmp_path / "none.json"), "--target", target]) == 2
+    assert "no such file" in capsys.readouterr().err
+    junk = tmp_path / "junk.json"
+    junk.write_text("[1, 2]")
+    assert status(["difftest", "replay", str(junk), "--target", target]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not a difftest reproducer" in err, err
+    assert err.startswith("ualink-ref difftest replay: error:"), err
+    assert not started.exists()  # no bad file started the target

@@ -20,16 +20,16 @@ from typing import Any
 
 from ualink_ref.cli.commands import add_command
 from ualink_ref.cli.options import USAGE, fail, float_range, int_range
-from ualink_ref.errors import ConfigError
+from ualink_ref.errors import ConfigError, UALinkError
 from ualink_ref.testing.difftest import (
     CODECS,
     SubprocessTarget,
     difftest,
-    replay_results,
     write_reproducer,
 )
 from ualink_ref.testing.difftest.api import DISAGREEMENT, MAX_RESTARTS
 from ualink_ref.testing.difftest.lengths import list_lines
+from ualink_ref.testing.difftest.reproducer import read_reproducer, replay_cases
 from ualink_ref.testing.difftest.subprocess_target import DEFAULT_TIMEOUT, split_command
 
 SubParsers = Any
@@ -48,13 +48,13 @@ def _command(text: str) -> str:
     return text
 
 
-def _start(args: argparse.Namespace) -> SubprocessTarget | int:
+def _start(args: argparse.Namespace, command: str = "difftest") -> SubprocessTarget | int:
     """The target, started; or the exit status of its one-line usage error."""
     try:
         return SubprocessTarget(args.target, timeout=args.timeout,
                                 startup_timeout=args.startup_timeout)
     except ConfigError as exc:
-        return fail("difftest", f"--{exc}", USAGE)
+        return fail(command, f"--{exc}", USAGE)
 
 
 def _out_dir(text: str) -> Path | int:
@@ -115,14 +115,23 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 def _cmd_replay(args: argparse.Namespace) -> int:
 
-    if not Path(args.file).is_file():
+    path = Path(args.file)
+    if not path.exists():
         return fail("difftest replay", f"{args.file}: no such file", USAGE)
-    target = _start(args)
+    if not path.is_file():
+        return fail("difftest replay", f"{args.file}: not a file", USAGE)
+    try:  # parsed before the target starts: a bad file costs no start-up
+        cases = read_reproducer(path)
+    except OSError as exc:  # no permission to read it
+        return fail("difftest replay", f"{args.file}: cannot read: {exc.strerror or exc}", USAGE)
+    except UALinkError as exc:  # not a reproducer
+        return fail("difftest replay", str(exc))
+    target = _start(args, "difftest replay")
     if isinstance(target, int):
         return target
     status = AGREE
     with target:
-        for item in replay_results(Path(args.file), target):
+        for item in replay_cases(cases, target):
             if item.fault is not None:
                 print(f"{item.case_id}: {type(item.fault).__name__}: {item.fault}")
                 status = TARGET_FAULT
