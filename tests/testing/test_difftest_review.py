@@ -3,15 +3,26 @@
 from __future__ import annotations
 
 import sys
+import time
+from pathlib import Path
 
 import pytest
 
 from ualink_ref.cli import main
-from ualink_ref.errors import TargetCrashed
+from ualink_ref.errors import TargetCrashed, TargetProtocolError
 from ualink_ref.testing.difftest import SubprocessTarget
 
 ECHO_TWICE_THEN_EXIT = ("import sys\nfor n, line in enumerate(sys.stdin):\n"
                         "    if n == 2:\n        sys.exit(5)\n    print('ERR', flush=True)\n")
+
+
+def late_second_line(marker: Path) -> str:
+    """A target answering its first request twice, the second line a moment after the first
+    (so it arrives after the first was read); it creates ``marker`` once that line is written."""
+    return ("import sys, time\nsys.stdin.readline(); print('ERR', flush=True)\n"
+            "time.sleep(0.2); print('ERR', flush=True)\n"
+            f"open({str(marker)!r}, 'w').close()\n"
+            "for line in sys.stdin:\n    print('ERR', flush=True)\n")
 
 
 def script(code: str) -> list[str]:
@@ -86,3 +97,13 @@ def test_replay_parses_the_file_before_starting_the_target(tmp_path, capsys) -> 
     assert err.count("\n") == 1 and "not a difftest reproducer" in err, err
     assert err.startswith("ualink-ref difftest replay: error:"), err
     assert not started.exists()  # no bad file started the target
+
+
+def test_a_late_second_answer_line_is_a_protocol_error(tmp_path) -> None:
+    marker = tmp_path / "written"
+    with SubprocessTarget(script(late_second_line(marker)), timeout=10) as target:
+        assert target.exchange("00") == "ERR"
+        while not marker.exists():  # the extra line is in the pipe once the marker exists
+            time.sleep(0.01)
+        with pytest.raises(TargetProtocolError, match="more than one line for one request"):
+            target.exchange("00")  # before: the extra line was taken as this request's answer
