@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 import time
 from pathlib import Path
 
@@ -10,7 +11,8 @@ import pytest
 
 from ualink_ref.cli import main
 from ualink_ref.errors import TargetCrashed, TargetProtocolError
-from ualink_ref.testing.difftest import SubprocessTarget
+from ualink_ref.testing.difftest import CODECS, SubprocessTarget
+from ualink_ref.testing.difftest.api import model_outcome
 
 ECHO_TWICE_THEN_EXIT = ("import sys\nfor n, line in enumerate(sys.stdin):\n"
                         "    if n == 2:\n        sys.exit(5)\n    print('ERR', flush=True)\n")
@@ -107,3 +109,37 @@ def test_a_late_second_answer_line_is_a_protocol_error(tmp_path) -> None:
             time.sleep(0.01)
         with pytest.raises(TargetProtocolError, match="more than one line for one request"):
             target.exchange("00")  # before: the extra line was taken as this request's answer
+
+
+def test_only_the_model_s_own_errors_are_verdicts() -> None:
+    codec = CODECS["dl-message"]
+    assert model_outcome(codec, b"\x00").error == "FieldRangeError"  # a UALinkError: a verdict
+
+    def buggy(data: object) -> object:
+        raise ZeroDivisionError("a bug in the model")
+
+    broken = replace(codec, reference=buggy)
+    with pytest.raises(ZeroDivisionError):  # before: Outcome("ZeroDivisionError"), a verdict
+        model_outcome(broken, b"\x00")
+
+
+def test_an_observed_process_target_stays_restartable() -> None:
+    from ualink_ref.testing.coverage import Coverage, coverage_model
+    from ualink_ref.testing.coverage.difftest_hook import observed
+    from ualink_ref.testing.difftest import difftest
+    from ualink_ref.testing.difftest.api import RestartableTarget
+
+    faulty = Path(__file__).with_name("faulty_target.py")
+    cov = Coverage(coverage_model())
+    with SubprocessTarget([sys.executable, str(faulty), "dl", "segfault-short", "640"],
+                          timeout=60) as target:
+        wrapped = observed(target, cov, CODECS["dl"])
+        assert isinstance(wrapped, RestartableTarget)
+        result = difftest("dl", wrapped, seed=3, max_cases=300, max_restarts=2)
+        # before: the wrapper hid the process, so the budget went unenforced and 0 was reported
+        assert result.restarts == target.restarts and 0 < target.restarts <= 2 + 2, (
+            target.restarts, result.summary())
+        assert wrapped.answered == target.answered
+    assert result.failure is not None and result.failure.kind == "TargetCrashed"
+    assert "after 2 target restarts" in result.failure.note  # the budget was enforced
+    assert cov.samples > 0
