@@ -1,10 +1,10 @@
-"""Review findings on difftest's target handling and CLI (issue 27): each test failed before its fix."""
+"""Review findings on difftest's targets and CLI (issue 27): each test failed before its fix."""
 
 from __future__ import annotations
 
 import sys
-from dataclasses import replace
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
