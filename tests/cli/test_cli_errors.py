@@ -55,7 +55,8 @@ BAD: list[tuple[list[str], str]] = [
     (["dl", "decode", "zz"], "not hex"),
     (["difftest", "--layer", "nope", "--target", "true"], "--layer"),
     (["difftest", "--max-cases", "0"], "--max-cases"),
-    (["difftest"], "--layer and --target"),
+    (["difftest"], "--layer is required"),
+    (["difftest", "--layer", "dl"], "--target is required"),
     (["nonsense"], "nonsense"),
 ]
 

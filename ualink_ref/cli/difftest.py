@@ -14,21 +14,22 @@ broke the line protocol.
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 from typing import Any
 
 from ualink_ref.cli.commands import add_command
 from ualink_ref.cli.options import USAGE, fail, float_range, int_range
-from ualink_ref.errors import ConfigError
+from ualink_ref.errors import ConfigError, UALinkError
 from ualink_ref.testing.difftest import (
     CODECS,
     SubprocessTarget,
     difftest,
-    replay_results,
     write_reproducer,
 )
 from ualink_ref.testing.difftest.api import DISAGREEMENT, MAX_RESTARTS
 from ualink_ref.testing.difftest.lengths import list_lines
+from ualink_ref.testing.difftest.reproducer import read_reproducer, replay_cases
 from ualink_ref.testing.difftest.subprocess_target import DEFAULT_TIMEOUT, split_command
 
 SubParsers = Any
@@ -47,13 +48,27 @@ def _command(text: str) -> str:
     return text
 
 
-def _start(args: argparse.Namespace) -> SubprocessTarget | int:
+def _start(args: argparse.Namespace, command: str = "difftest") -> SubprocessTarget | int:
     """The target, started; or the exit status of its one-line usage error."""
     try:
         return SubprocessTarget(args.target, timeout=args.timeout,
                                 startup_timeout=args.startup_timeout)
     except ConfigError as exc:
-        return fail("difftest", f"--{exc}", USAGE)
+        return fail(command, f"--{exc}", USAGE)
+
+
+def _out_dir(text: str) -> Path | int:
+    """``--out``, created if missing and checked writable before the hunt starts (so a bad
+    folder costs no run); or the exit status of its one-line usage error."""
+    out = Path(text)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a file in the way (FileExistsError, NotADirectoryError), no rights
+        return fail("difftest", f"--out {text}: cannot create the folder: "
+                    f"{exc.strerror or exc}", USAGE)
+    if not os.access(out, os.W_OK | os.X_OK):
+        return fail("difftest", f"--out {text}: folder is not writable", USAGE)
+    return out
 
 
 def _needs_hypothesis() -> int | None:
@@ -68,17 +83,22 @@ def _needs_hypothesis() -> int | None:
 
 def _cmd_run(args: argparse.Namespace) -> int:
 
-    if args.list or not args.layer or not args.target:
+    if args.list:
         for name, codec in CODECS.items():
             print(f"{name:16} {'json' if codec.json_input else 'hex ':4} in  {codec.summary}")
             for line in list_lines(name):
                 print(f"{'':21}  {line}")
-        if not args.list:
-            return fail("difftest", "--layer and --target are required (see --help)", USAGE)
         return AGREE
+    for option in ("layer", "target"):
+        if not getattr(args, option):
+            return fail("difftest", f"--{option} is required (--list shows the codecs; "
+                        "see --help)", USAGE)
     missing = _needs_hypothesis()
     if missing is not None:
         return missing
+    out = _out_dir(args.out)
+    if isinstance(out, int):
+        return out
     target = _start(args)
     if isinstance(target, int):
         return target
@@ -88,21 +108,30 @@ def _cmd_run(args: argparse.Namespace) -> int:
     print(result.summary())
     if result.failure is None:
         return AGREE
-    path = write_reproducer(Path(args.out), args.layer, result.failure, args.seed)
+    path = write_reproducer(out, args.layer, result.failure, args.seed)
     print(f"reproducer: {path}")
     return DISAGREE if result.failure.kind == DISAGREEMENT else TARGET_FAULT
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
 
-    if not Path(args.file).is_file():
+    path = Path(args.file)
+    if not path.exists():
         return fail("difftest replay", f"{args.file}: no such file", USAGE)
-    target = _start(args)
+    if not path.is_file():
+        return fail("difftest replay", f"{args.file}: not a file", USAGE)
+    try:  # parsed before the target starts: a bad file costs no start-up
+        cases = read_reproducer(path)
+    except OSError as exc:  # no permission to read it
+        return fail("difftest replay", f"{args.file}: cannot read: {exc.strerror or exc}", USAGE)
+    except UALinkError as exc:  # not a reproducer
+        return fail("difftest replay", str(exc))
+    target = _start(args, "difftest replay")
     if isinstance(target, int):
         return target
     status = AGREE
     with target:
-        for item in replay_results(Path(args.file), target):
+        for item in replay_cases(cases, target):
             if item.fault is not None:
                 print(f"{item.case_id}: {type(item.fault).__name__}: {item.fault}")
                 status = TARGET_FAULT

@@ -27,7 +27,7 @@ from typing import Any
 from ualink_ref.testing.coverage.cases import error, sample_case
 from ualink_ref.testing.coverage.model import Coverage
 from ualink_ref.testing.coverage.wire import sample_pseudo_header
-from ualink_ref.testing.difftest.api import LineTarget, model_outcome
+from ualink_ref.testing.difftest.api import LineTarget, RestartableTarget, model_outcome
 from ualink_ref.testing.difftest.layers import Case, Codec
 from ualink_ref.testing.vectors import load_source
 
@@ -71,9 +71,35 @@ class _ObservedLineTarget:
         return self._target.exchange(line)
 
 
+class _ObservedProcessTarget(_ObservedLineTarget):
+    """An observed :class:`~ualink_ref.testing.difftest.api.RestartableTarget`: it stays one,
+    so difftest still counts what it answered, restarts it and bounds its restarts."""
+
+    def __init__(self, target: RestartableTarget, cov: Coverage, codec: Codec) -> None:
+        super().__init__(target, cov, codec)
+        self._process = target
+
+    @property
+    def answered(self) -> int:
+        """Lines the wrapped target's current process has answered."""
+        return self._process.answered
+
+    @property
+    def restarts(self) -> int:
+        """Processes the wrapped target started after the first."""
+        return self._process.restarts
+
+    def restart(self) -> None:
+        """Restart the wrapped target."""
+        self._process.restart()
+
+
 def observed(target: Callable[[Any], Any] | LineTarget, cov: Coverage,
              codec: Codec) -> Callable[[Any], Any] | LineTarget:
-    """``target``, sampling into ``cov`` every input difftest gives it."""
+    """``target``, sampling into ``cov`` every input difftest gives it (a restartable
+    target stays restartable)."""
+    if isinstance(target, RestartableTarget):
+        return _ObservedProcessTarget(target, cov, codec)
     if isinstance(target, LineTarget):
         return _ObservedLineTarget(target, cov, codec)
     function = target

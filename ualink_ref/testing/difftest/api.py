@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, runtime_checkable
 
-from ualink_ref.errors import ConfigError, TargetProtocolError, TargetTimeout
+from ualink_ref.errors import ConfigError, TargetProtocolError, TargetTimeout, UALinkError
 from ualink_ref.testing.difftest.layers import CODECS, Case, Codec
 from ualink_ref.testing.difftest.lengths import LENGTH_RULES, length_error
 from ualink_ref.testing.difftest.protocol import (
@@ -220,13 +220,16 @@ def model_outcome(codec: Codec, data: Any) -> Outcome:
 
     A length the codec's rule rejects before the library function is asked
     (``lengths.LENGTH_RULES``, the PHY codecs) is answered with the rule's error.
+    Only the ``UALinkError`` family (``ualink_ref/errors.py``) is a verdict: the decoders
+    raise nothing else, so any other exception is a bug in the model and propagates,
+    and no target can "agree" with it.
     """
     wrong = length_error(codec.name, data)
     if wrong is not None:
         return Outcome(wrong, detail=f"{len(data)} bytes; valid: {LENGTH_RULES[codec.name].valid}")
     try:
         result = codec.reference(data)
-    except Exception as exc:
+    except UALinkError as exc:  # the model's verdicts; any other exception is a model bug, raised
         where = getattr(exc, "field", None)
         return Outcome(type(exc).__name__, detail=str(where) if where else "")
     return outcome_of(lambda _: result, None)

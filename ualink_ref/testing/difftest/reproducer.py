@@ -132,8 +132,13 @@ class ReplayResult:
         return not self.differences and self.fault is None
 
 
-def _cases(path: Path) -> list[tuple[str, Codec, Any]]:
-    """(case id, codec, input) of each case of a reproducer; ``VectorFormatError`` if none."""
+#: One case of a reproducer: its id, its codec and its input value.
+ReproducerCase = tuple[str, Codec, Any]
+
+
+def read_reproducer(path: Path) -> list[ReproducerCase]:
+    """(case id, codec, input) of each case of a reproducer file; ``VectorFormatError`` if it
+    is not one (read before any target is started, so a bad file costs no start-up)."""
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
         out = []
@@ -151,8 +156,13 @@ def replay_results(path: Path, target: Any | LineTarget) -> list[ReplayResult]:
     """Re-run every difftest case of a reproducer file against ``target``; a target
     that crashes, hangs or breaks the protocol on a case is that case's ``fault``
     (a subprocess target is restarted for the next case)."""
+    return replay_cases(read_reproducer(path), target)
+
+
+def replay_cases(cases: list[ReproducerCase], target: Any | LineTarget) -> list[ReplayResult]:
+    """:func:`replay_results` for cases already read by :func:`read_reproducer`."""
     out = []
-    for case_id, codec, data in _cases(path):
+    for case_id, codec, data in cases:
         try:
             got = TargetDriver(codec, target).outcome(data)
         except TargetProtocolError as exc:
@@ -178,5 +188,6 @@ def replay(path: Path, target: Any | LineTarget) -> list[tuple[str, list[Differe
     return out
 
 
-__all__ = ["DIFFTEST_FORMAT", "ReplayResult", "fault_document", "replay", "replay_results",
-           "reproducer_document", "write_reproducer"]
+__all__ = ["DIFFTEST_FORMAT", "ReplayResult", "ReproducerCase", "fault_document",
+           "read_reproducer", "replay", "replay_cases", "replay_results", "reproducer_document",
+           "write_reproducer"]

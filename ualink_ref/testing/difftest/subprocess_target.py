@@ -11,7 +11,8 @@ answer is a :class:`~ualink_ref.errors.TargetProtocolError`:
   :class:`~ualink_ref.errors.TargetTimeout` (the process is killed);
 * it closes its output or its input but keeps running, or writes a line that
   is not ASCII, longer than :data:`MAX_LINE_BYTES`, or more than one line for
-  one request: :class:`~ualink_ref.errors.TargetProtocolError`, the line shown.
+  one request (in the same read, or waiting when the next request is due):
+  :class:`~ualink_ref.errors.TargetProtocolError`, the line shown.
 
 After any of these the process is discarded (killed, with its process group,
 if still running) and the next :meth:`~SubprocessTarget.exchange` starts a new
@@ -115,6 +116,8 @@ class SubprocessTarget:
             self.restarts += 1
         proc = self._proc
         assert proc is not None and proc.stdin is not None
+        if self.answered:
+            self._check_nothing_waiting(proc)
         self.exchanges += 1
         try:
             proc.stdin.write(line.encode("ascii") + b"\n")
@@ -124,6 +127,16 @@ class SubprocessTarget:
         response = self._read_line(proc)
         self.answered += 1
         return response
+
+    def _check_nothing_waiting(self, proc: subprocess.Popen[bytes]) -> None:
+        """Output waiting before a request is written answers no request: an extra line for the
+        last one, which arrived after its answer was read (else it would be taken as the next
+        request's answer). End of output is left to the exchange to report (it is sticky)."""
+        assert proc.stdout is not None and self._selector is not None
+        if self._selector.select(0):  # readable now: a read cannot block
+            extra = os.read(proc.stdout.fileno(), 65536)
+            if extra:
+                raise self._bad("more than one line for one request; the extra", extra)
 
     def _read_line(self, proc: subprocess.Popen[bytes]) -> str:
         assert proc.stdout is not None and self._selector is not None
@@ -175,7 +188,9 @@ class SubprocessTarget:
         if self._selector is not None:
             self._selector.close()
             self._selector = None
-        self._buffer = b""
+        # No process runs now: the next one, started on demand, has answered nothing (a stale
+        # count would make the next fault's answered_before wrong and cost a retry).
+        self._buffer, self.answered = b"", 0
         if proc is None:
             return
         if proc.poll() is None:  # still running (and not reaped: its group id is still its own)
