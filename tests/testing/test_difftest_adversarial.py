@@ -10,6 +10,7 @@ import subprocess
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -20,12 +21,13 @@ from hypothesis import Phase, given, settings
 
 from ualink_ref.dl.flit import DLFlit
 from ualink_ref.phy import gf
-from ualink_ref.phy.flits import MODES, decode_flits
+from ualink_ref.phy.flits import MODES, decode_flits, encode_flits
 from ualink_ref.phy.reedsolomon import KP4, LL, ReedSolomonCode
 from ualink_ref.testing import vectors
 from ualink_ref.testing.difftest import CODECS, difftest, replay, write_reproducer
 from ualink_ref.testing.difftest import adversarial as A
 from ualink_ref.testing.difftest.layers import SOURCES, Case, Codec
+from ualink_ref.testing.difftest.lengths import length_error, phy_decode_codec, phy_group
 from ualink_ref.testing.difftest.seeded_bugs import (
     SEEDED,
     DecoderBugs,
@@ -39,12 +41,17 @@ DEFAULT_SEED = 0
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def _decode_sources(mode: str, depth: int) -> Any:
+    return lambda: A.fec_decode_sources(mode, depth)
+
+
 _PHY_SOURCES = {
-    "phy-kp4-decode": lambda: A.fec_decode_sources("kp4"),
-    "phy-ll-decode": lambda: A.fec_decode_sources("ll"),
+    **{phy_decode_codec(m, d): _decode_sources(m, d) for m in ("kp4", "ll") for d in (1, 2, 4)},
     "phy-kp4-encode": lambda: A.fec_encode_sources("kp4"),
     "phy-ll-encode": lambda: A.fec_encode_sources("ll"),
 }
+#: The interleaved decode codecs: (mode, interleave).
+INTERLEAVED = [("kp4", 2), ("kp4", 4), ("ll", 2), ("ll", 4)]
 
 
 def _only(codec: str, label: str) -> Codec:
@@ -159,6 +166,56 @@ def test_boundary_bursts_cross_a_codeword_boundary(mode: str) -> None:
     assert any(crossed)
 
 
+@pytest.mark.parametrize(("mode", "depth"), INTERLEAVED)
+def test_interleave_helpers_are_the_wire_layout(mode: str, depth: int) -> None:
+    """interleave_symbols puts symbol i of codeword j at wire symbol i*N + j, as
+    encode_flits does at interleave N; deinterleave_symbols undoes it."""
+    code = MODES[mode].code
+    assert code is not None
+    _codewords_n, flits = phy_group(mode, depth)
+    data = random.Random(depth).randbytes(640 * flits)
+    words, wire = encode_flits(data, mode, 1), encode_flits(data, mode, depth)
+    assert A.interleave_symbols(words, code.n, depth) == wire
+    assert A.deinterleave_symbols(wire, code.n, depth) == words
+    assert A.interleave_symbols(words, code.n, depth) != words  # the check can fail
+
+
+@pytest.mark.parametrize(("mode", "depth"), INTERLEAVED)
+def test_interleaved_bursts_spread_over_the_codewords(mode: str, depth: int) -> None:
+    """A boundary_burst of an interleaved codec is a run of consecutive wire symbols (the
+    changed ones lie within N(t+1) wire symbols, wrapping at the group's ends) that puts at
+    most t+1 symbols in each codeword; some cases hold more than t changed symbols in all
+    and at most t in every codeword: the model corrects them (interleave saves them), a
+    decoder that counts over the group does not."""
+    code = MODES[mode].code
+    assert code is not None
+    strategy = dict(A.fec_decode_sources(mode, depth))["boundary_burst"]
+    saved = []
+
+    @settings(max_examples=40)
+    @given(strategy)
+    def check(wire: bytes) -> None:
+        total = depth * code.n
+        assert len(wire) == total * 10 // 8
+        assert A.interleave_symbols(A.deinterleave_symbols(wire, code.n, depth), code.n,
+                                    depth) == wire
+        result = decode_flits(wire, mode, depth)
+        sent = encode_flits(result.flits, mode, depth)
+        if result.uncorrectable.any():
+            return
+        changed = [s for s in range(total) if A.read_symbol(wire, s) != A.read_symbol(sent, s)]
+        per_codeword = [sum(1 for s in changed if s % depth == j) for j in range(depth)]
+        assert max(per_codeword, default=0) <= code.t
+        if changed:  # one run, possibly wrapping: the largest gap leaves < N(t+1) symbols
+            gaps = [(changed[(i + 1) % len(changed)] - s) % total or total
+                    for i, s in enumerate(changed)]
+            assert total - max(gaps) < depth * (code.t + 1), changed
+        saved.append(len(changed) > code.t)
+
+    check()
+    assert any(saved)
+
+
 def test_spare_edge_sets_bits_only_beside_the_spare_bits() -> None:
     strategy = dict(A.fec_encode_sources("ll"))["spare_edge"]
     inner = ((1 << 2540) - 1) & ~((1 << 20) - 1)  # a chunk's bits 20..2539
@@ -208,6 +265,8 @@ def test_every_adversarial_label_is_a_source() -> None:
                         "spare_set"}),
     ("phy-ll-decode", {"pad_miscorrect", "t_plus_1", "parity_errors", "boundary_burst",
                        "spare_set"}),
+    *((phy_decode_codec(m, d), {"pad_miscorrect", "t_plus_1", "parity_errors",
+                                "boundary_burst", "spare_set"}) for m, d in INTERLEAVED),
     ("phy-kp4-encode", {"spare_edge"}),
     ("dl", {"rule_boundary"}),
     ("dl-encode", {"boundary", "out_of_range", "unknown_enum"}),
@@ -234,13 +293,36 @@ def test_model_against_itself_with_the_new_sources(codec: str, labels: set[str])
     assert labels <= drawn, labels - drawn
 
 
-@pytest.mark.parametrize("mode", ["kp4", "ll"])
-def test_sample_decoder_without_bugs_agrees_with_the_model(mode: str) -> None:
+@pytest.mark.parametrize(("mode", "depth", "cases"),
+                         [("kp4", 1, 300), ("ll", 1, 300), ("kp4", 2, 100), ("kp4", 4, 60),
+                          ("ll", 2, 100), ("ll", 4, 100)])
+def test_sample_decoder_without_bugs_agrees_with_the_model(mode: str, depth: int,
+                                                           cases: int) -> None:
     """The textbook decoder the seeded FEC bugs are made from is right when no check is
-    off: every difference a seeded decoder shows comes from its one bug."""
-    result = difftest(f"phy-{mode}-decode", SampleFlitDecoder(mode), seed=DEFAULT_SEED,
-                      max_cases=300)
+    off: every difference a seeded decoder shows comes from its one bug (interleaved: it
+    de-interleaves by its own rule, adversarial.deinterleave_symbols)."""
+    result = difftest(phy_decode_codec(mode, depth), SampleFlitDecoder(mode, interleave=depth),
+                      seed=DEFAULT_SEED, max_cases=cases)
     assert result.ok, result.summary()
+
+
+@pytest.mark.parametrize("name", [n for n in CODECS if n.startswith("phy-")])
+def test_phy_vector_only_for_a_valid_length(name: str) -> None:
+    """A PHY codec maps an input onto a golden-vector case only at the length its rule
+    accepts (other lengths difftest answers itself); that case's received wire is the input."""
+    codec = CODECS[name]
+    good = next(n for n in range(0, 3000, 10) if length_error(name, bytes(n)) is None)
+    for n in (0, good - 1, good + 1, 2 * good, 3 * good):
+        assert codec.vector(bytes(n)) is None, n
+    data = random.Random(7).randbytes(good)
+    mapped = codec.vector(data)
+    assert mapped is not None
+    kind, inputs = mapped
+    expected = vectors.load_source("phy").compute(kind, inputs)
+    if kind == "flit_encode":
+        assert inputs["flits"] == data.hex()
+    else:
+        assert kind == "flit_decode" and expected["wire"] == data.hex()
 
 
 # -- each seeded bug: found with default settings, shrunk, reproducible --------------------
@@ -249,7 +331,7 @@ def test_sample_decoder_without_bugs_agrees_with_the_model(mode: str) -> None:
 FEC_CLASSES = [name for name, s in SEEDED.items() if s.codec.startswith("phy-")]
 #: The seeded bugs whose search and shrink take more than a few seconds (the textbook
 #: decoder in Python on KP4 words; the kp4 cases shrink two flits).
-SLOW = {"kp4-root-count-unchecked", "ll-root-count-unchecked",
+SLOW = {"kp4-root-count-unchecked", "ll-root-count-unchecked", "kp4-counter-not-reset",
         "ll-counter-not-reset", "tl-flit-owed-3-bits"}
 
 

@@ -22,7 +22,12 @@ from ualink_ref.phy.channel import apply_bit_errors
 from ualink_ref.phy.flits import decode_flits, encode_flits
 from ualink_ref.testing.difftest import CODECS, LENGTH_RULES, Codec, LengthRule
 from ualink_ref.testing.difftest.api import model_outcome
-from ualink_ref.testing.difftest.lengths import markdown_table
+from ualink_ref.testing.difftest.lengths import (
+    PHY_INTERLEAVES,
+    markdown_table,
+    phy_decode_codec,
+    phy_group,
+)
 from ualink_ref.tl.fields import SECTOR_BYTES, SECTORS, encode_field
 
 SPEC = Path(__file__).resolve().parents[2] / "specs" / "difftest.md"
@@ -77,9 +82,9 @@ def probe_inputs(name: str, seen: list[bytes]) -> list[bytes]:
     return out
 
 
-def _library_decode(mode: str) -> Any:
+def _library_decode(mode: str, interleave: int = 1) -> Any:
     def decode(data: bytes) -> dict[str, Any]:
-        r = decode_flits(data, mode, 1)
+        r = decode_flits(data, mode, interleave)
         return {"flit": r.flits.hex(), "corrected": int(r.corrected.sum()),
                 "uncorrectable": bool(r.uncorrectable.any())}
     return decode
@@ -91,7 +96,8 @@ def _library_encode(mode: str) -> Any:
 
 #: The library function under each codec whose rule narrows it.
 _LIBRARY: dict[str, Any] = {
-    **{f"phy-{m}-decode": _library_decode(m) for m in ("kp4", "ll")},
+    **{phy_decode_codec(m, d): _library_decode(m, d) for m in ("kp4", "ll")
+       for d in PHY_INTERLEAVES},
     **{f"phy-{m}-encode": _library_encode(m) for m in ("kp4", "ll")},
 }
 
@@ -173,6 +179,26 @@ def test_phy_library_takes_whole_flits_and_difftest_one(mode: str) -> None:
         with pytest.raises(EncodeError):
             encode.reference(data)
         encode_flits(data, mode, 1)  # the library accepts it
+
+
+@pytest.mark.parametrize(("mode", "depth"), [("kp4", 2), ("kp4", 4), ("ll", 2), ("ll", 4)])
+def test_interleaved_library_takes_whole_groups_and_difftest_one(mode: str, depth: int) -> None:
+    """The interleaved decode codecs narrow ``decode_flits(.., interleave=N)`` (any whole
+    number of groups) to one group: N codewords, N flits for kp4, N/2 for ll; the answer is
+    the group's flits, ``corrected`` summed and ``uncorrectable`` OR-ed."""
+    _codewords, flits = phy_group(mode, depth)
+    clean = encode_flits(bytes(640 * flits), mode, depth)
+    damaged = apply_bit_errors(clean, [0, 100, 200])
+    codec = CODECS[phy_decode_codec(mode, depth)]
+    answer = codec.reference(damaged)
+    library = decode_flits(damaged, mode, depth)
+    assert answer == {"flit": bytes(640 * flits).hex(), "corrected": 3,
+                      "uncorrectable": False} and int(library.corrected.sum()) == 3
+    for data in (b"", clean * 2, clean[:-1], clean + bytes(1)):
+        assert model_outcome(codec, data).verdict == "TruncatedError"
+        with pytest.raises(TruncatedError):
+            codec.reference(data)
+    assert decode_flits(clean * 2, mode, depth).ok  # the library accepts two groups
 
 
 def test_spec_table_is_the_rules() -> None:

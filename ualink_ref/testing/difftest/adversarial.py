@@ -8,7 +8,10 @@ coverage", says why each source is here). Every ``*_sources`` function below ret
 itself; ``layers`` wraps them into its ``Case`` values and mixes them into each
 codec's inputs, so they are on by default.
 
-FEC decode (both codes, interleave 1, the only interleave of the codec list):
+FEC decode (both codes; at interleave N > 1 the codec's request is one
+interleave group, :func:`ualink_ref.testing.difftest.lengths.phy_group`, and
+every source but ``boundary_burst`` builds the group's codewords back to back,
+then interleaves them, :func:`interleave_symbols`):
 
 * ``pad_miscorrect``: a received word more than t symbols from the codeword
   sent but within t of a codeword of the *full-length* (1023-symbol) code
@@ -23,7 +26,12 @@ FEC decode (both codes, interleave 1, the only interleave of the codec list):
 * ``boundary_burst``: a burst of consecutive wire symbols across a codeword
   boundary (LL: between the two codewords of a flit; KP4, one codeword a flit:
   wrapping the codeword's last and first symbols), each symbol stuck at
-  0x000 / 0x3ff like a lost lane, or inverted.
+  0x000 / 0x3ff like a lost lane, or inverted. At interleave N every two
+  consecutive wire symbols belong to different codewords, so the burst (2..N(t+1)
+  wire symbols, wrapping at the group's ends) straddles the boundaries between
+  the interleaved codewords and puts about B/N symbols in each: correctable
+  where B/N <= t (what interleave is for), if the decoder de-interleaves right
+  and keeps no state from one codeword to the next.
 * ``spare_set``: a true codeword whose spare message bits are not zero, plus
   0..t errors elsewhere (the model flags it: spare bits must be zero).
 
@@ -50,6 +58,7 @@ from ualink_ref.dl.segments import SEGMENT_OFFSETS
 from ualink_ref.phy import gf
 from ualink_ref.phy.flits import FLIT_BYTES, MODES, encode_flits
 from ualink_ref.phy.reedsolomon import ReedSolomonCode
+from ualink_ref.testing.difftest.lengths import phy_group
 from ualink_ref.tl.fields import COMMANDS, FORMATS, SECTORS, STATUS_NAMES, FType, encode_field
 
 #: Labels these sources add to ``SOURCES`` (``reserved``, ``unknown_enum`` and
@@ -135,6 +144,21 @@ def read_symbol(wire: bytes, index: int) -> int:
     return int.from_bytes(wire, "little") >> (gf.M * index) & gf.ORDER
 
 
+def interleave_symbols(words: bytes, n: int, depth: int) -> bytes:
+    """``depth`` codewords of ``n`` symbols, back to back, as they go on the wire: symbol i
+    of codeword j at wire symbol i*depth + j (specs/phy.md, "Interleave")."""
+    rows = np.frombuffer(words, np.uint8).reshape(depth, -1)
+    symbols = gf.bytes_to_symbols(rows, n)  # (depth, n)
+    return gf.symbols_to_bytes(symbols.T.reshape(1, depth * n)).tobytes()
+
+
+def deinterleave_symbols(wire: bytes, n: int, depth: int) -> bytes:
+    """Inverse of :func:`interleave_symbols`: the ``depth`` codewords of one interleave
+    group, back to back (wire symbol s is symbol s // depth of codeword s % depth)."""
+    symbols = gf.bytes_to_symbols(np.frombuffer(wire, np.uint8).reshape(1, -1), depth * n)
+    return gf.symbols_to_bytes(symbols.reshape(n, depth).T).tobytes()
+
+
 # -- FEC decode --------------------------------------------------------------------------
 
 
@@ -144,14 +168,20 @@ def _code_of(mode: str) -> tuple[ReedSolomonCode, int]:
     return code, MODES[mode].codewords_per_flit
 
 
-def fec_decode_sources(mode: str) -> list[Source]:
-    """The five adversarial sources of the ``phy-<mode>-decode`` codec (module docstring)."""
+def fec_decode_sources(mode: str, interleave: int = 1) -> list[Source]:
+    """The five adversarial sources of the PHY decode codec of ``mode`` at ``interleave``
+    (``phy-<mode>-decode``, ``phy-<mode>-il<N>-decode``; module docstring)."""
     st = _st()
     code, per_flit = _code_of(mode)
     n, k, t = code.n, code.k, code.t
-    flit = st.binary(min_size=FLIT_BYTES, max_size=FLIT_BYTES)
+    codewords, flits = phy_group(mode, interleave)
+    flit = st.binary(min_size=flits * FLIT_BYTES, max_size=flits * FLIT_BYTES)
+    # The request's codewords back to back (the wire at interleave 1).
     wire = flit.map(lambda f: encode_flits(f, mode, 1))
-    which = st.integers(0, per_flit - 1)  # codeword of the flit that is hit
+    which = st.integers(0, codewords - 1)  # codeword of the request that is hit
+
+    def on_wire(words: bytes) -> bytes:
+        return words if interleave == 1 else interleave_symbols(words, n, interleave)
     values = st.integers(1, gf.ORDER)
 
     @st.composite  # type: ignore[untyped-decorator]
@@ -202,22 +232,27 @@ def fec_decode_sources(mode: str) -> list[Source]:
         after = draw(st.integers(1, t + 1))
         boundary = n * draw(st.integers(1, per_flit - 1)) if per_flit > 1 else 0
         positions = [(boundary + i) % (n * per_flit) for i in range(-before, after)]
-        how = draw(st.sampled_from(("stuck0", "stuck1", "invert")))
-        errors = {}
-        for s in positions:
-            old = read_symbol(clean, s)
-            new = {"stuck0": 0, "stuck1": gf.ORDER, "invert": old ^ gf.ORDER}[how]
-            if new != old:
-                errors[s] = old ^ new
-        return xor_symbols(clean, errors)
+        return _burst(clean, positions, draw(st.sampled_from(("stuck0", "stuck1", "invert"))))
+
+    @st.composite  # type: ignore[untyped-decorator]
+    def interleaved_burst(draw: Any) -> bytes:
+        # Consecutive wire symbols of one interleave group: wire symbol s belongs to
+        # codeword s % N, so each codeword gets at most t+1 of the at most N(t+1).
+        clean = draw(flit.map(lambda f: encode_flits(f, mode, interleave)))
+        half = interleave * (t + 1) // 2
+        before = draw(st.integers(1, half))  # wire symbols before the boundary drawn
+        after = draw(st.integers(1, half))
+        boundary = draw(st.integers(0, interleave * n - 1))
+        return _burst(clean, [(boundary + i) % (interleave * n) for i in range(-before, after)],
+                      draw(st.sampled_from(("stuck0", "stuck1", "invert"))))
 
     @st.composite  # type: ignore[untyped-decorator]
     def spare_set(draw: Any) -> bytes:
         data = draw(flit)
         chunk = FLIT_BYTES // per_flit
         words = []
-        set_in = draw(st.sets(st.integers(0, per_flit - 1), min_size=1))
-        for c in range(per_flit):
+        set_in = draw(st.sets(st.integers(0, codewords - 1), min_size=1))
+        for c in range(codewords):
             message = gf.bytes_to_symbols(np.frombuffer(data[c * chunk:(c + 1) * chunk],
                                                         np.uint8), k).astype(np.int64)
             if c in set_in:  # the spare bits are the last 2 message symbols (20 bits)
@@ -231,9 +266,23 @@ def fec_decode_sources(mode: str) -> list[Source]:
         base = n * draw(which)
         return xor_symbols(received, {base + i: draw(values) for i in where})
 
-    return [("pad_miscorrect", pad_miscorrect()), ("t_plus_1", t_plus_1()),
-            ("parity_errors", parity_errors()), ("boundary_burst", boundary_burst()),
-            ("spare_set", spare_set())]
+    burst = boundary_burst() if interleave == 1 else interleaved_burst()
+    return [("pad_miscorrect", pad_miscorrect().map(on_wire)),
+            ("t_plus_1", t_plus_1().map(on_wire)),
+            ("parity_errors", parity_errors().map(on_wire)), ("boundary_burst", burst),
+            ("spare_set", spare_set().map(on_wire))]
+
+
+def _burst(clean: bytes, positions: list[int], how: str) -> bytes:
+    """``clean`` with its wire symbols at ``positions`` stuck at 0x000 (``stuck0``), at
+    0x3ff (``stuck1``) or inverted (``invert``)."""
+    errors = {}
+    for s in positions:
+        old = read_symbol(clean, s)
+        new = {"stuck0": 0, "stuck1": gf.ORDER, "invert": old ^ gf.ORDER}[how]
+        if new != old:
+            errors[s] = old ^ new
+    return xor_symbols(clean, errors)
 
 
 # -- FEC encode --------------------------------------------------------------------------
@@ -515,7 +564,8 @@ def tl_flit_sources() -> list[Source]:
             ("boundary", st.tuples(most, second).map(lambda hd: hd[0] + hd[1]))]
 
 
-__all__ = ["ADVERSARIAL_SOURCES", "FULL_LENGTH", "Source", "dl_encode_sources",
-           "dl_flit_sources", "dl_message_sources", "fec_decode_sources",
-           "fec_encode_sources", "full_length_null_word", "read_symbol", "syndromes",
+__all__ = ["ADVERSARIAL_SOURCES", "FULL_LENGTH", "Source", "deinterleave_symbols",
+           "dl_encode_sources", "dl_flit_sources", "dl_message_sources",
+           "fec_decode_sources", "fec_encode_sources", "full_length_null_word",
+           "interleave_symbols", "read_symbol", "syndromes",
            "tl_field_sources", "tl_flit_sources", "xor_symbols"]

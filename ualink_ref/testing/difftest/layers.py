@@ -31,6 +31,13 @@ from ualink_ref.phy import gf
 from ualink_ref.phy.channel import apply_bit_errors
 from ualink_ref.phy.flits import FLIT_BYTES, MODES, decode_flits, encode_flits
 from ualink_ref.testing.difftest import adversarial as ADV
+from ualink_ref.testing.difftest.lengths import (
+    PHY_INTERLEAVES,
+    check_length,
+    length_error,
+    phy_decode_codec,
+    phy_group,
+)
 from ualink_ref.testing.difftest.protocol import Difference
 from ualink_ref.tl.fields import FORMATS, decode_field, encode_field
 from ualink_ref.tl.flit import dissect, view_to_json
@@ -113,10 +120,10 @@ def _raw(length: int) -> Any:
 
 
 def _phy_encode(mode: str) -> Codec:
+    name = f"phy-{mode}-encode"
+
     def reference(data: bytes) -> bytes:
-        # One flit a request (specs/difftest.md "Lengths"); encode_flits takes any number.
-        if len(data) != FLIT_BYTES:
-            raise EncodeError(f"a request is one {FLIT_BYTES}-byte flit, got {len(data)} bytes")
+        check_length(name, data)  # one flit a request; encode_flits takes any number
         return encode_flits(data, mode, 1)
 
     def strategy() -> Any:
@@ -130,9 +137,11 @@ def _phy_encode(mode: str) -> Codec:
                          *_labelled(ADV.fec_encode_sources(mode)))
 
     def vector(data: bytes) -> tuple[str, dict[str, Any]] | None:
+        if length_error(name, data):
+            return None  # a length difftest answers itself is no case of encode_flits
         return "flit_encode", {"mode": mode, "interleave": 1, "flits": data.hex()}
 
-    return Codec(f"phy-{mode}-encode", "phy",
+    return Codec(name, "phy",
                  f"640-byte flit -> {mode} wire bytes (interleave 1)", False, strategy,
                  reference, vector, _symbol_locator(mode))
 
@@ -167,55 +176,64 @@ def _symbol_locator(mode: str) -> Callable[[bytes, bytes], list[Difference]]:
     return locate
 
 
-def _phy_decode(mode: str) -> Codec:
+def _phy_decode(mode: str, interleave: int = 1) -> Codec:
+    """``phy-<mode>-decode`` (one flit a request) or, at ``interleave`` 2 or 4,
+    ``phy-<mode>-il<N>-decode`` (one interleave group a request, lengths.phy_group)."""
+    name = phy_decode_codec(mode, interleave)
+    fec = MODES[mode]
+    code = fec.code
+    assert code is not None
+    codewords, flits = phy_group(mode, interleave)
+    wire_bytes = flits * fec.wire_bytes_per_flit
+
     def reference(data: bytes) -> dict[str, Any]:
-        # One flit a request (specs/difftest.md "Lengths"); decode_flits takes any number.
-        wire_bytes = MODES[mode].wire_bytes_per_flit
-        if len(data) != wire_bytes:
-            raise TruncatedError("wire", wire_bytes, len(data))
-        r = decode_flits(data, mode, 1)
+        check_length(name, data)  # one flit / group a request; decode_flits takes any number
+        r = decode_flits(data, mode, interleave)
         return {"flit": r.flits.hex(), "corrected": int(r.corrected.sum()),
                 "uncorrectable": bool(r.uncorrectable.any())}
 
     def strategy() -> Any:
 
         st = _st()
-        fec = MODES[mode]
-        code = fec.code
-        assert code is not None
         t = (code.n - code.k) // 2
-        wire = st.binary(min_size=640, max_size=640).map(lambda f: encode_flits(f, mode, 1))
+        wire = st.binary(min_size=flits * FLIT_BYTES, max_size=flits * FLIT_BYTES).map(
+            lambda f: encode_flits(f, mode, interleave))
 
         @st.composite  # type: ignore[untyped-decorator]
         def with_errors(draw: Any) -> Case:
             clean = bytearray(draw(wire))
             count = draw(st.integers(0, t + 2))
-            for sym in draw(st.lists(st.integers(0, fec.codewords_per_flit * code.n - 1),
+            for sym in draw(st.lists(st.integers(0, codewords * code.n - 1),
                                      min_size=count, max_size=count, unique=True)):
                 bit = 10 * sym + draw(st.integers(0, 9))
                 clean[bit // 8] ^= 1 << (bit % 8)
             return Case("symbol_errors", bytes(clean))
 
         return st.one_of(wire.map(lambda b: Case("valid", b)), with_errors(),
-                         *_near_valid(wire, max_extra=4), _raw(680),
-                         *_labelled(ADV.fec_decode_sources(mode)))
+                         *_near_valid(wire, max_extra=4), _raw(wire_bytes),
+                         *_labelled(ADV.fec_decode_sources(mode, interleave)))
 
     def vector(data: bytes) -> tuple[str, dict[str, Any]] | None:
-
-        if not data or len(data) % 680:
-            return None
-        # Any 640 bytes per flit will do (the first 640 wire bytes of each flit: for kp4
-        # its flit bits); the errors are then the bits that differ from their encoding.
-        flits = b"".join(data[i:i + 640] for i in range(0, len(data), 680))
-        clean = encode_flits(flits, mode, 1)
+        if length_error(name, data):
+            return None  # a length difftest answers itself is no case of decode_flits
+        # Any flit bits will do: the received ones (each codeword's first chunk bytes,
+        # after de-interleaving); the errors are then the bits that differ from their
+        # encoding, so the vector's received wire is exactly ``data``.
+        words = data if interleave == 1 else ADV.deinterleave_symbols(data, code.n, interleave)
+        size = code.codeword_bytes
+        sent = b"".join(words[c * size:c * size + fec.chunk_bytes] for c in range(codewords))
+        clean = encode_flits(sent, mode, interleave)
         bits = [8 * i + b for i in range(len(data)) for b in range(8)
                 if (clean[i] ^ data[i]) >> b & 1]
-        return "flit_decode", {"mode": mode, "interleave": 1, "flits": flits.hex(),
+        return "flit_decode", {"mode": mode, "interleave": interleave, "flits": sent.hex(),
                                "error_bits": _vector_bit_positions(bits)}
 
-    return Codec(f"phy-{mode}-decode", "phy",
-                 f"{mode} wire bytes (680) -> corrected flit, symbols corrected, flag", False,
-                 strategy, reference, vector)
+    if interleave == 1:
+        summary = f"{mode} wire bytes ({wire_bytes}) -> corrected flit, symbols corrected, flag"
+    else:
+        summary = (f"{mode} wire bytes of one {interleave}-way interleave group ({wire_bytes}) "
+                   "-> corrected flits, symbols corrected (summed), flag (OR)")
+    return Codec(name, "phy", summary, False, strategy, reference, vector)
 
 
 def _vector_bit_positions(lsb_first: list[int]) -> list[int]:
@@ -477,7 +495,8 @@ def _no_vector(data: Any) -> tuple[str, dict[str, Any]] | None:
 
 def _build() -> dict[str, Codec]:
     codecs = [
-        _phy_encode("kp4"), _phy_decode("kp4"), _phy_encode("ll"), _phy_decode("ll"),
+        *(c for mode in ("kp4", "ll") for c in (
+            _phy_encode(mode), *(_phy_decode(mode, depth) for depth in PHY_INTERLEAVES))),
         Codec("dl", "dl", "DL flit decode: 640 bytes -> fields (as dl.json flit_decode)", False,
               lambda: _dl_inputs(header_reserved=False), _dl_decode_reference,
               _dl_decode_vector),

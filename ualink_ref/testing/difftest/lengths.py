@@ -6,12 +6,15 @@ rules (:func:`list_lines`); ``tests/testing/test_difftest_lengths.py`` checks
 every rule against what the model does with inputs of every length.
 
 One request carries one unit: one flit, one message word, one field, one
-record. The PHY codecs are the one place where the difftest codec accepts
-fewer lengths than the library function it calls (``narrows``):
-``phy.flits.encode_flits`` / ``decode_flits`` take any whole number of flits
-(0 included) at once, and difftest asks one flit per request (project choice,
-reason in the spec: a hardware or C decoder handles one flit; batching would
-make every harness loop and invent an answer for zero flits).
+record; for an interleaved PHY decode codec, one interleave group. The PHY
+codecs are the one place where the difftest codec accepts fewer lengths than
+the library function it calls (``narrows``): ``phy.flits.encode_flits`` /
+``decode_flits`` take any whole number of flits (of interleave groups) at once
+(0 included), and difftest asks one flit, or one group, per request (project
+choice, reason in the spec: a hardware or C decoder handles one flit or one
+group; batching would make every harness loop and invent an answer for zero
+flits). :func:`check_length` raises the rule's error: the codecs' references
+and the seeded-bug targets apply the rule through it, so it is written once.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from ualink_ref.capture.format import (
     PSEUDO_HEADER_BYTES,
     RECORD_KINDS,
 )
-from ualink_ref.errors import DecodeError
+from ualink_ref.errors import DecodeError, EncodeError, TruncatedError
 from ualink_ref.sizes import DL_FLIT_BYTES, TL_FLIT_BYTES, WIRE_BYTES_PER_FLIT
 from ualink_ref.tl.fields import FTYPE_NAMES, SECTOR_BYTES, SECTORS
 
@@ -37,6 +40,27 @@ MESSAGE_BYTES = 4
 #: Wire bytes of one flit in the PHY codecs' FEC modes (interleave 1).
 PHY_WIRE_BYTES = WIRE_BYTES_PER_FLIT["kp4"]
 assert WIRE_BYTES_PER_FLIT["ll"] == PHY_WIRE_BYTES  # both PHY codecs share the one rule
+#: Reed-Solomon codewords per flit in each PHY codec's FEC mode (specs/phy.md, "Flit <->
+#: codeword mapping"; ``phy.flits.MODES``, not imported here: it brings numpy).
+CODEWORDS_PER_FLIT = {"kp4": 1, "ll": 2}
+#: Interleave depths of the PHY decode codecs (specs/phy.md, "Interleave").
+PHY_INTERLEAVES = (1, 2, 4)
+
+
+def phy_decode_codec(mode: str, interleave: int) -> str:
+    """The name of the PHY decode codec of ``mode`` at ``interleave``: ``phy-kp4-decode``
+    (interleave 1), ``phy-kp4-il2-decode``, ``phy-ll-il4-decode``, ..."""
+    return f"phy-{mode}-decode" if interleave == 1 else f"phy-{mode}-il{interleave}-decode"
+
+
+def phy_group(mode: str, interleave: int) -> tuple[int, int]:
+    """``(codewords, flits)`` of one request of the PHY decode codec: one interleave
+    group of ``interleave`` codewords (symbol i of codeword j at wire symbol i*N + j,
+    specs/phy.md), or at interleave 1 one flit; never less than one flit (LL's two
+    codewords a flit: its 2-way group is one flit, its 4-way group two)."""
+    per_flit = CODEWORDS_PER_FLIT[mode]
+    codewords = max(per_flit, interleave)
+    return codewords, codewords // per_flit
 
 
 @dataclass(frozen=True)
@@ -58,6 +82,9 @@ class LengthRule:
     wrong_length: Callable[[Any], str | None]
     answer: str = "json"
     narrows: bool = False
+    #: The one valid length, in bytes, of a rule that ``narrows`` (what :func:`check_length`
+    #: names in its error).
+    size: int | None = None
 
 
 def _exactly(size: int, error: str) -> Callable[[Any], str | None]:
@@ -116,11 +143,22 @@ def _build() -> dict[str, LengthRule]:
         rules.append(LengthRule(
             f"phy-{mode}-encode", f"{DL_FLIT_BYTES} bytes (one flit)",
             "EncodeError, 0 bytes and 2 or more flits included (one request is one flit)",
-            _exactly(DL_FLIT_BYTES, "EncodeError"), answer="hex", narrows=True))
+            _exactly(DL_FLIT_BYTES, "EncodeError"), answer="hex", narrows=True,
+            size=DL_FLIT_BYTES))
         rules.append(LengthRule(
             f"phy-{mode}-decode", f"{PHY_WIRE_BYTES} bytes (one flit's wire bytes)",
             "TruncatedError, 0 bytes and 2 or more flits included (one request is one flit)",
-            _exactly(PHY_WIRE_BYTES, "TruncatedError"), narrows=True))
+            _exactly(PHY_WIRE_BYTES, "TruncatedError"), narrows=True, size=PHY_WIRE_BYTES))
+        for depth in PHY_INTERLEAVES[1:]:
+            codewords, flits = phy_group(mode, depth)
+            size = flits * PHY_WIRE_BYTES
+            rules.append(LengthRule(
+                phy_decode_codec(mode, depth),
+                f"{size} bytes (one {depth}-way interleave group: {codewords} codewords, "
+                f"{flits} flit{'s' if flits > 1 else ''})",
+                "TruncatedError, 0 bytes and 2 or more groups included (one request is one "
+                "interleave group)", _exactly(size, "TruncatedError"), narrows=True,
+                size=size))
     rules += [
         LengthRule("dl", f"{DL_FLIT_BYTES} bytes", "TruncatedError",
                    _exactly(DL_FLIT_BYTES, "TruncatedError")),
@@ -160,6 +198,19 @@ def length_error(codec: str, data: Any) -> str | None:
     return rule.wrong_length(data)
 
 
+def check_length(codec: str, data: Any) -> None:
+    """Raise the error the codec's rule answers for the length of ``data``
+    (:func:`length_error`), the library's own for that error class: ``TruncatedError``
+    (decode) or ``EncodeError`` (encode); return when the length is valid."""
+    wrong = length_error(codec, data)
+    if wrong is None:
+        return
+    rule = LENGTH_RULES[codec]
+    if wrong == "EncodeError":
+        raise EncodeError(f"{codec}: a request is {rule.valid}, got {len(data)} bytes")
+    raise TruncatedError(codec, rule.size if rule.size is not None else rule.valid, len(data))
+
+
 def markdown_table() -> str:
     """The "Lengths" table of ``specs/difftest.md`` (the spec holds exactly this text)."""
     rows = ["| Codec | Valid input length | Any other length | Accepted answer |",
@@ -175,4 +226,6 @@ def list_lines(codec: str) -> list[str]:
     return [f"length: {rule.valid}", f"else:   {rule.otherwise}"]
 
 
-__all__ = ["LENGTH_RULES", "LengthRule", "length_error", "list_lines", "markdown_table"]
+__all__ = ["CODEWORDS_PER_FLIT", "LENGTH_RULES", "PHY_INTERLEAVES", "LengthRule",
+           "check_length", "length_error", "list_lines", "markdown_table", "phy_decode_codec",
+           "phy_group"]

@@ -31,11 +31,13 @@ from ualink_ref.dl.crc import CRC_COVERAGE, crc32_bytes
 from ualink_ref.dl.flit import capacity
 from ualink_ref.dl.formats import COMMAND_HEADER, SEGMENT_HEADER
 from ualink_ref.dl.segments import SEGMENT_OFFSETS
-from ualink_ref.errors import EncodeError, ReservedBitsError, TruncatedError
+from ualink_ref.errors import EncodeError, ReservedBitsError
 from ualink_ref.phy import gf
 from ualink_ref.phy.flits import FLIT_BYTES, MODES
 from ualink_ref.phy.reedsolomon import ReedSolomonCode
+from ualink_ref.testing.difftest.adversarial import deinterleave_symbols
 from ualink_ref.testing.difftest.layers import CODECS
+from ualink_ref.testing.difftest.lengths import check_length, phy_decode_codec
 from ualink_ref.testing.difftest.protocol import Outcome, outcome_of
 from ualink_ref.testing.difftest.reference_target import serve
 
@@ -163,20 +165,27 @@ class SampleDecoder:
 
 @dataclass(frozen=True)
 class SampleFlitDecoder:
-    """``phy-<mode>-decode`` (interleave 1) on a :class:`SampleDecoder`: wire bytes in,
-    the codec's JSON fields out (specs/phy.md, "Flit <-> codeword mapping")."""
+    """``phy-<mode>-decode`` (``interleave`` 1) or ``phy-<mode>-il<N>-decode`` on a
+    :class:`SampleDecoder`: wire bytes in, the codec's JSON fields out (specs/phy.md,
+    "Flit <-> codeword mapping" and "Interleave")."""
 
     mode: str
     bugs: DecoderBugs = DecoderBugs()
+    interleave: int = 1
+
+    @property
+    def codec(self) -> str:
+        """The difftest codec this decoder implements."""
+        return phy_decode_codec(self.mode, self.interleave)
 
     def __call__(self, data: bytes) -> dict[str, Any]:
-        """Decode a whole number of flits, as the codec does."""
+        """Decode one request (one flit, or one interleave group), as the codec does."""
         fec = MODES[self.mode]
         code = fec.code
         assert code is not None
-        per_flit = fec.wire_bytes_per_flit
-        if len(data) != per_flit:  # one flit a request (specs/difftest.md "Lengths")
-            raise TruncatedError("wire", per_flit, len(data))
+        check_length(self.codec, data)  # specs/difftest.md "Lengths"
+        if self.interleave > 1:  # codeword j's symbol i is wire symbol i*N + j
+            data = deinterleave_symbols(data, code.n, self.interleave)
         decoder = _decoder(self.mode, self.bugs)
         flits, corrected, flagged, running = [], 0, False, 0
         for at in range(0, len(data), code.codeword_bytes):
@@ -226,8 +235,7 @@ def _stale_spare_encoder(mode: str) -> Callable[[bytes], bytes]:
     assert code is not None
 
     def encode(data: bytes) -> bytes:
-        if len(data) != FLIT_BYTES:  # one flit a request (specs/difftest.md "Lengths")
-            raise EncodeError(f"a request is one {FLIT_BYTES}-byte flit, got {len(data)} bytes")
+        check_length(f"phy-{mode}-encode", data)  # specs/difftest.md "Lengths"
         out = []
         chunk = fec.chunk_bytes
         for at in range(0, len(data), chunk):
@@ -368,8 +376,8 @@ class Seeded:
     implementation: Callable[[Any], Any]
 
 
-def _fec(mode: str, bugs: DecoderBugs) -> Callable[[bytes], dict[str, Any]]:
-    return SampleFlitDecoder(mode, bugs)
+def _fec(mode: str, bugs: DecoderBugs, interleave: int = 1) -> Callable[[bytes], dict[str, Any]]:
+    return SampleFlitDecoder(mode, bugs, interleave)
 
 
 def _build() -> dict[str, Seeded]:
@@ -386,10 +394,13 @@ def _build() -> dict[str, Seeded]:
         out[f"{mode}-chien-message-only"] = Seeded(
             codec, "parity_errors", "the Chien search skips the parity positions",
             _fec(mode, replace(none, chien_parity=False)))
-        if MODES[mode].codewords_per_flit > 1:  # KP4: one codeword a request, no "between"
-            out[f"{mode}-counter-not-reset"] = Seeded(
-                codec, "boundary_burst", "the error counter is not cleared between codewords",
-                _fec(mode, replace(none, counter_reset=False)))
+        # KP4 at interleave 1 is one codeword a request, nothing comes "between": its
+        # counter bug is seeded on the 2-way interleaved codec, where a burst puts about
+        # half its symbols in each codeword.
+        depth = 1 if MODES[mode].codewords_per_flit > 1 else 2
+        out[f"{mode}-counter-not-reset"] = Seeded(
+            phy_decode_codec(mode, depth), "boundary_burst", "the error counter is not "
+            "cleared between codewords", _fec(mode, replace(none, counter_reset=False), depth))
         out[f"{mode}-spare-unchecked"] = Seeded(
             codec, "spare_set", "spare bits are not checked after correction",
             _fec(mode, replace(none, spare_check=False)))
