@@ -84,10 +84,11 @@ def _needs_hypothesis() -> int | None:
 def _cmd_run(args: argparse.Namespace) -> int:
 
     if args.list:
+        width = max(map(len, CODECS))  # the names in one column, however long
         for name, codec in CODECS.items():
-            print(f"{name:16} {'json' if codec.json_input else 'hex ':4} in  {codec.summary}")
+            print(f"{name:{width}} {'json' if codec.json_input else 'hex ':4} in  {codec.summary}")
             for line in list_lines(name):
-                print(f"{'':21}  {line}")
+                print(f"{'':{width + 5}}  {line}")
         return AGREE
     for option in ("layer", "target"):
         if not getattr(args, option):
