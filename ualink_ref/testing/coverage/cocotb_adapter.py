@@ -3,7 +3,8 @@
 :func:`mirrored_coverage` returns a :class:`~ualink_ref.testing.coverage.model.Coverage`
 whose every hit is also sampled into a ``cocotb_coverage.coverage.CoverPoint`` of the
 same bins, named ``<prefix>.<group>.<name>`` (``field:dl_header.op`` is
-``ualink.field.dl_header_op``: cocotb-coverage reads dots as its tree). A testbench
+``ualink_ref.field.dl_header_op``: cocotb-coverage reads dots as its tree; the prefix
+is not ``ualink``, so that no name reads as a Wireshark field). A testbench
 samples what it drives or checks with the same samplers the vectors use, and gets both
 reports — ours (waivers, holes, closure) and cocotb-coverage's ``coverage_db`` (its
 report and XML/YAML export)::
@@ -45,7 +46,7 @@ def cocotb_name(prefix: str, group: str, point: str) -> str:
 class MirroredCoverage(Coverage):
     """A :class:`Coverage` that also samples each hit into cocotb-coverage."""
 
-    def __init__(self, model: CoverageModel, prefix: str = "ualink") -> None:
+    def __init__(self, model: CoverageModel, prefix: str = "ualink_ref") -> None:
         super().__init__(model)
         from cocotb_coverage.coverage import CoverPoint
 
@@ -65,7 +66,7 @@ class MirroredCoverage(Coverage):
             self._samplers[point](bin_name)
 
 
-def mirrored_coverage(prefix: str = "ualink") -> MirroredCoverage:
+def mirrored_coverage(prefix: str = "ualink_ref") -> MirroredCoverage:
     """A fresh :class:`MirroredCoverage` over the declared model (needs cocotb-coverage)."""
     return MirroredCoverage(coverage_model(), prefix)
 
