@@ -42,7 +42,7 @@ import math
 from collections import Counter
 from dataclasses import asdict, dataclass, replace
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ualink_ref.sim import latency as L
 from ualink_ref.sim.fabric import Fabric, FabricConfig, FabricRun
@@ -50,6 +50,9 @@ from ualink_ref.sim.model import memory_mismatches, model_step
 from ualink_ref.sim.workloads import FabricOp, Op, op_link_bytes
 from ualink_ref.sizes import DL_PAYLOAD_BYTES, SLOT_NS, WIRE_BYTES_PER_FLIT
 from ualink_ref.tl import Status
+
+if TYPE_CHECKING:
+    from ualink_ref.node.switch import SwitchPortStats
 
 
 @dataclass(frozen=True)
@@ -272,8 +275,11 @@ def make_report(fabric: Fabric, run: FabricRun, *, pattern: str = "custom",
     from_acc = [0] * n
     switch_stalls = pauses = peak = overrun = 0
     pause_slots = 0.0
-    for sw in fabric.switches:
-        for acc, st in enumerate(sw.stats):
+    # One copy of every port's stats per switch: ``sw.stats`` copies them all, so reading
+    # it per port would make the report O(ports^2).
+    stats = [sw.stats for sw in fabric.switches]
+    for plane_stats in stats:
+        for acc, st in enumerate(plane_stats):
             to_acc[acc] += st.data_halves_out
             from_acc[acc] += st.data_halves_in
             switch_stalls += st.egress_credit_stalls
@@ -285,9 +291,8 @@ def make_report(fabric: Fabric, run: FabricRun, *, pattern: str = "custom",
     gbps = 8 / (slots * cfg.slot_ns)
     ports = [PortThroughput(a, 32 * to_acc[a] / capacity, 32 * from_acc[a] / capacity,
                             32 * to_acc[a] * gbps, 32 * from_acc[a] * gbps,
-                            _active_fraction(fabric, a),
-                            tuple(32 * sw.stats[a].data_halves_out / capacity
-                                  for sw in fabric.switches))
+                            _active_fraction([st[a] for st in stats]),
+                            tuple(32 * st[a].data_halves_out / capacity for st in stats))
              for a in range(n)]
     sources = len({fop.src for fop in run.workload})
     links = 1 if pattern == "incast" else sources
@@ -320,11 +325,12 @@ def make_report(fabric: Fabric, run: FabricRun, *, pattern: str = "custom",
     )
 
 
-def _active_fraction(fabric: Fabric, acc: int) -> float:
-    """Data sent to ``acc`` over its active window, the slots from the first to the last
-    data any plane sent it, as a fraction of one link's data rate (rule R3: the same unit
-    as the overall share, over a window inside the run, so never below it)."""
-    sent = [st for sw in fabric.switches if (st := sw.stats[acc]).first_data_out >= 0]
+def _active_fraction(planes: list[SwitchPortStats]) -> float:
+    """Data sent to an accelerator (``planes``: its port's stats on each plane's switch)
+    over its active window, the slots from the first to the last data any plane sent it,
+    as a fraction of one link's data rate (rule R3: the same unit as the overall share,
+    over a window inside the run, so never below it)."""
+    sent = [st for st in planes if st.first_data_out >= 0]
     if not sent:
         return 0.0
     window = max(st.last_data_out for st in sent) - min(st.first_data_out for st in sent) + 1
