@@ -37,6 +37,7 @@ FABRIC_BAD: dict[str, list[list[str]]] = {
     "--batch": [["--batch", "0"], ["--batch", "5000"]],
     "--max-outstanding": [["--max-outstanding", "0"]],
     "--capture": [["--capture", "{missing}"], ["--capture", "{dir}"]],
+    "--link-down": [["--link-down", "0:99:5"], ["--link-down", "0:1"], ["--link-down", "0:1:5:2"]],
     "--zero-load": [["--zero-load=yes"]],
     "--json": [["--json=yes"]],
     "--no-progress": [["--no-progress=yes"]],

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
@@ -127,6 +127,11 @@ class FabricReport:
     zero_load_slots: float = 0.0
     applied_load: float | None = None
     measured_load: float | None = None
+    #: Dead links (``Fabric.faulted_links``, H6, H7): ``(plane, accelerator, why)``.
+    faulted_links: tuple[tuple[int, int, str], ...] = ()
+    #: The switches' bad-input and fault counters (H1-H7) summed over every port, only
+    #: those not zero: what a hostile or dead peer cost.
+    hostile: dict[str, int] = field(default_factory=dict)
 
     @property
     def load_warning(self) -> str | None:
@@ -199,6 +204,12 @@ class FabricReport:
             f"{self.switch_credit_stalls}; pauses {self.pauses} ({self.pause_ns:.0f} ns); "
             f"peak buffers {self.peak_buffers}  PFC headroom exceeded {self.headroom_exceeded}",
         ]
+        if self.faulted_links:
+            lines.append("faulted links (plane:accelerator): " + ", ".join(
+                f"{p}:{a} ({why})" for p, a, why in self.faulted_links))
+        if self.hostile:
+            lines.append("switch H-rule counters: " + ", ".join(
+                f"{name} {count}" for name, count in self.hostile.items()))
         return "\n".join(lines)
 
 
@@ -211,7 +222,8 @@ _STATIC_CACHE: dict[tuple[Any, ...], float] = {}
 
 def static_slots(config: FabricConfig, op: Op) -> float:
     """Zero-load latency (slots) of ``op``'s shape on a pod like ``config`` (rule R2)."""
-    base = replace(config, accelerators=2, planes=1, ber=0.0, seed=0, max_slots=None)
+    base = replace(config, accelerators=2, planes=1, ber=0.0, seed=0, max_slots=None,
+                   links_down=())
     key = (base, _shape(op))
     cached = _STATIC_CACHE.get(key)
     if cached is None:
@@ -275,6 +287,7 @@ def make_report(fabric: Fabric, run: FabricRun, *, pattern: str = "custom",
     from_acc = [0] * n
     switch_stalls = pauses = peak = overrun = 0
     pause_slots = 0.0
+    hostile = dict.fromkeys(HOSTILE_COUNTERS, 0)
     # One copy of every port's stats per switch: ``sw.stats`` copies them all, so reading
     # it per port would make the report O(ports^2).
     stats = [sw.stats for sw in fabric.switches]
@@ -287,6 +300,8 @@ def make_report(fabric: Fabric, run: FabricRun, *, pattern: str = "custom",
             pause_slots += st.pause_slots
             overrun += st.headroom_exceeded
             peak = max(peak, st.peak_data_buffers + st.peak_cmd_buffers)
+            for name in HOSTILE_COUNTERS:
+                hostile[name] += getattr(st, name)
     capacity = slots * DL_PAYLOAD_BYTES
     gbps = 8 / (slots * cfg.slot_ns)
     ports = [PortThroughput(a, 32 * to_acc[a] / capacity, 32 * from_acc[a] / capacity,
@@ -322,7 +337,16 @@ def make_report(fabric: Fabric, run: FabricRun, *, pattern: str = "custom",
         peak_buffers=peak, headroom_exceeded=overrun,
         sources=sources, load_links=links, last_offer_slot=last_offer, zero_load_slots=zero_load,
         applied_load=applied, measured_load=measured,
+        faulted_links=tuple((p, a, why) for (p, a), why in sorted(fabric.faulted_links().items())),
+        hostile={name: count for name, count in hostile.items() if count},
     )
+
+
+#: The per-port counters of the switch's rules on bad input and dead ports
+#: (specs/fabric.md H1-H7) the report sums (``SwitchPortStats`` field names).
+HOSTILE_COUNTERS = ("credit_overruns", "grants_rejected", "bad_fields", "spoofed",
+                    "misrouted_responses", "stray_responses", "replies_dropped",
+                    "to_faulted_dropped", "fault_answers", "flits_ignored")
 
 
 def _active_fraction(planes: list[SwitchPortStats]) -> float:
