@@ -37,18 +37,21 @@ FABRIC_BAD: dict[str, list[list[str]]] = {
     "--batch": [["--batch", "0"], ["--batch", "5000"]],
     "--max-outstanding": [["--max-outstanding", "0"]],
     "--capture": [["--capture", "{missing}"], ["--capture", "{dir}"]],
+    "--link-down": [["--link-down", "0:99:5"], ["--link-down", "0:1"], ["--link-down", "0:1:5:2"]],
     "--zero-load": [["--zero-load=yes"]],
     "--json": [["--json=yes"]],
     "--no-progress": [["--no-progress=yes"]],
 }
 SWEEP_BAD: dict[str, list[list[str]]] = {
-    "--patterns": [["--patterns", "foo"], ["--patterns", "uniform,foo"], ["--patterns", ","]],
-    "--loads": [["--loads", "0"], ["--loads", "0.5,9"], ["--loads", "x"]],
+    "--patterns": [["--patterns", "foo"], ["--patterns", "uniform,foo"], ["--patterns", ","],
+                   ["--collective", "broadcast", "--patterns", "uniform"]],  # not applying
+    "--loads": [["--loads", "0"], ["--loads", "0.5,9"], ["--loads", "x"],
+                ["--collective", "broadcast", "--loads", "0.5"]],
     "--flow-controls": [["--flow-controls", "foo"], ["--flow-controls", "cbfc,xon"]],
     "--accelerators": [["--accelerators", "1"], ["--accelerators", "16,2000"]],
     "--seeds": [["--seeds", "-1"]],
     "--ops": [["--ops", "-1"]],
-    "--size": [["--size", "3"]],
+    "--size": [["--size", "3"], ["--collective", "broadcast", "--size", "256"]],
     "--planes": [["--planes", "0"]],
     "--lanes": [["--lanes", "8"]],
     "--fec": [["--fec", "foo"]],
@@ -60,10 +63,11 @@ SWEEP_BAD: dict[str, list[list[str]]] = {
     "--collective": [["--collective", "foo"]],
     "--algos": [["--algos", "foo"], ["--algos", "ring"],  # the second: needs --collective
                 ["--collective", "broadcast", "--algos", "one-shot", "--sizes", "4K"]],
-    "--sizes": [["--sizes", "0"], ["--sizes", "4Q"]],
+    "--sizes": [["--sizes", "0"], ["--sizes", "4Q"], ["--sizes", "4K"]],  # 3rd: no --collective
     "--workers": [["--workers", "0"], ["--workers", "5000"]],
     "--scheduler": [["--scheduler", ""]],
-    "--out": [["--out", "{file}"], ["--out", ""]],
+    "--out": [["--out", "{file}"], ["--out", ""], ["--out", "/proc/ualink-sweep-out"],
+              ["--out", "{file}/sub"]],
     "--no-progress": [["--no-progress=yes"]],
 }
 COLLECTIVE_BAD: dict[str, list[list[str]]] = {

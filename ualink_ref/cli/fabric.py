@@ -21,7 +21,14 @@ from ualink_ref.cli.options import (
 )
 from ualink_ref.cli.options import int_range as _int_at_least
 from ualink_ref.errors import ConfigError
-from ualink_ref.sim.fabric import FLOW_CONTROLS, LANE_COUNTS, Fabric, FabricConfig
+from ualink_ref.sim.fabric import (
+    FLOW_CONTROLS,
+    LANE_COUNTS,
+    LINK_DIRECTIONS,
+    Fabric,
+    FabricConfig,
+    LinkDown,
+)
 from ualink_ref.sim.fabric_report import make_report, zero_load_load64
 from ualink_ref.sim.workloads import MAX_TRANSFER_BYTES, MIXES, PATTERNS, fabric_workload
 from ualink_ref.sizes import FEC_MODES
@@ -43,13 +50,34 @@ def transfer_size(text: str) -> int:
     return value
 
 
+def link_down_spec(text: str) -> LinkDown:
+    """``--link-down PLANE:ACC:SLOT[:UNTIL[:DIRECTION]]`` (as ``collective --link-down``,
+    with rule F11's end slot and direction): that link is dead from SLOT, up to UNTIL
+    (empty or absent: for good), DIRECTION one of :data:`LINK_DIRECTIONS`."""
+    parts = text.split(":")
+    form = "PLANE:ACC:SLOT[:UNTIL[:DIRECTION]]"
+    if not 3 <= len(parts) <= 5 or not all(p.strip().isdigit() for p in parts[:3]):
+        raise argparse.ArgumentTypeError(f"expected {form}, got {text!r}")
+    until: int | None = None
+    if len(parts) >= 4 and parts[3].strip():
+        if not parts[3].strip().isdigit() or int(parts[3]) <= int(parts[2]):
+            raise argparse.ArgumentTypeError(f"UNTIL must be a slot after SLOT, got {text!r}")
+        until = int(parts[3])
+    direction = parts[4].strip() if len(parts) == 5 else "both"
+    if direction not in LINK_DIRECTIONS:
+        raise argparse.ArgumentTypeError(
+            f"DIRECTION must be one of {', '.join(LINK_DIRECTIONS)}, got {text!r}")
+    return LinkDown(int(parts[0]), int(parts[1]), int(parts[2]), until, direction)
+
+
 def config_from(args: argparse.Namespace) -> FabricConfig:
     """The :class:`FabricConfig` the parsed options describe."""
     return FabricConfig(accelerators=args.accelerators, planes=args.planes, lanes=args.lanes,
                         fec=args.fec,
                         ber=args.ber, cable_m=args.cable_m, switch_ns=args.switch_ns,
                         flow_control=args.flow_control, batch=args.batch,
-                        max_outstanding=args.max_outstanding, seed=args.seed)
+                        max_outstanding=args.max_outstanding, seed=args.seed,
+                        links_down=tuple(getattr(args, "link_down", ())))
 
 
 def _check(args: argparse.Namespace) -> str | None:
@@ -59,6 +87,11 @@ def _check(args: argparse.Namespace) -> str | None:
                 f"(--accelerators {args.accelerators}), got {args.target}")
     if args.mix is not None and args.size is None:
         return "argument --mix: picks the kinds of a fixed-size workload: it needs --size"
+    for down in args.link_down:
+        if down.plane >= args.planes or down.accelerator >= args.accelerators:
+            return (f"argument --link-down: PLANE must be 0..{args.planes - 1} (--planes) and "
+                    f"ACC 0..{args.accelerators - 1} (--accelerators), got "
+                    f"{down.plane}:{down.accelerator}:{down.at:g}")
     return None
 
 
@@ -156,6 +189,11 @@ def register(sub: Any) -> None:
     p.add_argument("--seed", type=_int_at_least(0, 2**32 - 1), default=0,
                    help="seed of workload and channels, 0..2^32-1 (default 0)")
     add_pod_options(p)
+    p.add_argument("--link-down", type=link_down_spec, action="append", default=[],
+                   metavar="PLANE:ACC:SLOT[:UNTIL[:DIRECTION]]",
+                   help="that link is dead from SLOT up to UNTIL (absent: for good), DIRECTION "
+                        f"{'/'.join(LINK_DIRECTIONS)} (default both): PLANE 0..P-1, ACC "
+                        "0..N-1, SLOT >= 0 (repeatable; default: none)")
     p.add_argument("--capture", metavar="FILE", type=output_file, default=None,
                    help="write every port's DL flits as a pcap (pseudo-header port = link), "
                         "in a directory that exists (default: none)")

@@ -251,7 +251,7 @@ def _cmd_collective_sweep(args: argparse.Namespace, pod: dict[str, Any]) -> int:
     accelerators = args.accelerators
     # Every point is checked here, before any worker runs it: a worker's error would
     # reach this process only as a broken pool. Sizes are rounded as nccl-tests rounds.
-    sizes = list(dict.fromkeys(z for n in accelerators for z0 in args.sizes
+    sizes = list(dict.fromkeys(z for n in accelerators for z0 in args.sizes or DEFAULT_SIZES
                                if (z := fit_size(op, n, z0)) is not None))
     if not sizes:
         return fail("sweep", f"no size of --sizes fits {op}", USAGE)
@@ -259,6 +259,9 @@ def _cmd_collective_sweep(args: argparse.Namespace, pod: dict[str, Any]) -> int:
         check_collective(op, algo, n, size, "float32")
     for flow, n, seed in itertools.product(flows, accelerators, args.seeds):
         FabricConfig(accelerators=n, flow_control=flow, seed=seed, **pod)  # checks the pod
+    problem = _make_out(args.out)
+    if problem is not None:
+        return usage_error("sweep", problem)
     points = collective_grid(op, algos, sizes, flows, accelerators, args.seeds, pod)
     progress = None if args.no_progress else progress_lines()
     if args.scheduler:
@@ -299,7 +302,42 @@ def _write(write: Callable[[list[dict[str, Any]], Path, Warn | None], list[Path]
         print(f"wrote {path}")
 
 
+#: The grid's defaults when the option is not given (named in each option's help): the
+#: options default to None so that one given where it does not apply is refused.
+DEFAULT_PATTERNS = ["incast", "uniform"]
+DEFAULT_LOADS = [0.2, 0.5, 0.8, 0.95]
+DEFAULT_SIZES = [4096, 65536, 1048576]
+
+
+def _not_applying(args: argparse.Namespace) -> str | None:
+    """An option given where it does not apply (specs/cli.md rule 1: never silently
+    ignored): ``--sizes`` without ``--collective``; ``--size``, ``--loads``,
+    ``--patterns`` with it."""
+    if args.collective:
+        for flag, value in (("--size", args.size), ("--loads", args.loads),
+                            ("--patterns", args.patterns)):
+            if value is not None:
+                return (f"argument {flag}: applies to a fabric sweep, not a --collective "
+                        "one (use --sizes for a collective's sizes)")
+    elif args.sizes is not None:
+        return "argument --sizes: sets a --collective sweep's sizes: it needs --collective"
+    return None
+
+
+def _make_out(out: str) -> str | None:
+    """Make the output directory before the grid runs (so ``--out /proc/x`` fails at
+    once, not after the whole grid): None, or what is wrong."""
+    try:
+        Path(out).mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return f"argument --out: cannot create directory {out}: {exc.strerror or exc}"
+    return None
+
+
 def _cmd_sweep(args: argparse.Namespace) -> int:
+    problem = _not_applying(args)
+    if problem is not None:
+        return usage_error("sweep", problem)
     pod = dict(planes=args.planes, lanes=args.lanes, fec=args.fec, ber=args.ber,
                cable_m=args.cable_m,
                switch_ns=args.switch_ns, batch=args.batch, max_outstanding=args.max_outstanding)
@@ -317,8 +355,11 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
             FabricConfig(accelerators=n, flow_control=flow, seed=seed, **pod)
     except ConfigError as exc:
         return config_usage_error("sweep", exc, _SWEEP_FLAGS)
-    points = grid(args.patterns, args.loads, args.flow_controls, args.accelerators,
-                  args.seeds, args.ops, pod, args.size)
+    problem = _make_out(args.out)
+    if problem is not None:
+        return usage_error("sweep", problem)
+    points = grid(args.patterns or DEFAULT_PATTERNS, args.loads or DEFAULT_LOADS,
+                  args.flow_controls, args.accelerators, args.seeds, args.ops, pod, args.size)
     progress = None if args.no_progress else progress_lines()
     if args.scheduler:
         rows = run_dask(points, args.scheduler, progress=progress)
@@ -336,10 +377,10 @@ def register(sub: Any) -> None:
     """Add the ``sweep`` subcommand (every option checked at parse time, its help naming
     its range and default: specs/cli.md rules 1 and 8)."""
     p = add_command(sub, "sweep", DESCRIPTION)
-    p.add_argument("--patterns", type=choice_list(PATTERNS), default=["incast", "uniform"],
+    p.add_argument("--patterns", type=choice_list(PATTERNS), default=None,
                    metavar="LIST", help=f"comma-separated, from {','.join(PATTERNS)} "
                                         "(default incast,uniform)")
-    p.add_argument("--loads", type=_loads, default=[0.2, 0.5, 0.8, 0.95], metavar="LIST",
+    p.add_argument("--loads", type=_loads, default=None, metavar="LIST",
                    help="comma-separated offered loads, each in (0, 4] "
                         "(default 0.2,0.5,0.8,0.95)")
     p.add_argument("--flow-controls", type=choice_list(FLOW_CONTROLS), default=["cbfc", "pfc"],
@@ -365,7 +406,7 @@ def register(sub: Any) -> None:
                         "operation's (" + "; ".join(f"{op}: {','.join(a)}"
                                                     for op, a in ALGORITHMS.items())
                         + "; default: all of the operation's)")
-    p.add_argument("--sizes", type=_byte_sizes, default=[4096, 65536, 1048576], metavar="LIST",
+    p.add_argument("--sizes", type=_byte_sizes, default=None, metavar="LIST",
                    help="with --collective: comma-separated sizes, each >= 1 byte "
                         "(e.g. 4K,64K,1M; default 4K,64K,1M)")
     p.add_argument("--workers", type=int_range(1, 1024), default=None, metavar="N",

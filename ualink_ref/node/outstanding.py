@@ -11,7 +11,7 @@ slots per originator routed through the switch — whatever a peer sends.
 from __future__ import annotations
 
 from array import array
-from collections import Counter
+from collections import defaultdict
 from collections.abc import Collection, Iterable
 
 from ualink_ref.tl import codec
@@ -36,7 +36,11 @@ class OutstandingTags:
     def __init__(self, originators: Iterable[int]) -> None:
         # 16-bit slots (a slot's value takes 15 bits): 4 KiB per originator.
         self._tables = {acc: array("h", [_EMPTY]) * NUM_TAGS for acc in originators}
-        self._per_target: Counter[int] = Counter()
+        # Per target ID, its outstanding (originator, tag) slots: a faulted port's ops are
+        # found without walking every originator's 2,048 tags (H7 at 1,024 ports). Bounded
+        # like the tables: each slot in use is in exactly one set.
+        self._per_target: defaultdict[int, set[tuple[int, int]]] = defaultdict(set)
+        self._order = {acc: i for i, acc in enumerate(self._tables)}
         self._count = 0
 
     @property
@@ -55,14 +59,15 @@ class OutstandingTags:
         table = self._tables.get(request.src_acc)
         if table is None:
             return
+        key = (request.src_acc, request.tag)
         old = table[request.tag]
         if old == _EMPTY:
             self._count += 1
         else:
-            self._per_target[old & _TARGET_MASK] -= 1
+            self._unindex(old & _TARGET_MASK, key)
         value = _slot(request)
         table[request.tag] = value
-        self._per_target[request.dst_acc] += 1
+        self._per_target[request.dst_acc].add(key)
 
     def matches(self, response: codec.Response) -> bool:
         """True when ``response`` answers an outstanding request (same originator, tag
@@ -80,13 +85,24 @@ class OutstandingTags:
         if not self.matches(response):
             return False
         if response.last:
-            self._clear(self._tables[response.dst_acc], response.tag)
+            self._clear(response.dst_acc, response.tag)
         return True
 
-    def _clear(self, table: array[int], tag: int) -> None:
-        self._per_target[table[tag] & _TARGET_MASK] -= 1
+    def _unindex(self, target: int, key: tuple[int, int]) -> None:
+        slots = self._per_target[target]
+        slots.discard(key)
+        if not slots:
+            del self._per_target[target]
+
+    def _clear(self, originator: int, tag: int) -> None:
+        table = self._tables[originator]
+        self._unindex(table[tag] & _TARGET_MASK, (originator, tag))
         table[tag] = _EMPTY
         self._count -= 1
+
+    def outstanding_to(self, target: int) -> frozenset[tuple[int, int]]:
+        """The (originator, tag) slots outstanding to ``target`` (the per-target index)."""
+        return frozenset(self._per_target.get(target, ()))
 
     def forget_originator(self, acc_id: int) -> None:
         """``acc_id``'s port faulted: nothing can reach it any more, drop its slots."""
@@ -95,24 +111,23 @@ class OutstandingTags:
             return
         for tag, value in enumerate(table):
             if value != _EMPTY:
-                self._clear(table, tag)
+                self._clear(acc_id, tag)
 
     def fail_targets(self, targets: Collection[int], status: Status) -> list[codec.Response]:
         """Every request outstanding to an ID in ``targets`` (a port that faulted) ends:
         the answers the switch sends in their place (H7), slots freed."""
-        if not any(self._per_target[t] > 0 for t in targets):
-            return []
+        keys = [key for t in set(targets) for key in self._per_target.get(t, ())]
+        # Answers in originator then tag order, as a walk of the tables would give them.
+        keys.sort(key=lambda k: (self._order[k[0]], k[1]))
         out = []
-        for originator, table in self._tables.items():
-            for tag, value in enumerate(table):
-                if value == _EMPTY or value & _TARGET_MASK not in targets:
-                    continue
-                out.append(codec.Response(
-                    vchan=value >> _TARGET_BITS & 3, tag=tag, pool=0,
-                    len=value >> (_TARGET_BITS + 3) & 3, offset=0, status=int(status),
-                    rd_wr=value >> (_TARGET_BITS + 2) & 1, last=1,
-                    src_acc=value & _TARGET_MASK, dst_acc=originator))
-                self._clear(table, tag)
+        for originator, tag in keys:
+            value = self._tables[originator][tag]
+            out.append(codec.Response(
+                vchan=value >> _TARGET_BITS & 3, tag=tag, pool=0,
+                len=value >> (_TARGET_BITS + 3) & 3, offset=0, status=int(status),
+                rd_wr=value >> (_TARGET_BITS + 2) & 1, last=1,
+                src_acc=value & _TARGET_MASK, dst_acc=originator))
+            self._clear(originator, tag)
         return out
 
 

@@ -245,11 +245,13 @@ class Fabric:
         self.port_of: dict[str, tuple[int, int]] = {}  # endpoint port name -> (plane, acc)
         self._channels: list[RandomBitErrors] = []
         route = {acc: acc for acc in range(n)}
-        link = LinkConfig(phy=PhyConfig(config.fec), dl=DLConfig(replay_timeout=timeout))
+        link = LinkConfig(phy=PhyConfig(config.fec), dl=DLConfig(replay_timeout=timeout),
+                          link_state=link_states_for(config))
         switch_config = SwitchConfig(ports=n, latency=config.switch_slots, buffer=buffer,
                                      pfc=pfc, link=replace(link, tl_backlog=10),
                                      multicast=config.multicast,
-                                     multicast_ops=config.multicast_ops)
+                                     multicast_ops=config.multicast_ops,
+                                     stall_slots=watchdog_slots(config))
         ep_config = EndpointConfig(link=link, tl=TLConfig(
             compress=False, credits=ep_credits if ep_credits is not None else CreditConfig()))
         for p in range(planes):
@@ -342,7 +344,10 @@ class Fabric:
         results: list[Completion | None] = [None] * len(workload)
         issued_at = [0.0] * len(workload)
         done_at = [0.0] * len(workload)
-        limit = cfg.max_slots if cfg.max_slots is not None else 5000 + 200 * len(workload)
+        # The default limit leaves every op the time it may take to end on a dead link
+        # (F13), which grows with the cable and the batch.
+        limit = (cfg.max_slots if cfg.max_slots is not None
+                 else 5000 + 200 * len(workload) + 2 * fault_bound_slots(cfg))
         net = self.network
         done = 0
         active = [s for s in range(n) if pending[s]]
@@ -441,25 +446,52 @@ class Fabric:
         return out
 
 
+def link_states_for(config: FabricConfig) -> LinkStateConfig:
+    """The link-state timers of every link in the pod (specs/fabric.md F13, project
+    choice): a probe's or a training's ACK must come back within ``retrain_slots``
+    (specs/dl.md L10), so that and the idle time scale with the round trip as the replay
+    timeout does; below the DL's defaults never (a short link keeps them). With fixed
+    timers a long cable or a large batch made every probe miss its ACK and the pod never
+    drained (``--cable-m`` 1,400 or ``--batch`` 128 stalled after 200,000 slots)."""
+    states = LinkStateConfig()
+    round_trip = replay_timeout_for(config.link_slots, config.batch)
+    return replace(states, retrain_slots=max(states.retrain_slots, round_trip),
+                   idle_after=max(states.idle_after, 2 * round_trip))
+
+
+def dl_fault_slots(config: FabricConfig) -> int:
+    """The most slots a DL of the pod takes to fault a dead link (specs/dl.md L5, L10):
+    at most ``max_retrains`` trainings of ``retrain_slots``, and before each and after
+    the last at most ``max_replays`` + 1 replay timeouts; an idle end first notices
+    after at most ``idle_after`` slots and one probe's ``retrain_slots``."""
+    states = link_states_for(config)
+    timeout = replay_timeout_for(config.link_slots, config.batch)
+    replays = DLConfig().max_replays + 1
+    return int((states.max_retrains + 1) * replays * timeout
+               + states.max_retrains * states.retrain_slots
+               + states.idle_after + states.retrain_slots)
+
+
+def watchdog_slots(config: FabricConfig) -> int:
+    """The switch's egress watchdog (``SwitchConfig.stall_slots``, specs/fabric.md H6) of
+    the pod: above the DL's own time to fault (:func:`dl_fault_slots`) by a replay
+    timeout and a round trip, so an outage the DL would still recover from never faults
+    the port (project choice); never below the switch's default (4,096)."""
+    margin = (replay_timeout_for(config.link_slots, config.batch)
+              + 2 * (config.link_slots + config.batch) + config.switch_slots)
+    return int(max(SwitchConfig(ports=1).stall_slots, dl_fault_slots(config) + margin))
+
+
 def fault_bound_slots(config: FabricConfig) -> int:
     """Rule F13: the slots within which an op through a link that died ends, with an
     error, counted from the outage's start.
 
-    Each end of a dead link faults within its DL's budget (specs/dl.md L5, L10): at most
-    ``max_retrains`` trainings of ``retrain_slots``, and before each and after the last
-    at most ``max_replays`` + 1 replay timeouts; an idle end first notices after at most
-    ``idle_after`` slots and one probe's ``retrain_slots``. The switch then answers at
-    once (H7); the answer crosses one link (``link + batch`` slots, plus the slot's
-    edge). Nothing held at the switch waits longer than the watchdog's ``stall_slots``
-    (H6), which bounds the rest.
+    Each end of a dead link faults within its DL's budget (:func:`dl_fault_slots`). The
+    switch then answers at once (H7); the answer crosses one link (``link + batch``
+    slots, plus the slot's edge). Nothing held at the switch waits longer than the
+    watchdog's :func:`watchdog_slots` (H6), which bounds the rest.
     """
-    states = LinkStateConfig()
-    timeout = replay_timeout_for(config.link_slots, config.batch)
-    replays = DLConfig().max_replays + 1
-    detect = ((states.max_retrains + 1) * replays * timeout
-              + states.max_retrains * states.retrain_slots
-              + states.idle_after + states.retrain_slots)
-    return int(max(detect, SwitchConfig(ports=1).stall_slots)
+    return int(max(dl_fault_slots(config), watchdog_slots(config))
                + 2 * (config.link_slots + config.batch) + config.switch_slots + 2)
 
 
@@ -485,6 +517,9 @@ __all__ = [
     "FabricRun",
     "FlowControlMode",
     "LinkDown",
+    "dl_fault_slots",
     "fault_bound_slots",
+    "link_states_for",
     "pfc_for",
+    "watchdog_slots",
 ]

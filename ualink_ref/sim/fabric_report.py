@@ -40,9 +40,9 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ualink_ref.sim import latency as L
 from ualink_ref.sim.fabric import Fabric, FabricConfig, FabricRun
@@ -50,6 +50,9 @@ from ualink_ref.sim.model import memory_mismatches, model_step
 from ualink_ref.sim.workloads import FabricOp, Op, op_link_bytes
 from ualink_ref.sizes import DL_PAYLOAD_BYTES, SLOT_NS, WIRE_BYTES_PER_FLIT
 from ualink_ref.tl import Status
+
+if TYPE_CHECKING:
+    from ualink_ref.node.switch import SwitchPortStats
 
 
 @dataclass(frozen=True)
@@ -124,6 +127,11 @@ class FabricReport:
     zero_load_slots: float = 0.0
     applied_load: float | None = None
     measured_load: float | None = None
+    #: Dead links (``Fabric.faulted_links``, H6, H7): ``(plane, accelerator, why)``.
+    faulted_links: tuple[tuple[int, int, str], ...] = ()
+    #: The switches' bad-input and fault counters (H1-H7) summed over every port, only
+    #: those not zero: what a hostile or dead peer cost.
+    hostile: dict[str, int] = field(default_factory=dict)
 
     @property
     def load_warning(self) -> str | None:
@@ -196,6 +204,12 @@ class FabricReport:
             f"{self.switch_credit_stalls}; pauses {self.pauses} ({self.pause_ns:.0f} ns); "
             f"peak buffers {self.peak_buffers}  PFC headroom exceeded {self.headroom_exceeded}",
         ]
+        if self.faulted_links:
+            lines.append("faulted links (plane:accelerator): " + ", ".join(
+                f"{p}:{a} ({why})" for p, a, why in self.faulted_links))
+        if self.hostile:
+            lines.append("switch H-rule counters: " + ", ".join(
+                f"{name} {count}" for name, count in self.hostile.items()))
         return "\n".join(lines)
 
 
@@ -208,7 +222,8 @@ _STATIC_CACHE: dict[tuple[Any, ...], float] = {}
 
 def static_slots(config: FabricConfig, op: Op) -> float:
     """Zero-load latency (slots) of ``op``'s shape on a pod like ``config`` (rule R2)."""
-    base = replace(config, accelerators=2, planes=1, ber=0.0, seed=0, max_slots=None)
+    base = replace(config, accelerators=2, planes=1, ber=0.0, seed=0, max_slots=None,
+                   links_down=())
     key = (base, _shape(op))
     cached = _STATIC_CACHE.get(key)
     if cached is None:
@@ -272,8 +287,12 @@ def make_report(fabric: Fabric, run: FabricRun, *, pattern: str = "custom",
     from_acc = [0] * n
     switch_stalls = pauses = peak = overrun = 0
     pause_slots = 0.0
-    for sw in fabric.switches:
-        for acc, st in enumerate(sw.stats):
+    hostile = dict.fromkeys(HOSTILE_COUNTERS, 0)
+    # One copy of every port's stats per switch: ``sw.stats`` copies them all, so reading
+    # it per port would make the report O(ports^2).
+    stats = [sw.stats for sw in fabric.switches]
+    for plane_stats in stats:
+        for acc, st in enumerate(plane_stats):
             to_acc[acc] += st.data_halves_out
             from_acc[acc] += st.data_halves_in
             switch_stalls += st.egress_credit_stalls
@@ -281,13 +300,14 @@ def make_report(fabric: Fabric, run: FabricRun, *, pattern: str = "custom",
             pause_slots += st.pause_slots
             overrun += st.headroom_exceeded
             peak = max(peak, st.peak_data_buffers + st.peak_cmd_buffers)
+            for name in HOSTILE_COUNTERS:
+                hostile[name] += getattr(st, name)
     capacity = slots * DL_PAYLOAD_BYTES
     gbps = 8 / (slots * cfg.slot_ns)
     ports = [PortThroughput(a, 32 * to_acc[a] / capacity, 32 * from_acc[a] / capacity,
                             32 * to_acc[a] * gbps, 32 * from_acc[a] * gbps,
-                            _active_fraction(fabric, a),
-                            tuple(32 * sw.stats[a].data_halves_out / capacity
-                                  for sw in fabric.switches))
+                            _active_fraction([st[a] for st in stats]),
+                            tuple(32 * st[a].data_halves_out / capacity for st in stats))
              for a in range(n)]
     sources = len({fop.src for fop in run.workload})
     links = 1 if pattern == "incast" else sources
@@ -317,14 +337,24 @@ def make_report(fabric: Fabric, run: FabricRun, *, pattern: str = "custom",
         peak_buffers=peak, headroom_exceeded=overrun,
         sources=sources, load_links=links, last_offer_slot=last_offer, zero_load_slots=zero_load,
         applied_load=applied, measured_load=measured,
+        faulted_links=tuple((p, a, why) for (p, a), why in sorted(fabric.faulted_links().items())),
+        hostile={name: count for name, count in hostile.items() if count},
     )
 
 
-def _active_fraction(fabric: Fabric, acc: int) -> float:
-    """Data sent to ``acc`` over its active window, the slots from the first to the last
-    data any plane sent it, as a fraction of one link's data rate (rule R3: the same unit
-    as the overall share, over a window inside the run, so never below it)."""
-    sent = [st for sw in fabric.switches if (st := sw.stats[acc]).first_data_out >= 0]
+#: The per-port counters of the switch's rules on bad input and dead ports
+#: (specs/fabric.md H1-H7) the report sums (``SwitchPortStats`` field names).
+HOSTILE_COUNTERS = ("credit_overruns", "grants_rejected", "bad_fields", "spoofed",
+                    "misrouted_responses", "stray_responses", "replies_dropped",
+                    "to_faulted_dropped", "fault_answers", "flits_ignored")
+
+
+def _active_fraction(planes: list[SwitchPortStats]) -> float:
+    """Data sent to an accelerator (``planes``: its port's stats on each plane's switch)
+    over its active window, the slots from the first to the last data any plane sent it,
+    as a fraction of one link's data rate (rule R3: the same unit as the overall share,
+    over a window inside the run, so never below it)."""
+    sent = [st for st in planes if st.first_data_out >= 0]
     if not sent:
         return 0.0
     window = max(st.last_data_out for st in sent) - min(st.first_data_out for st in sent) + 1
