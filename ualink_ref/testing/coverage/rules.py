@@ -174,7 +174,8 @@ RULES: tuple[Rule, ...] = tuple(
              ("F13", "", "switch_path has no links_down input"),
              ("F12", "", "switch_path has no memory_pages input (the default bound)"),
              ("F7", "", "the drained pod's leak check is not a vector output"),
-             *((w, "", _POD) for w in ("W1", "W2", "W3", "W5", "W4", "R1", "R2", "R3", "R4", "R5", "R6")))
+             *((w, "", _POD) for w in ("W1", "W2", "W3", "W5", "W4", "R1", "R2", "R3", "R4",
+                                       "R5", "R6")))
     + _rules("tl.md",
              ("E1", "", _HOSTILE), ("E2", "", _HOSTILE), ("E3", "tl.spare_rejected", ""),
              ("E4", "", _HOSTILE), ("E5", "", _HOSTILE), ("E6", "", _HOSTILE),
