@@ -11,6 +11,7 @@ replaying a program.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -100,22 +101,37 @@ def _slices(start: int, end: int, item: int) -> list[tuple[int, int]]:
 
 
 class _Flags:
-    """Hands out flag addresses (rule C2): one counter per signalled event."""
+    """Hands out flag addresses (rule C2): one counter per signalled event; at most the
+    layout's (``limit``), unless a timing-only schedule lifts it (no memory holds them)."""
 
-    def __init__(self) -> None:
+    def __init__(self, limit: int | None = L.MAX_FLAGS) -> None:
         self.used = 0
+        self.limit = limit
 
     def take(self) -> int:
-        if self.used >= L.MAX_FLAGS:
+        if self.limit is not None and self.used >= self.limit:
             raise ConfigError("size", "the collective needs more flags than the layout has")
         self.used += 1
-        return L.flag(self.used - 1)
+        return L.FLAGS + 8 * (self.used - 1)
 
 
 def check_collective(op: str, algo: str, ranks: int, size: int, dtype: str) -> str:
     """``algo`` (or ``op``'s default when empty) if ``op`` by it on ``ranks`` ranks of
     ``size`` bytes of ``dtype`` can be built and fits a rank's memory; else
     :class:`~ualink_ref.errors.ConfigError` naming the option."""
+    algo = _check_shape(op, algo, ranks, size, dtype)
+    if size > L.REGION_LIMIT:
+        raise ConfigError("size", f"at most {L.REGION_LIMIT} bytes, got {size}")
+    footprint = _footprint(op, algo, ranks, size)
+    if footprint > MEMORY_LIMIT:
+        raise ConfigError("size", f"{op} ({algo}) of {size} bytes on {ranks} ranks needs "
+                                  f"{footprint} bytes of buffers per rank; at most "
+                                  f"{MEMORY_LIMIT}")
+    return algo
+
+
+def _check_shape(op: str, algo: str, ranks: int, size: int, dtype: str) -> str:
+    """The checks of :func:`check_collective` that do not concern memory."""
     if op not in ALGORITHMS:
         raise ConfigError("op", f"must be one of {tuple(ALGORITHMS)}, got {op!r}")
     algo = algo or ALGORITHMS[op][0]
@@ -131,15 +147,8 @@ def check_collective(op: str, algo: str, ranks: int, size: int, dtype: str) -> s
     item = DTYPES[dtype].itemsize
     if isinstance(size, bool) or not isinstance(size, int) or size < item or size % item:
         raise ConfigError("size", f"must be a positive multiple of {item} bytes, got {size!r}")
-    if size > L.REGION_LIMIT:
-        raise ConfigError("size", f"at most {L.REGION_LIMIT} bytes, got {size}")
     if op in ("reduce-scatter", "all-gather") and size // item < ranks:
         raise ConfigError("size", f"{op} needs at least one element per rank")
-    footprint = _footprint(op, algo, ranks, size)
-    if footprint > MEMORY_LIMIT:
-        raise ConfigError("size", f"{op} ({algo}) of {size} bytes on {ranks} ranks needs "
-                                  f"{footprint} bytes of buffers per rank; at most "
-                                  f"{MEMORY_LIMIT}")
     if op in ("all-gather", "all-to-all") and size % (item * ranks):
         raise ConfigError("size", f"{op} needs a size that is a multiple of "
                                   f"{item * ranks} bytes ({ranks} equal blocks)")
@@ -190,19 +199,53 @@ def random_inputs(ranks: int, count: int, dtype: str, seed: int) -> list[np.ndar
             for _ in range(ranks)]
 
 
-def build(op: str, algo: str, ranks: int, size: int, dtype: str = "float32", *,
-          seed: int = 0, moe: MoeRouting | None = None) -> Collective:
-    """The collective ``op`` by ``algo`` on ``ranks`` ranks of ``size`` bytes (nccl-tests'
-    size: the buffer all-reduced or broadcast, the gathered output, the scattered input,
-    the bytes each rank sends in an all-to-all; for ``moe`` the dispatch bytes per rank,
-    see :func:`ualink_ref.collectives.moe.route_tokens`)."""
-    algo = check_collective(op, algo, ranks, size, dtype)
+@dataclass(frozen=True)
+class TimingOnly:
+    """A schedule for a timing model (the fast fidelity, specs/fast.md): no rank's memory
+    holds it, so the buffers' footprint and the layout's flag count do not bound it, and
+    ``ranks`` (when set) builds only those ranks' programs (the others stay empty)."""
+
+    ranks: tuple[int, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """A collective's programs without its data: what a timing model needs (the fast
+    fidelity runs these, specs/fast.md), and what :func:`build` fills with data."""
+
+    op: str
+    algo: str
+    ranks: int
+    size: int
+    programs: tuple[tuple[Step, ...], ...]
+    groups: tuple[MulticastGroup, ...] = ()
+    routing: MoeRouting | None = None
+
+    @property
+    def bus_factor(self) -> float:
+        """busbw / algbw for this operation (nccl-tests)."""
+        return bus_factor(self.op, self.ranks)
+
+
+def schedule(op: str, algo: str, ranks: int, size: int, dtype: str = "float32", *,
+             seed: int = 0, moe: MoeRouting | None = None,
+             timing: TimingOnly | None = None) -> Schedule:
+    """The programs of ``op`` by ``algo`` (as :func:`build` runs them), without data; with
+    ``timing``, for a timing model only (see :class:`TimingOnly`)."""
+    if timing is None:
+        algo = check_collective(op, algo, ranks, size, dtype)
+        built: Sequence[int] = range(ranks)
+        flags = _Flags()
+    else:
+        algo = _check_shape(op, algo, ranks, size, dtype)
+        built = timing.ranks if timing.ranks is not None else range(ranks)
+        flags = _Flags(limit=None)
     item = DTYPES[dtype].itemsize
     if op == "moe":
         routing = moe if moe is not None else route_tokens(ranks, size, seed=seed)
-        return _moe(routing, dtype, seed)
+        return Schedule(op, algo, ranks, routing.dispatch_bytes,
+                        _moe_programs(routing, built), routing=routing)
     count = {"all-gather": size // item // ranks}.get(op, size // item)
-    inputs = random_inputs(ranks, count, dtype, seed)
     builder = {
         ("all-reduce", "ring"): _ring_all_reduce,
         ("all-reduce", "one-shot"): _one_shot,
@@ -213,21 +256,36 @@ def build(op: str, algo: str, ranks: int, size: int, dtype: str = "float32", *,
         ("broadcast", "ring"): _ring_broadcast,
         ("all-to-all", "direct"): _all_to_all,
     }[(op, algo)]
-    programs = builder(ranks, count, item)
-    outputs = R.expected(op, algo, inputs)
     groups = ((MulticastGroup(GROUP, tuple(range(ranks))),) if algo == "in-network" else ())
-    return Collective(op=op, algo=algo, ranks=ranks, size=size, dtype=dtype,
-                      programs=tuple(tuple(p) for p in programs),
+    programs = builder(ranks, count, item, flags, built)
+    return Schedule(op, algo, ranks, size, tuple(tuple(p) for p in programs), groups)
+
+
+def build(op: str, algo: str, ranks: int, size: int, dtype: str = "float32", *,
+          seed: int = 0, moe: MoeRouting | None = None) -> Collective:
+    """The collective ``op`` by ``algo`` on ``ranks`` ranks of ``size`` bytes (nccl-tests'
+    size: the buffer all-reduced or broadcast, the gathered output, the scattered input,
+    the bytes each rank sends in an all-to-all; for ``moe`` the dispatch bytes per rank,
+    see :func:`ualink_ref.collectives.moe.route_tokens`)."""
+    plan = schedule(op, algo, ranks, size, dtype, seed=seed, moe=moe)
+    item = DTYPES[dtype].itemsize
+    if plan.routing is not None:
+        return _moe(plan, dtype, seed)
+    count = {"all-gather": size // item // ranks}.get(op, size // item)
+    inputs = random_inputs(ranks, count, dtype, seed)
+    outputs = R.expected(op, plan.algo, inputs)
+    return Collective(op=op, algo=plan.algo, ranks=ranks, size=size, dtype=dtype,
+                      programs=plan.programs,
                       inputs=tuple(x.tobytes() for x in inputs),
                       expected=tuple({L.OUTPUT: out.tobytes()} for out in outputs),
-                      groups=groups, memory_bytes=_footprint(op, algo, ranks, size))
+                      groups=plan.groups, memory_bytes=_footprint(op, plan.algo, ranks, size))
 
 
 # -- the algorithms --------------------------------------------------------------------
 
 
 def _ring_reduce_phase(ranks: int, count: int, item: int, flags: _Flags,
-                       compact: bool) -> list[list[Step]]:
+                       compact: bool, built: Sequence[int]) -> list[list[Step]]:
     """Ring reduce-scatter (rule A1): after it, rank r holds chunk r reduced in ring order
     at OUTPUT, at the chunk's own offset (or at offset 0 when ``compact``)."""
     n = ranks
@@ -246,7 +304,7 @@ def _ring_reduce_phase(ranks: int, count: int, item: int, flags: _Flags,
         return L.SCRATCH + k * widest + (a - chunks[c][0]) * item
 
     programs: list[list[Step]] = [[] for _ in range(n)]
-    for r in range(n):
+    for r in built:
         prog, nxt = programs[r], (r + 1) % n
         for k in range(n - 1):
             c = (r - k - 1) % n  # the chunk this rank sends at step k
@@ -270,7 +328,7 @@ def _ring_reduce_phase(ranks: int, count: int, item: int, flags: _Flags,
 
 
 def _ring_gather_phase(programs: list[list[Step]], ranks: int, count: int, item: int,
-                       flags: _Flags) -> None:
+                       flags: _Flags, built: Sequence[int]) -> None:
     """Ring all-gather of the chunks each rank holds at OUTPUT (rule A2)."""
     n = ranks
     chunks = _bounds(count, n)
@@ -279,7 +337,7 @@ def _ring_gather_phase(programs: list[list[Step]], ranks: int, count: int, item:
     # one chunk per step, so one flag per step and slice, in the receiver's memory)
     per_step = max(len(sl) for sl in slices)
     sent = [[flags.take() for _ in range(per_step)] for _k in range(n - 1)]
-    for r in range(n):
+    for r in built:
         prog, nxt = programs[r], (r + 1) % n
         for k in range(n - 1):
             c = (r - k) % n
@@ -294,36 +352,38 @@ def _ring_gather_phase(programs: list[list[Step]], ranks: int, count: int, item:
             prog.append(Wait(sent[n - 2][s], 1))
 
 
-def _ring_all_reduce(ranks: int, count: int, item: int) -> list[list[Step]]:
-    flags = _Flags()
-    programs = _ring_reduce_phase(ranks, count, item, flags, compact=False)
-    _ring_gather_phase(programs, ranks, count, item, flags)
+def _ring_all_reduce(ranks: int, count: int, item: int, flags: _Flags,
+                     built: Sequence[int]) -> list[list[Step]]:
+    programs = _ring_reduce_phase(ranks, count, item, flags, False, built)
+    _ring_gather_phase(programs, ranks, count, item, flags, built)
     return programs
 
 
-def _ring_reduce_scatter(ranks: int, count: int, item: int) -> list[list[Step]]:
+def _ring_reduce_scatter(ranks: int, count: int, item: int, flags: _Flags,
+                         built: Sequence[int]) -> list[list[Step]]:
     """Ring reduce-scatter, rank r's chunk at OUTPUT (rule A1)."""
-    return _ring_reduce_phase(ranks, count, item, _Flags(), compact=True)
+    return _ring_reduce_phase(ranks, count, item, flags, True, built)
 
 
-def _ring_all_gather(ranks: int, count: int, item: int) -> list[list[Step]]:
+def _ring_all_gather(ranks: int, count: int, item: int, flags: _Flags,
+                     built: Sequence[int]) -> list[list[Step]]:
     """Each rank's input (``count`` elements) gathered in rank order at OUTPUT."""
-    flags = _Flags()
-    programs: list[list[Step]] = []
-    for r in range(ranks):
-        programs.append([Copy(L.OUTPUT + r * count * item, L.INPUT, count * item)])
-    _ring_gather_phase(programs, ranks, count * ranks, item, flags)
+    programs: list[list[Step]] = [[] for _ in range(ranks)]
+    for r in built:
+        programs[r].append(Copy(L.OUTPUT + r * count * item, L.INPUT, count * item))
+    _ring_gather_phase(programs, ranks, count * ranks, item, flags, built)
     return programs
 
 
-def _ring_broadcast(ranks: int, count: int, item: int) -> list[list[Step]]:
+def _ring_broadcast(ranks: int, count: int, item: int, flags: _Flags,
+                    built: Sequence[int]) -> list[list[Step]]:
     """Rank 0's input along the chain 0 -> 1 -> ... -> n-1, slice by slice (rule A5)."""
-    flags = _Flags()
     slices = _slices(0, count, item)
     arrived = [[flags.take() for _ in slices] for _ in range(ranks)]
-    programs: list[list[Step]] = [[Copy(L.OUTPUT, L.INPUT, count * item)]]
-    programs += [[] for _ in range(ranks - 1)]
-    for r in range(ranks):
+    programs: list[list[Step]] = [[] for _ in range(ranks)]
+    if 0 in built:
+        programs[0].append(Copy(L.OUTPUT, L.INPUT, count * item))
+    for r in built:
         prog = programs[r]
         for s, (a, b) in enumerate(slices):
             addr = L.OUTPUT + a * item
@@ -335,13 +395,14 @@ def _ring_broadcast(ranks: int, count: int, item: int) -> list[list[Step]]:
     return programs
 
 
-def _one_shot(ranks: int, count: int, item: int) -> list[list[Step]]:
+def _one_shot(ranks: int, count: int, item: int, flags: _Flags,
+              built: Sequence[int]) -> list[list[Step]]:
     """Every rank sends its whole input to every other; each reduces all n in rank order
     (rule A3)."""
     nbytes = count * item
-    landed = L.flag(0)
-    programs: list[list[Step]] = []
-    for r in range(ranks):
+    landed = flags.take()
+    programs: list[list[Step]] = [[] for _ in range(ranks)]
+    for r in built:
         prog: list[Step] = []
         for j in range(1, ranks):
             p = (r + j) % ranks
@@ -350,18 +411,19 @@ def _one_shot(ranks: int, count: int, item: int) -> list[list[Step]]:
         prog.append(Wait(landed, ranks - 1))
         srcs = tuple(L.INPUT if q == r else L.SCRATCH + q * nbytes for q in range(ranks))
         prog.append(Reduce(L.OUTPUT, srcs, nbytes))
-        programs.append(prog)
+        programs[r] = prog
     return programs
 
 
-def _two_shot(ranks: int, count: int, item: int) -> list[list[Step]]:
+def _two_shot(ranks: int, count: int, item: int, flags: _Flags,
+              built: Sequence[int]) -> list[list[Step]]:
     """Direct reduce-scatter (rank c reduces chunk c in rank order), then direct
     all-gather (rule A4)."""
     chunks = _bounds(count, ranks)
     widest = max(b - a for a, b in chunks) * item  # one landing slot per sender
-    scattered, gathered = L.flag(0), L.flag(1)
-    programs: list[list[Step]] = []
-    for r in range(ranks):
+    scattered, gathered = flags.take(), flags.take()
+    programs: list[list[Step]] = [[] for _ in range(ranks)]
+    for r in built:
         prog: list[Step] = []
         for j in range(1, ranks):
             p = (r + j) % ranks
@@ -378,17 +440,18 @@ def _two_shot(ranks: int, count: int, item: int) -> list[list[Step]]:
             prog.append(Put(p, L.OUTPUT + a * item, L.OUTPUT + a * item, (b - a) * item))
             prog.append(Signal(p, gathered))
         prog.append(Wait(gathered, ranks - 1))
-        programs.append(prog)
+        programs[r] = prog
     return programs
 
 
-def _in_network(ranks: int, count: int, item: int) -> list[list[Step]]:
+def _in_network(ranks: int, count: int, item: int, flags: _Flags,
+                built: Sequence[int]) -> list[list[Step]]:
     """Rank c reduce-loads chunk c from every rank at the switch, then multicast-stores the
     sum to every rank (rule A8, switch rule S9); the switch sums in member (rank) order."""
     chunks = _bounds(count, ranks)
-    landed = L.flag(0)
-    programs: list[list[Step]] = []
-    for r in range(ranks):
+    landed = flags.take()
+    programs: list[list[Step]] = [[] for _ in range(ranks)]
+    for r in built:
         prog: list[Step] = []
         slices = _slices(*chunks[r], item)
         loads: list[int] = []  # the program step of each slice's reduce-load
@@ -409,40 +472,35 @@ def _in_network(ranks: int, count: int, item: int) -> list[list[Step]]:
         for j in range(1, ranks):
             prog.append(Signal((r + j) % ranks, landed))
         prog.append(Wait(landed, ranks - 1))
-        programs.append(prog)
+        programs[r] = prog
     return programs
 
 
-def _all_to_all(ranks: int, count: int, item: int) -> list[list[Step]]:
+def _all_to_all(ranks: int, count: int, item: int, flags: _Flags,
+                built: Sequence[int]) -> list[list[Step]]:
     """Rank r's block j goes to rank j's block r (rule A6); ``count`` elements each rank
     sends in all, ``count / ranks`` per block."""
     block = count // ranks * item
-    landed = L.flag(0)
-    programs: list[list[Step]] = []
-    for r in range(ranks):
+    landed = flags.take()
+    programs: list[list[Step]] = [[] for _ in range(ranks)]
+    for r in built:
         prog: list[Step] = [Copy(L.OUTPUT + r * block, L.INPUT + r * block, block)]
         for j in range(1, ranks):
             p = (r + j) % ranks
             prog.append(Put(p, L.INPUT + p * block, L.OUTPUT + r * block, block))
             prog.append(Signal(p, landed))
         prog.append(Wait(landed, ranks - 1))
-        programs.append(prog)
+        programs[r] = prog
     return programs
 
 
-def _moe(routing: MoeRouting, dtype: str, seed: int) -> Collective:
+def _moe_programs(routing: MoeRouting, built: Sequence[int]) -> tuple[tuple[Step, ...], ...]:
     """MoE dispatch then combine (rule A7): every (token, choice) pair's vector to its
     expert's rank, then back to the token's rank, slot ``(token, choice)``."""
-    n, item = routing.ranks, DTYPES[dtype].itemsize
-    received = max(sum(routing.pairs(s, q) for s in range(n)) for q in range(n))
-    if 2 * routing.dispatch_bytes + received * routing.token_bytes > MEMORY_LIMIT:
-        raise ConfigError("size", f"the busiest expert's rank would need more than "
-                                  f"{MEMORY_LIMIT} bytes of buffers")
-    token = routing.token_bytes
-    inputs = random_inputs(n, routing.tokens * token // item, dtype, seed)
+    n, token = routing.ranks, routing.token_bytes
     dispatched, combined = L.flag(0), L.flag(1)
     programs: list[list[Step]] = [[] for _ in range(n)]
-    for r in range(n):
+    for r in built:
         prog = programs[r]
         for j in range(n):  # dispatch, staggered: r, r + 1, ...
             q = (r + j) % n
@@ -462,13 +520,27 @@ def _moe(routing: MoeRouting, dtype: str, seed: int) -> Collective:
             if p != r:
                 prog.append(Signal(p, combined))
         prog.append(Wait(combined, n - 1))
+    return tuple(tuple(p) for p in programs)
+
+
+def _moe(plan: Schedule, dtype: str, seed: int) -> Collective:
+    """The MoE exchange of ``plan`` with seeded tokens and its expected outputs (A7)."""
+    routing = plan.routing
+    assert routing is not None
+    n, item = routing.ranks, DTYPES[dtype].itemsize
+    received = max(sum(routing.pairs(s, q) for s in range(n)) for q in range(n))
+    if 2 * routing.dispatch_bytes + received * routing.token_bytes > MEMORY_LIMIT:
+        raise ConfigError("size", f"the busiest expert's rank would need more than "
+                                  f"{MEMORY_LIMIT} bytes of buffers")
+    inputs = random_inputs(n, routing.tokens * routing.token_bytes // item, dtype, seed)
     expected = R.moe_expected(routing, [x.tobytes() for x in inputs])
     return Collective(op="moe", algo="direct", ranks=n, size=routing.dispatch_bytes,
-                      dtype=dtype, programs=tuple(tuple(p) for p in programs),
+                      dtype=dtype, programs=plan.programs,
                       inputs=tuple(x.tobytes() for x in inputs), expected=expected,
                       routing=routing,
                       memory_bytes=2 * routing.dispatch_bytes + received * routing.token_bytes)
 
 
 __all__ = ["ALGORITHMS", "DTYPES", "GROUP", "IN_NETWORK_AHEAD", "MEMORY_LIMIT", "SLICE_BYTES",
-           "Collective", "build", "bus_factor", "check_collective", "fit_size", "random_inputs"]
+           "Collective", "Schedule", "TimingOnly", "build", "bus_factor", "check_collective",
+           "fit_size", "random_inputs", "schedule"]

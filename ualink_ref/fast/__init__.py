@@ -1,0 +1,1 @@
+"""The fast fidelity (specs/fast.md)."""

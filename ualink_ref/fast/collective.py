@@ -1,0 +1,366 @@
+"""A collective on the fast fidelity: the exact pod's programs, timed by the fast engine.
+
+The same :class:`~ualink_ref.collectives.algorithms.Schedule` the exact pod runs (rules
+C1-C4 of ``specs/collectives.md``: pieces of at most 256 bytes, the in-flight limit, C3's
+signal ordering, local reduction time) runs here on :class:`~ualink_ref.fast.engine.Engine`
+without data (``specs/fast.md`` rules P1-P3):
+
+P1. A rank acts at whole slots, as the exact runner does: whatever frees it (a completion,
+    a flag, the end of a local step) lets it act at the nearest slot boundary (the
+    exact pod's arrivals fall on boundaries; the engine's times are estimates of them,
+    and rounding to the nearest is the unbiased choice: the next boundary added half a
+    slot per dependent step, 3-5 % on a ring of short steps).
+P2. A flag counts the signals that reached it (E4); a :class:`Wait` holds until it is
+    high enough. There is no data: the result is time and traffic, never checked bytes.
+P3. The figures are the exact report's (nccl-tests' time, algbw, busbw; link use) for
+    the same collective on the same pod.
+P5. Two options trade detail for speed (:class:`FastConfig`), for pods past what the exact
+    pod runs: ``burst`` sends up to that many of a data step's pieces per plane as one
+    burst (engine rule E8) instead of one by one; ``symmetric`` runs one rank only, for
+    an algorithm whose ranks all do the same thing shifted by their index
+    (:data:`SYMMETRIC`) on a pod whose links are all alike: every other rank is then in
+    the same state at the same time, so what rank 0 sends to any peer is what it
+    receives from one, at the same moment — every queue is rank 0's, and a signal rank 0
+    sends sets rank 0's own flag when it arrives. Each is validated against the plain
+    run (``specs/fast.md``, "Agreement").
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass
+from itertools import islice
+
+from ualink_ref.collectives import program as P
+from ualink_ref.collectives.algorithms import Schedule
+from ualink_ref.collectives.run import DEFAULT_REDUCE_BYTES_PER_NS, CollectiveError
+from ualink_ref.errors import ConfigError
+from ualink_ref.fast.calibrate import LinkCalibration, calibrate
+from ualink_ref.fast.engine import Engine, Operation
+from ualink_ref.fast.trust import untrusted_reasons
+from ualink_ref.sim.fabric import FabricConfig
+from ualink_ref.tl.upli import request_pieces
+
+
+@dataclass(frozen=True)
+class FastReport:
+    """What a fast run measured (rule P3): the exact report's timing figures."""
+
+    op: str
+    algo: str
+    ranks: int
+    planes: int
+    lanes: int
+    flow_control: str
+    size: int
+    time_us: float
+    algbw_gbps: float
+    busbw_gbps: float
+    #: Mean and highest share of a link direction's slots spent serving packets.
+    link_mean: float
+    link_max: float
+    operations: int
+    #: Why the figures may be off the exact pod's (rule V3); empty: within its bounds.
+    untrusted: tuple[str, ...] = ()
+
+    def format(self) -> str:
+        """A few lines, as the exact report prints them."""
+        lines = [
+            f"{self.op} ({self.algo}), {self.ranks} accelerators, {self.planes} plane(s), "
+            f"x{self.lanes} links, {self.flow_control.upper()}, {self.size} B "
+            "[fast fidelity: timing only, no data]",
+            f"  time {self.time_us:.3f} us  algbw {self.algbw_gbps:.2f} GB/s  busbw "
+            f"{self.busbw_gbps:.2f} GB/s",
+            f"  link utilisation: mean {100 * self.link_mean:.1f} %, "
+            f"max {100 * self.link_max:.1f} %; {self.operations} memory operations",
+        ]
+        lines += [f"  warning: not to be trusted here: {why}" for why in self.untrusted]
+        return "\n".join(lines)
+
+
+class _Rank:
+    """One rank's program as it runs (the exact runner's rank, without data)."""
+
+    def __init__(self, index: int, program: tuple[P.Step, ...]) -> None:
+        self.index = index
+        self.program = program
+        self.pc = 0
+        self.busy_until = 0.0
+        self.pieces: Iterator[tuple[int, int]] | None = None
+        self.issued = 0
+        self.completed: list[bool] = []
+        self.outstanding = 0
+        self.signals: deque[tuple[int, P.Signal]] = deque()
+        self.open_ops: dict[tuple[int, int], deque[int]] = {}
+        self.step_open: dict[int, int] = {}
+        self.groups: set[int] = set()
+        self.flags: dict[int, int] = {}
+        self.finished: float | None = None
+        self.wakes: set[float] = set()  # slots at which it is due to act (P1)
+
+    @property
+    def done(self) -> bool:
+        return self.pc >= len(self.program) and not self.signals and not self.outstanding
+
+    def ordered_before(self, signal: P.Signal, issued_before: int, plane: int) -> bool:
+        """Rule C3, as the exact runner applies it."""
+        for (peer, other), seqs in self.open_ops.items():
+            while seqs and self.completed[seqs[0]]:
+                seqs.popleft()
+            if peer not in self.groups and (peer != signal.peer or other == plane):
+                continue
+            if seqs and seqs[0] < issued_before:
+                return False
+        return True
+
+
+#: The (operation, algorithm) pairs whose ranks run the same program shifted by their
+#: index (rule P5): rank r's peers are rank 0's plus r, its chunks rank 0's rotated.
+SYMMETRIC: frozenset[tuple[str, str]] = frozenset({
+    ("all-reduce", "ring"), ("all-reduce", "one-shot"), ("all-reduce", "two-shot"),
+    ("all-reduce", "in-network"), ("reduce-scatter", "ring"), ("all-gather", "ring"),
+    ("all-to-all", "direct")})
+
+
+@dataclass(frozen=True)
+class FastConfig:
+    """How the fast fidelity runs a collective (rule P5); the defaults are the validated
+    plain run: every rank, piece by piece."""
+
+    #: Pieces of a data step sent as one burst per plane (engine rule E8); 1: one by one.
+    burst: int = 1
+    #: Run rank 0 only (rule P5); needs an algorithm of :data:`SYMMETRIC`.
+    symmetric: bool = False
+    #: Local reduction rate, bytes/ns (rule C4, as the exact runner's ``RunConfig``).
+    reduce_bytes_per_ns: float = DEFAULT_REDUCE_BYTES_PER_NS
+
+    def __post_init__(self) -> None:
+        if isinstance(self.burst, bool) or not isinstance(self.burst, int) or self.burst < 1:
+            raise ConfigError("burst", f"must be an integer >= 1, got {self.burst!r}")
+        if not isinstance(self.symmetric, bool):
+            raise ConfigError("symmetric", f"must be True or False, got {self.symmetric!r}")
+        rate = self.reduce_bytes_per_ns
+        if isinstance(rate, bool) or not isinstance(rate, int | float) or not (
+                math.isfinite(rate) and rate > 0):
+            raise ConfigError("reduce_bytes_per_ns", f"must be a number > 0, got {rate!r}")
+
+
+class FastCollective:
+    """Runs one :class:`Schedule` on the fast engine for a pod like ``pod``."""
+
+    def __init__(self, plan: Schedule, pod: FabricConfig,
+                 config: FastConfig | None = None,
+                 calibration: LinkCalibration | None = None) -> None:
+        if pod.accelerators != plan.ranks:
+            raise ConfigError("accelerators", f"the pod has {pod.accelerators} accelerators, "
+                                              f"the collective {plan.ranks} ranks")
+        if pod.links_down:
+            raise ConfigError("links_down", "the fast fidelity does not model link faults "
+                                            "(specs/fast.md E6): run the exact pod")
+        self.plan = plan
+        self.pod = pod
+        self.config = config if config is not None else FastConfig()
+        self.fold = self.config.symmetric
+        if self.fold and (plan.op, plan.algo) not in SYMMETRIC:
+            raise ConfigError("symmetric", f"{plan.op} ({plan.algo}) is not one of the "
+                                           "symmetric algorithms (specs/fast.md P5)")
+        # folded (P5): one accelerator's queues; a group's members all land on them
+        groups = {g.group: (0,) * len(g.members) if self.fold else g.members
+                  for g in plan.groups}
+        self.engine = Engine(1 if self.fold else pod.accelerators, pod.planes,
+                             calibration if calibration is not None else calibrate(pod), groups)
+        self.engine.on_target = self._at_target
+        built = (0,) if self.fold else range(plan.ranks)
+        self.ranks = [_Rank(r, plan.programs[r]) for r in built]
+        self.operations = 0
+
+    # -- events ----------------------------------------------------------------------------
+
+    def _wake(self, rank: _Rank, time: float) -> None:
+        """Rule P1: ``rank`` acts at the slot boundary nearest ``time``."""
+        at = float(math.floor(time + 0.5))
+        if at in rank.wakes:
+            return  # it acts then already
+        rank.wakes.add(at)
+        self.engine.at(at, lambda: self._act(rank, at))
+
+    def _act(self, rank: _Rank, at: float) -> None:
+        rank.wakes.discard(at)
+        self._advance(rank)
+
+    def _at_target(self, target: int, op: Operation, time: float) -> None:
+        if op.kind == "atomic":  # a signal: its flag counts one more (P2; folded: P5)
+            rank = self.ranks[0 if self.fold else target]
+            rank.flags[op.addr] = rank.flags.get(op.addr, 0) + 1
+            self._wake(rank, time)
+
+    def _issue(self, rank: _Rank, peer: int, addr: int, kind: str, nbytes: int,
+               step: int, pieces: int = 1) -> None:
+        """Issue ``pieces`` operations to ``peer`` on ``addr``'s plane as one burst (E8)."""
+        plane = (addr >> 8) % self.pod.planes
+        seq = rank.issued
+
+        def done(op: Operation, time: float) -> None:
+            rank.completed[seq] = True
+            rank.outstanding -= pieces
+            rank.step_open[step] -= 1
+            self._wake(rank, time)
+
+        src, dst = rank.index, peer
+        if self.fold:  # P5: every queue is rank 0's
+            src, dst = 0, (peer if peer in self.engine.groups else 0)
+        self.engine.issue(src, dst, plane, kind, nbytes, addr, done, pieces)
+        self.operations += pieces
+        rank.step_open[step] = rank.step_open.get(step, 0) + 1
+        rank.open_ops.setdefault((peer, plane), deque()).append(seq)
+        rank.issued += 1
+        rank.completed.append(False)
+        rank.outstanding += pieces
+
+    def _issue_batch(self, rank: _Rank, peer: int, kind: str,
+                     batch: list[tuple[int, int]], step: int) -> None:
+        """Pieces in address order, one burst per plane (P5; bursts of one: each piece)."""
+        if self.config.burst == 1:
+            for addr, length in batch:
+                self._issue(rank, peer, addr, kind, length, step)
+            return
+        planes: dict[int, list[tuple[int, int]]] = {}
+        for addr, length in batch:
+            planes.setdefault((addr >> 8) % self.pod.planes, []).append((addr, length))
+        for pieces in planes.values():
+            self._issue(rank, peer, pieces[0][0], kind, max(n for _, n in pieces), step,
+                        len(pieces))
+
+    def _advance(self, rank: _Rank) -> None:
+        """The exact runner's ``_advance`` (C1-C4) at the engine's time."""
+        self._run_program(rank, self.engine.now)
+        self._after(rank, self.engine.now)
+
+    def _after(self, rank: _Rank, now: float) -> None:
+        """The exact runner visits every rank every slot; this one acts when woken, so it
+        wakes a rank for the next slot when a signal could go then, and notes the end."""
+        if rank.signals and rank.outstanding < self.pod.max_outstanding:
+            issued_before, signal = rank.signals[0]
+            if rank.ordered_before(signal, issued_before, (signal.flag >> 8) % self.pod.planes):
+                self._wake(rank, now + 1)
+        if rank.done and rank.finished is None:
+            rank.finished = now
+
+    def _run_program(self, rank: _Rank, now: float) -> None:
+        limit = self.pod.max_outstanding
+        while rank.signals and rank.outstanding < limit:
+            issued_before, signal = rank.signals[0]
+            if not rank.ordered_before(signal, issued_before,
+                                       (signal.flag >> 8) % self.pod.planes):
+                break
+            rank.signals.popleft()
+            self._issue(rank, signal.peer, signal.flag, "atomic", 8, -1)
+        if now < rank.busy_until:
+            return
+        program = rank.program
+        while rank.pc < len(program):
+            step = program[rank.pc]
+            if isinstance(step, P.Put | P.Get):
+                writes = isinstance(step, P.Put)
+                if rank.pieces is None:
+                    rank.pieces = request_pieces(step.dst if writes else step.src, step.nbytes)
+                    if step.peer in self.engine.groups:
+                        rank.groups.add(step.peer)
+                kind = "write" if writes else "read"
+                while rank.outstanding < limit:
+                    room = min(limit - rank.outstanding, self.config.burst * self.pod.planes)
+                    batch = list(islice(rank.pieces, room))
+                    if not batch:
+                        break
+                    self._issue_batch(rank, step.peer, kind, batch, rank.pc)
+                else:
+                    return  # held by the in-flight limit (C1)
+                rank.pieces = None
+                rank.pc += 1
+                continue
+            if isinstance(step, P.Signal):
+                rank.signals.append((rank.issued, step))
+                rank.pc += 1
+                continue
+            if isinstance(step, P.Fence):
+                if rank.step_open.get(step.step, 0):
+                    return
+                rank.pc += 1
+                continue
+            if isinstance(step, P.Wait):
+                if rank.flags.get(step.flag, 0) < step.count:
+                    return
+                rank.pc += 1
+                continue
+            rank.pc += 1  # Reduce or Copy (C4): local time, in whole slots
+            work = (2 * step.nbytes if isinstance(step, P.Copy)
+                    else step.nbytes * (len(step.srcs) + 1))
+            rank.busy_until = now + math.ceil(work / self.config.reduce_bytes_per_ns
+                                              / self.pod.slot_ns)
+            if now < rank.busy_until:
+                self._wake(rank, rank.busy_until)
+                return
+
+    # -- running ---------------------------------------------------------------------------
+
+    def run(self) -> FastReport:
+        """Run every program to its end; the figures of rule P3."""
+        for rank in self.ranks:
+            self._wake(rank, 0.0)
+        self.engine.run()
+        stuck = [r.index for r in self.ranks if r.finished is None]
+        if stuck:
+            raise CollectiveError(f"ranks {stuck[:8]} never finished: the schedule "
+                                  "waits on a signal nobody sends")
+        slots = max(max(r.finished for r in self.ranks if r.finished is not None), 1.0)
+        plan, pod = self.plan, self.pod
+        seconds = slots * pod.slot_ns * 1e-9
+        algbw = plan.size / seconds / 1e9
+        use = [q.served_slots / slots for queues in (self.engine.up, self.engine.down)
+               for plane in queues for q in plane]
+        return FastReport(op=plan.op, algo=plan.algo, ranks=plan.ranks, planes=pod.planes,
+                          lanes=pod.lanes, flow_control=pod.flow_control, size=plan.size,
+                          time_us=slots * pod.slot_ns / 1000, algbw_gbps=algbw,
+                          busbw_gbps=algbw * plan.bus_factor,
+                          link_mean=sum(use) / len(use), link_max=max(use),
+                          operations=self.operations,
+                          untrusted=untrusted_reasons(self.engine, pod))
+
+
+def run_fast_collective(plan: Schedule, pod: FabricConfig, config: FastConfig | None = None,
+                        calibration: LinkCalibration | None = None) -> FastReport:
+    """Time ``plan`` on a pod like ``pod`` with the fast fidelity (module docstring); the
+    link costs are ``calibration`` (default: measured on the exact pod, rules Q1-Q5; the
+    protocol comparison passes other framings')."""
+    return FastCollective(plan, pod, config, calibration).run()
+
+
+#: Pieces (memory operations) a plain run takes on before :func:`auto_config` turns to
+#: bursts and symmetry (project choice: about a minute of the engine on one core).
+PLAIN_PIECES = 2_000_000
+#: The burst of a large run (rule P5; its error against the plain run is in the table).
+LARGE_BURST = 32
+
+
+def pieces_per_rank(op: str, ranks: int, size: int) -> int:
+    """About how many memory operations one rank issues (for :func:`auto_config`)."""
+    share = {"all-reduce": 2 * size, "broadcast": size, "moe": 2 * size}.get(op, size)
+    return -(-share // 256)
+
+
+def auto_config(op: str, algo: str, ranks: int, size: int,
+                reduce_bytes_per_ns: float = DEFAULT_REDUCE_BYTES_PER_NS) -> FastConfig:
+    """The run rule P5 picks: plain (every rank, piece by piece) up to
+    :data:`PLAIN_PIECES` operations in all; past it, one rank for a symmetric algorithm
+    and bursts of :data:`LARGE_BURST`."""
+    total = ranks * pieces_per_rank(op, ranks, size)
+    if total <= PLAIN_PIECES:
+        return FastConfig(reduce_bytes_per_ns=reduce_bytes_per_ns)
+    return FastConfig(burst=LARGE_BURST, symmetric=(op, algo) in SYMMETRIC,
+                      reduce_bytes_per_ns=reduce_bytes_per_ns)
+
+
+__all__ = ["LARGE_BURST", "PLAIN_PIECES", "SYMMETRIC", "FastCollective", "FastConfig",
+           "FastReport", "auto_config", "pieces_per_rank", "run_fast_collective"]
