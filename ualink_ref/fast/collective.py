@@ -29,9 +29,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Iterator
 from dataclasses import dataclass
-from itertools import islice
 
 from ualink_ref.collectives import program as P
 from ualink_ref.collectives.algorithms import Schedule
@@ -41,7 +39,7 @@ from ualink_ref.fast.calibrate import LinkCalibration, calibrate
 from ualink_ref.fast.engine import Engine, Operation
 from ualink_ref.fast.trust import untrusted_reasons
 from ualink_ref.sim.fabric import FabricConfig
-from ualink_ref.tl.upli import request_pieces
+from ualink_ref.tl.upli import REGION_BYTES
 
 
 @dataclass(frozen=True)
@@ -80,6 +78,47 @@ class FastReport:
         return "\n".join(lines)
 
 
+@dataclass(slots=True)
+class Transfer:
+    """What is left of a data step: the bytes ``[addr, end)``, split as
+    :func:`~ualink_ref.tl.upli.request_pieces` splits them (a piece per 256-byte region
+    touched), counted rather than listed, so a burst of many is taken in O(planes)."""
+
+    addr: int
+    end: int
+
+    @property
+    def left(self) -> int:
+        """Pieces not yet taken."""
+        if self.addr >= self.end:
+            return 0
+        return (self.end - 1) // REGION_BYTES - self.addr // REGION_BYTES + 1
+
+    def take_one(self) -> tuple[int, int]:
+        """The next piece, ``(addr, length)``."""
+        length = min(REGION_BYTES - self.addr % REGION_BYTES, self.end - self.addr)
+        piece = (self.addr, length)
+        self.addr += length
+        return piece
+
+    def take(self, count: int, planes: int) -> list[tuple[int, int, int]]:
+        """The next ``count`` pieces (at most :attr:`left`) as ``(first addr, pieces,
+        longest)`` per plane, in the order the planes first appear (rule F2: a region's
+        plane is its index modulo ``planes``)."""
+        count = min(count, self.left)
+        first_region = self.addr // REGION_BYTES
+        out = []
+        for offset in range(min(planes, count)):
+            region = first_region + offset
+            pieces = (count - offset + planes - 1) // planes
+            addr = self.addr if offset == 0 else region * REGION_BYTES
+            out.append((addr, pieces, REGION_BYTES if count > 1
+                        else min(REGION_BYTES - self.addr % REGION_BYTES,
+                                 self.end - self.addr)))
+        self.addr = min(self.end, (first_region + count) * REGION_BYTES)
+        return out
+
+
 class _Rank:
     """One rank's program as it runs (the exact runner's rank, without data)."""
 
@@ -88,7 +127,7 @@ class _Rank:
         self.program = program
         self.pc = 0
         self.busy_until = 0.0
-        self.pieces: Iterator[tuple[int, int]] | None = None
+        self.pieces: Transfer | None = None
         self.issued = 0
         self.completed: list[bool] = []
         self.outstanding = 0
@@ -202,16 +241,22 @@ class FastCollective:
         plane = (addr >> 8) % self.pod.planes
         seq = rank.issued
 
+        def freed(op: Operation, time: float, count: int) -> None:
+            rank.outstanding -= count  # E9: the in-flight limit frees as pieces end
+            self._wake(rank, time)
+
         def done(op: Operation, time: float) -> None:
+            if pieces == 1:
+                rank.outstanding -= 1
             rank.completed[seq] = True
-            rank.outstanding -= pieces
             rank.step_open[step] -= 1
             self._wake(rank, time)
 
         src, dst = rank.index, peer
         if self.fold:  # P5: every queue is rank 0's
             src, dst = 0, (peer if peer in self.engine.groups else 0)
-        self.engine.issue(src, dst, plane, kind, nbytes, addr, done, pieces)
+        self.engine.issue(src, dst, plane, kind, nbytes, addr, done, pieces,
+                          freed if pieces > 1 else None)
         self.operations += pieces
         rank.step_open[step] = rank.step_open.get(step, 0) + 1
         rank.open_ops.setdefault((peer, plane), deque()).append(seq)
@@ -219,19 +264,16 @@ class FastCollective:
         rank.completed.append(False)
         rank.outstanding += pieces
 
-    def _issue_batch(self, rank: _Rank, peer: int, kind: str,
-                     batch: list[tuple[int, int]], step: int) -> None:
-        """Pieces in address order, one burst per plane (P5; bursts of one: each piece)."""
+    def _issue_batch(self, rank: _Rank, peer: int, kind: str, transfer: Transfer,
+                     room: int, step: int) -> None:
+        """The next ``room`` pieces in address order: one by one, or (P5) one burst per
+        plane, each burst as long as its longest piece."""
         if self.config.burst == 1:
-            for addr, length in batch:
-                self._issue(rank, peer, addr, kind, length, step)
+            addr, length = transfer.take_one()
+            self._issue(rank, peer, addr, kind, length, step)
             return
-        planes: dict[int, list[tuple[int, int]]] = {}
-        for addr, length in batch:
-            planes.setdefault((addr >> 8) % self.pod.planes, []).append((addr, length))
-        for pieces in planes.values():
-            self._issue(rank, peer, pieces[0][0], kind, max(n for _, n in pieces), step,
-                        len(pieces))
+        for addr, pieces, longest in transfer.take(room, self.pod.planes):
+            self._issue(rank, peer, addr, kind, longest, step, pieces)
 
     def _advance(self, rank: _Rank) -> None:
         """The exact runner's ``_advance`` (C1-C4) at the engine's time."""
@@ -265,16 +307,16 @@ class FastCollective:
             if isinstance(step, P.Put | P.Get):
                 writes = isinstance(step, P.Put)
                 if rank.pieces is None:
-                    rank.pieces = request_pieces(step.dst if writes else step.src, step.nbytes)
+                    start = step.dst if writes else step.src
+                    rank.pieces = Transfer(start, start + step.nbytes)
                     if step.peer in self.engine.groups:
                         rank.groups.add(step.peer)
                 kind = "write" if writes else "read"
                 while rank.outstanding < limit:
-                    room = min(limit - rank.outstanding, self.config.burst * self.pod.planes)
-                    batch = list(islice(rank.pieces, room))
-                    if not batch:
+                    if not rank.pieces.left:
                         break
-                    self._issue_batch(rank, step.peer, kind, batch, rank.pc)
+                    room = min(limit - rank.outstanding, self.config.burst * self.pod.planes)
+                    self._issue_batch(rank, step.peer, kind, rank.pieces, room, rank.pc)
                 else:
                     return  # held by the in-flight limit (C1)
                 rank.pieces = None
@@ -363,4 +405,4 @@ def auto_config(op: str, algo: str, ranks: int, size: int,
 
 
 __all__ = ["LARGE_BURST", "PLAIN_PIECES", "SYMMETRIC", "FastCollective", "FastConfig",
-           "FastReport", "auto_config", "pieces_per_rank", "run_fast_collective"]
+           "FastReport", "Transfer", "auto_config", "pieces_per_rank", "run_fast_collective"]

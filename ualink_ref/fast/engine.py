@@ -67,6 +67,8 @@ class Operation:
     issued_at: float = 0.0
     #: Operations of the shape sent back to back as one burst (E8).
     pieces: int = 1
+    #: Called with (op, time, pieces) as a burst's pieces complete, before ``done`` (E9).
+    progress: Callable[[Operation, float, int], None] | None = None
     #: Members (a group: E5) still to answer, and the latest answer's last piece so far.
     waiting: int = 0
     latest: float = 0.0
@@ -93,6 +95,10 @@ class LinkQueue:
     busy: bool = False
     waiting: tuple[deque[_Packet], deque[_Packet]] = field(
         default_factory=lambda: (deque(), deque()))
+    #: While it serves a request burst: when that ends (else -1), and a token that
+    #: retires the burst's scheduled end when a response cuts in (E10).
+    burst_until: float = -1.0
+    token: int = 0
     #: Slots it spent serving, and the most request slots that waited in it at once.
     served_slots: float = 0.0
     peak_backlog: float = 0.0
@@ -163,14 +169,15 @@ class Engine:
         return out[0], out[1], out[2], out[3]
 
     def issue(self, src: int, dst: int, plane: int, kind: str, nbytes: int, addr: int,
-              done: Callable[[Operation, float], None], pieces: int = 1) -> Operation:
+              done: Callable[[Operation, float], None], pieces: int = 1,
+              progress: Callable[[Operation, float, int], None] | None = None) -> Operation:
         """Send ``pieces`` operations of one shape back to back, now, as one burst (E2, E5,
         E8); ``done(op, time)`` once the last one's response is in."""
         cal = self.calibration
         shape = cal.shape(kind, nbytes)
         group = cal.group_latency[(kind, beats_of(kind, nbytes))] if dst in self.groups else None
         op = Operation(src, dst, plane, kind, nbytes, shape, self.hops(shape, group), done,
-                       addr, self.now, pieces=pieces)
+                       addr, self.now, pieces=pieces, progress=progress)
         self._enqueue(self.up[plane][src], _Packet(op, REQUEST, shape.request_up * pieces,
                                                    shape.request_up, self.now,
                                                    self._at_switch))
@@ -185,6 +192,9 @@ class Engine:
             return
         if not queue.busy:
             self._serve(queue, packet)
+            return
+        if packet.klass == RESPONSE and queue.burst_until > self.now + packet.slots:
+            self._cut_in(queue, packet)
             return
         queue.waiting[packet.klass].append(packet)
         if packet.klass == REQUEST:
@@ -206,12 +216,31 @@ class Engine:
         head = start + packet.piece
         if head < end:  # a burst: its head moves on while the rest is still served
             self.at(head, lambda: packet.then(packet.op, head, end))
-            self.at(end, lambda: self._free(queue))
+            if packet.klass == REQUEST:
+                queue.burst_until = end
+            self._free_at(queue, end)
         else:
             self.at(end, lambda: self._depart(queue, packet))
 
+    def _free_at(self, queue: LinkQueue, end: float) -> None:
+        token = queue.token
+        self.at(end, lambda: self._free(queue) if queue.token == token else None)
+
+    def _cut_in(self, queue: LinkQueue, packet: _Packet) -> None:
+        """E10: a response reaching a queue in the middle of a request burst is served
+        at once, between two of the burst's pieces, and the burst ends that much later."""
+        end = self.now + packet.slots
+        head = min(end, self.now + packet.piece)
+        self.at(head, lambda: packet.then(packet.op, head, end))
+        queue.served_slots += packet.slots
+        queue.burst_until += packet.slots
+        queue.free_at = queue.last_at = queue.burst_until
+        queue.token += 1
+        self._free_at(queue, queue.burst_until)
+
     def _free(self, queue: LinkQueue) -> None:
         queue.busy = False
+        queue.burst_until = -1.0
         responses, requests = queue.waiting[RESPONSE], queue.waiting[REQUEST]
         if responses:
             self._serve(queue, responses.popleft())
@@ -261,7 +290,39 @@ class Engine:
         self._enqueue(self.down[op.plane][op.src], _Packet(
             op, RESPONSE, op.shape.response_down * op.pieces, op.shape.response_down,
             max(op.latest, self.now),
-            lambda o, h, t: self.at(t + hop, lambda: o.done(o, t + hop))))
+            lambda o, h, t: self._complete(o, t + hop)))
+
+    #: Completion steps of a burst (E9): its pieces end in this many groups.
+    COMPLETION_STEPS = 4
+
+    def _complete(self, op: Operation, tail: float) -> None:
+        """E9: a burst's pieces complete one bottleneck service apart, the last at
+        ``tail``: reported in :data:`COMPLETION_STEPS` groups, then ``done``."""
+        if op.pieces > 1 and op.progress is not None:
+            shape = op.shape
+            spacing = max(shape.request_up, shape.request_down, shape.response_up,
+                          shape.response_down)
+            steps = min(op.pieces, self.COMPLETION_STEPS)
+            head = max(self.now, tail - (op.pieces - 1) * spacing)
+            given = 0
+            for j in range(steps - 1):
+                share = op.pieces * (j + 1) // steps - given
+                given += share
+                when = head + (tail - head) * j / (steps - 1)
+                self._progress_at(when, op, share)
+            self.at(tail, lambda: self._finish(op, tail, op.pieces - given))
+            return
+        self.at(tail, lambda: op.done(op, tail))
+
+    def _progress_at(self, time: float, op: Operation, pieces: int) -> None:
+        progress = op.progress
+        assert progress is not None
+        self.at(time, lambda: progress(op, time, pieces))
+
+    def _finish(self, op: Operation, time: float, pieces: int) -> None:
+        if op.progress is not None:
+            op.progress(op, time, pieces)
+        op.done(op, time)
 
 
 __all__ = ["REQUEST", "RESPONSE", "Engine", "LinkQueue", "Operation"]
