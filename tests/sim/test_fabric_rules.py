@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from ualink_ref.errors import ConfigError
+from ualink_ref.node.arbiter import Packet
 from ualink_ref.sim.fabric import (
     SWITCH_BUFFER,
     Fabric,
@@ -19,8 +20,9 @@ from ualink_ref.sim.fabric import (
 )
 from ualink_ref.sim.fabric_report import _pct, check, make_report, run_fabric, static_slots
 from ualink_ref.sim.workloads import FabricOp, Op, fabric_workload
-from ualink_ref.tl import Status, credits
+from ualink_ref.tl import Status, codec, credits
 from ualink_ref.tl.credits import CreditConfig
+from ualink_ref.tl.upli import Command
 
 
 def _drained(planes: int = 1) -> Fabric:
@@ -57,7 +59,12 @@ def test_f7_a_sender_holding_one_credit_more_or_less_is_a_leak(source: int, delt
 
 def test_f7_a_field_held_in_a_switch_is_a_leak() -> None:
     fabric = _drained()
-    fabric.switches[0].agents[0].arbiter._queued += 1  # a field the egress never sent
+    held = codec.Request(cmd=int(Command.READ), vchan=0, asi=0, tag=7, pool=0, attr=0, len=0,
+                         metadata=0, addr=0x1000, src_acc=1, dst_acc=0, cload=0, cway=0,
+                         numbeats=0)
+    # A field queued at egress 0 that the egress never sends (the run is over).
+    fabric.switches[0].agents[0].arbiter.enqueue(
+        Packet(value=held, halves=[], ingress=1, source=0, data_credits=0, ready=0.0))
     assert fabric.leaks() == ["plane 0: 1 fields still held"]
 
 
