@@ -60,7 +60,7 @@ def _who(sent: list[Packet]) -> list[tuple[int, int]]:
 def test_s6_ingress_ports_take_turns_round_robin(room: int) -> None:
     # Bug caught: the ingress just served goes to the front of the ring again (it is
     # served twice before the others). Room 4 = one request per call, 8 = two.
-    arbiter = Arbiter(PORTS)
+    arbiter = Arbiter()
     for n in range(3):
         for ingress in range(PORTS):
             arbiter.enqueue(_request(ingress, n))
@@ -70,7 +70,7 @@ def test_s6_ingress_ports_take_turns_round_robin(room: int) -> None:
 
 
 def test_s6_an_ingress_that_empties_leaves_the_ring_and_rejoins_at_the_back() -> None:
-    arbiter = Arbiter(PORTS)
+    arbiter = Arbiter()
     arbiter.enqueue(_request(0, 0))
     arbiter.enqueue(_request(1, 0))
     arbiter.enqueue(_request(1, 1))
@@ -82,7 +82,7 @@ def test_s6_an_ingress_that_empties_leaves_the_ring_and_rejoins_at_the_back() ->
 
 def test_s6_the_vcs_take_turns_and_the_turn_resumes_after_the_last_vc_served() -> None:
     # Room for one request a call: VC 0, then VC 1, then VC 2 (not VC 0 again).
-    arbiter = Arbiter(PORTS)
+    arbiter = Arbiter()
     for vc in range(3):
         for n in range(2):
             arbiter.enqueue(_request(0, 4 * vc + n, vc=vc))
@@ -116,7 +116,7 @@ def test_s6_responses_before_requests_on_a_switch_port() -> None:
 def test_s6_a_head_without_credits_is_skipped_and_counted_the_others_go() -> None:
     # Ingress 0's head needs 4 data credits, ingress 1's none; with 1 data credit only 1
     # goes, and 0 is skipped once per turn (a switch credit stall).
-    arbiter = Arbiter(PORTS)
+    arbiter = Arbiter()
     big = _request(0, 0)
     arbiter.enqueue(Packet(value=big.value._replace(cmd=int(Command.WRITE_FULL), numbeats=3),
                            halves=[bytes(32)] * 8, ingress=0, source=0, data_credits=4,
@@ -138,7 +138,7 @@ def test_s6_a_head_without_credits_is_skipped_and_counted_the_others_go() -> Non
 
 
 def test_s4_the_pool_is_spent_when_the_vc_is_short() -> None:
-    arbiter = Arbiter(PORTS)
+    arbiter = Arbiter()
     arbiter.enqueue(_response(0, 0, vc=1))
     tx = credits.SenderCredits()
     tx.grant(credits.POOL, credits.RSP_CMD, 1)
@@ -150,7 +150,7 @@ def test_s4_the_pool_is_spent_when_the_vc_is_short() -> None:
 
 @pytest.mark.parametrize(("now", "sent"), [(4.0, 0), (5.0, 1), (6.0, 1)])
 def test_s7_a_field_leaves_no_earlier_than_its_ready_slot(now: float, sent: int) -> None:
-    arbiter = Arbiter(PORTS)
+    arbiter = Arbiter()
     p = _request(0, 0)
     arbiter.enqueue(Packet(value=p.value, halves=[], ingress=0, source=0, data_credits=0,
                            ready=5.0))
@@ -177,7 +177,7 @@ def test_s7_a_switch_port_polled_without_a_slot_polls_slot_zero() -> None:
 
 
 def test_s7_a_waiting_head_does_not_block_another_ingress() -> None:
-    arbiter = Arbiter(PORTS)
+    arbiter = Arbiter()
     p = _request(0, 0)
     arbiter.enqueue(Packet(value=p.value, halves=[], ingress=0, source=0, data_credits=0,
                            ready=9.0))
@@ -186,7 +186,7 @@ def test_s7_a_waiting_head_does_not_block_another_ingress() -> None:
 
 
 def test_s5_one_fifo_per_ingress_class_and_vc_keeps_order() -> None:
-    arbiter = Arbiter(PORTS)
+    arbiter = Arbiter()
     for n in range(4):
         arbiter.enqueue(_request(0, n, vc=2))
     assert _who(_drain(arbiter, REQUEST, _credits())) == [(0, n) for n in range(4)]

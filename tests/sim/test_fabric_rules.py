@@ -22,7 +22,13 @@ from ualink_ref.sim.fabric import (
     pfc_for,
     watchdog_slots,
 )
-from ualink_ref.sim.fabric_report import _pct, check, make_report, run_fabric, static_slots
+from ualink_ref.sim.fabric_report import (
+    check,
+    make_report,
+    percentile,
+    run_fabric,
+    static_slots,
+)
 from ualink_ref.sim.workloads import FabricOp, Op, fabric_workload
 from ualink_ref.tl import Status, codec, credits
 from ualink_ref.tl.credits import CreditConfig
@@ -269,7 +275,7 @@ def test_w3_source_s_stays_in_its_span() -> None:
     ([float(i) for i in range(1, 101)], 50.0, 99.0),
     ([float(i) for i in range(1, 102)], 51.0, 100.0)])
 def test_r4_percentiles_nearest_rank(values: list[float], p50: float, p99: float) -> None:
-    assert (_pct(values, 0.5), _pct(values, 0.99)) == (p50, p99)
+    assert (percentile(values, 0.5), percentile(values, 0.99)) == (p50, p99)
 
 
 @pytest.mark.parametrize("cable_m", [0.0, 3.0])
