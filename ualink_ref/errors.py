@@ -292,6 +292,7 @@ __all__ = [
     "AddressCacheError",
     "CaptureFormatError",
     "CaptureIncomplete",
+    "ConfigError",
     "CrcError",
     "CreditError",
     "DecodeError",

@@ -8,12 +8,14 @@ compares them with the parser, so a new option without a bad-value case fails.
 
 from __future__ import annotations
 
-import argparse
+import contextlib
+import io
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from ualink_ref.cli import build_parser, main
+from ualink_ref.cli import main
 
 #: option -> bad arguments (each a list of words after the command); ``{file}`` is an
 #: existing regular file, ``{missing}`` a path in a directory that does not exist.
@@ -93,17 +95,40 @@ COLLECTIVE_BAD: dict[str, list[list[str]]] = {
 TABLES = {"fabric": FABRIC_BAD, "sweep": SWEEP_BAD, "collective": COLLECTIVE_BAD}
 
 
-def _subparser(command: str) -> argparse.ArgumentParser:
-    parser = build_parser([command])
-    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    found: argparse.ArgumentParser = sub.choices[command]
-    return found
+@dataclass(frozen=True)
+class Option:
+    """One option as ``--help`` shows it."""
+
+    takes_value: bool  # a metavar or a choice set follows the flag
+    choices: bool  # the value is one of a printed {a,b,c} set
+    help: str  # its help text, the wrapped lines joined
 
 
-def _options(command: str) -> dict[str, argparse.Action]:
-    """Every option of ``command`` (its long flag) but --help."""
-    return {a.option_strings[-1]: a for a in _subparser(command)._actions
-            if a.option_strings and a.dest != "help"}
+def _options(command: str) -> dict[str, Option]:
+    """Every option of ``command`` (its long flag) but --help, read from its ``--help``
+    (the user's view), printed 1,000 columns wide so that no help text is wrapped (textwrap
+    would break ``all-to-all`` at its hyphen)."""
+    shown = io.StringIO()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("COLUMNS", "1000")
+        with contextlib.redirect_stdout(shown), pytest.raises(SystemExit):
+            main([command, "--help"])
+    entries: list[tuple[list[str], list[str]]] = []
+    lines = shown.getvalue().splitlines()
+    for line in lines[lines.index("options:") + 1:]:
+        if line.startswith("  -"):  # an option: its flags and metavar, then its help
+            invocation, _, text = line.strip().partition("  ")
+            entries.append((invocation.replace(",", "").split(), [text.strip()]))
+        elif line.startswith("   ") and entries:  # its help, continued
+            entries[-1][1].append(line.strip())
+    options = {}
+    for words, text in entries:
+        flags = [w for w in words if w.startswith("-")]
+        values = [w for w in words if not w.startswith("-")]
+        if "--help" not in flags:
+            options[flags[-1]] = Option(bool(values), any(v.startswith("{") for v in values),
+                                        " ".join(t for t in text if t))
+    return options
 
 
 def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -154,24 +179,26 @@ RANGE_MARKS = ("..", ">=", "(0,", "from ", "one of", "multiple of", "directory",
 
 @pytest.mark.parametrize("command", sorted(TABLES))
 def test_help_names_every_default_and_range(command: str) -> None:
-    for flag, action in _options(command).items():
-        text = action.help or ""
+    options = _options(command)
+    assert "--accelerators" in options and "--no-progress" in options  # the parse found them
+    for flag, option in options.items():
+        text = option.help
         assert "default" in text, (flag, text)
-        takes_value = action.nargs != 0
-        if takes_value and action.choices is None:
+        if option.takes_value and not option.choices:
             assert any(mark in text for mark in RANGE_MARKS), (flag, text)
 
 
 def test_help_names_the_range_of_the_issue_options() -> None:
     opts = _options("fabric")
-    assert "2..1024" in (opts["--accelerators"].help or "")
-    assert "(0, 4]" in (opts["--load"].help or "")
-    assert "0..100000" in (opts["--cable-m"].help or "")
-    assert "4..1048576" in (opts["--size"].help or "")
-    assert "0..N-1" in (opts["--target"].help or "")
+    assert "2..1024" in opts["--accelerators"].help
+    assert "(0, 4]" in opts["--load"].help
+    assert "0..100000" in opts["--cable-m"].help
+    assert "4..1048576" in opts["--size"].help
+    assert "0..N-1" in opts["--target"].help
+    assert opts["--pattern"].choices and not opts["--json"].takes_value
     sweep = _options("sweep")
-    assert "uniform,permutation,all-to-all,incast,hotspot" in (sweep["--patterns"].help or "")
-    assert "'plot' extra" in (sweep["--out"].help or "")
+    assert "uniform,permutation,all-to-all,incast,hotspot" in sweep["--patterns"].help
+    assert "'plot' extra" in sweep["--out"].help
 
 
 def test_the_issue_messages(capsys: pytest.CaptureFixture[str]) -> None:

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from ualink_ref.cli.sweep import grid, run_dask, run_local, write_outputs
+from ualink_ref.cli.sweep import SweepPoint, grid, run_dask, run_local, write_outputs
+from ualink_ref.collectives.sweep import CollectivePoint
+from ualink_ref.sim.fabric import FabricConfig
 
-POD = dict(planes=1, fec="kp4", ber=1e-4, cable_m=3.0, switch_ns=200.0, batch=1,
-           max_outstanding=64)
+POD = FabricConfig(planes=1, fec="kp4", ber=1e-4, cable_m=3.0, switch_ns=200.0, batch=1,
+                   max_outstanding=64)
 
 
-def _points() -> list[dict[str, object]]:
+def _points() -> list[SweepPoint]:
     return grid(["incast", "uniform"], [0.3, 0.9], ["cbfc", "pfc"], [4], [5], 120, POD)
 
 
@@ -35,7 +37,7 @@ def test_dask_local_cluster_equals_local() -> None:
     assert rows == run_local(points, workers=1)
 
 
-def _collective_points() -> list[dict[str, object]]:
+def _collective_points() -> list[CollectivePoint]:
     from ualink_ref.collectives.sweep import collective_grid
 
     return collective_grid("all-reduce", ["ring", "in-network"], [4096, 16384], ["cbfc"],

@@ -164,3 +164,21 @@ def test_a_group_with_a_member_out_of_reach_is_refused() -> None:
     assert done is not None and done.handle == handle
     assert done.status == Status.UNSUPPORTED_REQUEST
     assert all(m.peek(0x100, 64) == bytes(64) for m in memories) and switch.held == 0
+
+
+def test_a_copy_for_a_faulted_member_is_answered_for_it() -> None:
+    """H7 with S9: a multicast store issued after a member's port faulted reaches the
+    other members, and the copy that cannot reach the dead one is answered for it
+    (``FAULT_STATUS``), so the store ends once, with that error, instead of waiting."""
+    fabric = Fabric(FabricConfig(accelerators=4, links_down=(LinkDown(0, 3, 0),),
+                                 multicast=(MulticastGroup(GROUP, (0, 1, 2, 3)),)))
+    switch = fabric.switches[0]
+    while 3 not in switch.faulted_ports:
+        assert fabric.network.now < 10_000, "the dead link never faulted its port"
+        fabric.step()
+    data = bytes(range(256))
+    handle = fabric.endpoints[0][2].write(GROUP, 0x4000, data)
+    done = _run(fabric, {2: handle})
+    assert done[2].status == Status.DATA_ERROR
+    assert [m.peek(0x4000, 256) == data for m in fabric.memories] == [True, True, True, False]
+    assert switch.agents[3].stats.fault_answers >= 1

@@ -30,7 +30,7 @@ from ualink_ref.net.channels import Outage
 from ualink_ref.net.harness import Network
 from ualink_ref.node.config import EndpointConfig, LinkConfig, SwitchConfig
 from ualink_ref.node.endpoint import Endpoint
-from ualink_ref.node.switch import MAX_LOCAL_REPLIES, Switch
+from ualink_ref.node.switch import MAX_LOCAL_REPLIES, PortResources, Switch
 from ualink_ref.phy.config import PhyConfig
 from ualink_ref.sim.fabric import SWITCH_BUFFER
 from ualink_ref.tl import Memory
@@ -402,6 +402,8 @@ def test_a_port_faulted_mid_retrain_keeps_its_link_down() -> None:
     assert end.link.changes[-1].old is LinkState.TRAINING  # faulted mid-retrain
     assert switch.agents[1].stats.flits_ignored == 0  # nothing reached a faulted port
     assert eps[1].link_end.link_state is LinkState.FAULT  # its peer, unanswered, too
+    # H7, H8: a faulted port holds nothing (its queue flushed, no local answers counted).
+    assert switch.agents[1].resources == PortResources(0, 0, 0, 0, 0)
 
 
 @pytest.mark.parametrize("state", [LinkState.DOWN, LinkState.TRAINING, LinkState.UP,

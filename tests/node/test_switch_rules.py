@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import pytest
 
+from tests.helpers.tl_peer import flits, halves
 from ualink_ref.node.arbiter import REQUEST, RESPONSE, Arbiter, Packet
 from ualink_ref.node.config import PfcConfig, SwitchConfig
 from ualink_ref.node.pause import PauseControl
 from ualink_ref.node.switch import Switch
 from ualink_ref.tl import codec, credits
+from ualink_ref.tl.framing import data_halves
 from ualink_ref.tl.upli import Command, Status
 
 PORTS = 3
@@ -58,7 +60,7 @@ def _who(sent: list[Packet]) -> list[tuple[int, int]]:
 def test_s6_ingress_ports_take_turns_round_robin(room: int) -> None:
     # Bug caught: the ingress just served goes to the front of the ring again (it is
     # served twice before the others). Room 4 = one request per call, 8 = two.
-    arbiter = Arbiter(PORTS)
+    arbiter = Arbiter()
     for n in range(3):
         for ingress in range(PORTS):
             arbiter.enqueue(_request(ingress, n))
@@ -68,7 +70,7 @@ def test_s6_ingress_ports_take_turns_round_robin(room: int) -> None:
 
 
 def test_s6_an_ingress_that_empties_leaves_the_ring_and_rejoins_at_the_back() -> None:
-    arbiter = Arbiter(PORTS)
+    arbiter = Arbiter()
     arbiter.enqueue(_request(0, 0))
     arbiter.enqueue(_request(1, 0))
     arbiter.enqueue(_request(1, 1))
@@ -80,7 +82,7 @@ def test_s6_an_ingress_that_empties_leaves_the_ring_and_rejoins_at_the_back() ->
 
 def test_s6_the_vcs_take_turns_and_the_turn_resumes_after_the_last_vc_served() -> None:
     # Room for one request a call: VC 0, then VC 1, then VC 2 (not VC 0 again).
-    arbiter = Arbiter(PORTS)
+    arbiter = Arbiter()
     for vc in range(3):
         for n in range(2):
             arbiter.enqueue(_request(0, 4 * vc + n, vc=vc))
@@ -114,7 +116,7 @@ def test_s6_responses_before_requests_on_a_switch_port() -> None:
 def test_s6_a_head_without_credits_is_skipped_and_counted_the_others_go() -> None:
     # Ingress 0's head needs 4 data credits, ingress 1's none; with 1 data credit only 1
     # goes, and 0 is skipped once per turn (a switch credit stall).
-    arbiter = Arbiter(PORTS)
+    arbiter = Arbiter()
     big = _request(0, 0)
     arbiter.enqueue(Packet(value=big.value._replace(cmd=int(Command.WRITE_FULL), numbeats=3),
                            halves=[bytes(32)] * 8, ingress=0, source=0, data_credits=4,
@@ -136,7 +138,7 @@ def test_s6_a_head_without_credits_is_skipped_and_counted_the_others_go() -> Non
 
 
 def test_s4_the_pool_is_spent_when_the_vc_is_short() -> None:
-    arbiter = Arbiter(PORTS)
+    arbiter = Arbiter()
     arbiter.enqueue(_response(0, 0, vc=1))
     tx = credits.SenderCredits()
     tx.grant(credits.POOL, credits.RSP_CMD, 1)
@@ -148,15 +150,34 @@ def test_s4_the_pool_is_spent_when_the_vc_is_short() -> None:
 
 @pytest.mark.parametrize(("now", "sent"), [(4.0, 0), (5.0, 1), (6.0, 1)])
 def test_s7_a_field_leaves_no_earlier_than_its_ready_slot(now: float, sent: int) -> None:
-    arbiter = Arbiter(PORTS)
+    arbiter = Arbiter()
     p = _request(0, 0)
     arbiter.enqueue(Packet(value=p.value, halves=[], ingress=0, source=0, data_credits=0,
                            ready=5.0))
     assert len(_drain(arbiter, REQUEST, _credits(), now=now, rounds=1)) == sent
 
 
+def _requests_in(flit: bytes | None) -> list[codec.Request]:
+    return [f for half in ((flit[:32], flit[32:]) if flit is not None else ())
+            for _, f in codec.decode_control_half(half) if isinstance(f, codec.Request)]
+
+
+def test_s7_a_switch_port_polled_without_a_slot_polls_slot_zero() -> None:
+    # ``SwitchPort.poll()``'s slot defaults to 0: a field ready at slot 1 waits for it.
+    switch = Switch(SwitchConfig(ports=PORTS), {0: 0, 1: 1, 2: 2})
+    agent = switch.agents[2]
+    for cls in range(4):
+        for vc in range(credits.NUM_VCS):
+            agent.tx_credits.grant(vc, cls, 50)
+    p = _request(0, 0)
+    agent.enqueue(Packet(value=p.value, halves=[], ingress=0, source=0, data_credits=0,
+                         ready=1.0), 0.0)
+    assert _requests_in(agent.poll()) == []
+    assert _requests_in(agent.poll(1.0)) == [p.value]
+
+
 def test_s7_a_waiting_head_does_not_block_another_ingress() -> None:
-    arbiter = Arbiter(PORTS)
+    arbiter = Arbiter()
     p = _request(0, 0)
     arbiter.enqueue(Packet(value=p.value, halves=[], ingress=0, source=0, data_credits=0,
                            ready=9.0))
@@ -165,7 +186,7 @@ def test_s7_a_waiting_head_does_not_block_another_ingress() -> None:
 
 
 def test_s5_one_fifo_per_ingress_class_and_vc_keeps_order() -> None:
-    arbiter = Arbiter(PORTS)
+    arbiter = Arbiter()
     for n in range(4):
         arbiter.enqueue(_request(0, n, vc=2))
     assert _who(_drain(arbiter, REQUEST, _credits())) == [(0, n) for n in range(4)]
@@ -267,9 +288,39 @@ def test_s2_a_response_for_an_id_no_port_reaches_is_dropped_and_counted() -> Non
     ingress = switch.agents[0]
     while ingress.rx_credits.take_returns():
         pass
-    rsp = codec.Response(vchan=0, tag=1, pool=0, len=0, offset=0, status=0, rd_wr=1, last=1,
-                         src_acc=0, dst_acc=5)
-    packed = codec.pack_field(rsp)
-    ingress.receive(packed + bytes(32 - len(packed)) + bytes(32), 0.0)  # S2 / H3: no raise
-    stats = ingress.stats
-    assert (stats.misrouted_responses, stats.stray_responses, stats.credit_overruns) == (1, 0, 0)
+    for tag in (1, 2):  # each one counted (not merely flagged)
+        rsp = codec.Response(vchan=0, tag=tag, pool=0, len=0, offset=0, status=0, rd_wr=1,
+                             last=1, src_acc=0, dst_acc=5)
+        packed = codec.pack_field(rsp)
+        ingress.receive(packed + bytes(32 - len(packed)) + bytes(32), 0.0)  # S2 / H3: no raise
+        stats = ingress.stats
+        assert (stats.misrouted_responses, stats.stray_responses,
+                stats.credit_overruns) == (tag, 0, 0)
+
+
+def test_h3_a_second_answer_to_one_request_is_stray_when_its_data_is_in() -> None:
+    # Two read answers for one forwarded request, both headers in one control half: both
+    # match the outstanding slot when decoded (H3's check); the first forwarded frees
+    # the slot, so the second, once its data is in, is stray: counted once, dropped.
+    switch = Switch(SwitchConfig(ports=2), {0: 0, 1: 1})
+    for agent in switch.agents:
+        while agent.rx_credits.take_returns():  # the start-up grants, now the peers'
+            pass
+        for cls in range(4):
+            for vc in range(credits.NUM_VCS):
+                agent.tx_credits.grant(vc, cls, 50)
+    read = codec.Request(cmd=int(Command.READ), vchan=0, asi=0, tag=5, pool=0, attr=0, len=0,
+                         metadata=0, addr=0x1000, src_acc=0, dst_acc=1, cload=0, cway=0,
+                         numbeats=0)
+    for flit in flits(halves([read])):
+        switch.agents[0].receive(flit, 0.0)
+    assert _requests_in(next(f for now in range(1, 6)
+                             if (f := switch.agents[1].poll(float(now))) is not None)) == [read]
+    answer = codec.Response(vchan=0, tag=5, pool=0, len=0, offset=0, status=int(Status.OKAY),
+                            rd_wr=0, last=1, src_acc=1, dst_acc=0)
+    owed = data_halves(answer)
+    assert owed == 2
+    for flit in flits(halves([answer, answer], [bytes([7]) * 32] * (2 * owed))):
+        switch.agents[1].receive(flit, 10.0)
+    assert switch.agents[1].stats.stray_responses == 1
+    assert switch.tags.count == 0 and switch.agents[0].arbiter.queued == 1  # the first only

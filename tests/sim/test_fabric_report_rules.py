@@ -14,12 +14,14 @@ from dataclasses import replace
 
 import pytest
 
-from ualink_ref.sim.fabric import FabricConfig
+from ualink_ref.sim.fabric import Fabric, FabricConfig
 from ualink_ref.sim.fabric_report import (
     DRAIN_LATENCIES,
     REACHED,
     FabricReport,
+    make_report,
     run_fabric,
+    static_slots,
 )
 from ualink_ref.sim.workloads import fabric_workload, op_link_bytes
 from ualink_ref.sizes import DL_PAYLOAD_BYTES
@@ -147,3 +149,54 @@ def test_warning_boundaries() -> None:
     assert (short.load_warning or "").startswith("run too short")
     backlog = _fake(short, last_offer_slot=1000.0 - DRAIN_LATENCIES * z - 1)
     assert (backlog.load_warning or "").startswith("the pod did not carry")
+
+
+def _nearest_rank(values: list[float], q: float) -> float:
+    """The nearest-rank percentile (R4), written out here: the ceil(q x n)-th smallest."""
+    ordered = sorted(values)
+    return ordered[max(1, math.ceil(q * len(ordered))) - 1]
+
+
+def test_r2_r4_the_reports_percentiles_are_the_runs_latencies() -> None:
+    """Bugs caught: a percentile or the dynamic p99 taken over nothing (0), or over the
+    wrong list."""
+    cfg = FabricConfig(accelerators=4, seed=3)
+    work = fabric_workload("incast", 120, 4, seed=3, load=0.9, size=256,
+                           kinds=("read", "writefull"))
+    fabric = Fabric(cfg)
+    run = fabric.run(work)
+    report = make_report(fabric, run, pattern="incast", load=0.9)
+    totals = [(done - issued) * cfg.slot_ns
+              for done, issued in zip(run.done_at, run.issued_at, strict=True)]
+    dynamic = [max(0.0, t - static_slots(cfg, fop.op) * cfg.slot_ns)
+               for t, fop in zip(totals, work, strict=True)]
+    assert report.ops_completed == len(totals) == 120
+    assert (report.latency_p50_ns, report.latency_p99_ns, report.latency_p999_ns,
+            report.latency_max_ns) == tuple(_nearest_rank(totals, q)
+                                            for q in (0.5, 0.99, 0.999, 1.0))
+    assert report.dynamic_p99_ns == _nearest_rank(dynamic, 0.99) > 0  # queueing at 0.9
+    assert report.jitter_ns == report.latency_p99_ns - report.latency_p50_ns > 0
+
+
+def test_run_fabric_reports_progress_per_op() -> None:
+    cfg = FabricConfig(accelerators=2)
+    work = fabric_workload("uniform", 20, 2, seed=1, load=0.5, size=64,
+                           kinds=("read", "writefull"))
+    told: list[int] = []
+    assert run_fabric(cfg, work, progress=told.append).ops_completed == 20
+    assert sum(told) == 20 and all(n > 0 for n in told)
+
+
+def test_closed_loop_text_has_no_load_line() -> None:
+    text = _report(1, load=None, ops=60).format()
+    assert [line.split()[0] for line in text.splitlines()] == [
+        "pod:", "ops:", "slots:", "latency", "static", "throughput", "sources", "credit"]
+    with_load = _report(1, load=0.5, ops=60).format()
+    assert [line.split()[0] for line in with_load.splitlines()][5] == "load:"
+
+
+def test_an_empty_run_formats_with_zero_shares() -> None:
+    fabric = Fabric(FabricConfig(accelerators=2))
+    report = make_report(fabric, fabric.run(()))
+    assert report.ops == 0 and report.latency_p99_ns == 0.0
+    assert "  sources (data into the switch): min 0% max 0%" in report.format().splitlines()

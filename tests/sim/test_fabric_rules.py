@@ -9,18 +9,30 @@ from __future__ import annotations
 import pytest
 
 from ualink_ref.errors import ConfigError
+from ualink_ref.net.timeouts import replay_timeout_for
+from ualink_ref.node.arbiter import Packet
 from ualink_ref.sim.fabric import (
+    PFC_CREDITS,
     SWITCH_BUFFER,
     Fabric,
     FabricConfig,
     FabricRun,
     LinkDown,
+    dl_fault_slots,
     pfc_for,
+    watchdog_slots,
 )
-from ualink_ref.sim.fabric_report import _pct, check, make_report, run_fabric, static_slots
+from ualink_ref.sim.fabric_report import (
+    check,
+    make_report,
+    percentile,
+    run_fabric,
+    static_slots,
+)
 from ualink_ref.sim.workloads import FabricOp, Op, fabric_workload
-from ualink_ref.tl import Status, credits
+from ualink_ref.tl import Status, codec, credits
 from ualink_ref.tl.credits import CreditConfig
+from ualink_ref.tl.upli import Command
 
 
 def _drained(planes: int = 1) -> Fabric:
@@ -57,7 +69,12 @@ def test_f7_a_sender_holding_one_credit_more_or_less_is_a_leak(source: int, delt
 
 def test_f7_a_field_held_in_a_switch_is_a_leak() -> None:
     fabric = _drained()
-    fabric.switches[0].agents[0].arbiter._queued += 1  # a field the egress never sent
+    held = codec.Request(cmd=int(Command.READ), vchan=0, asi=0, tag=7, pool=0, attr=0, len=0,
+                         metadata=0, addr=0x1000, src_acc=1, dst_acc=0, cload=0, cway=0,
+                         numbeats=0)
+    # A field queued at egress 0 that the egress never sends (the run is over).
+    fabric.switches[0].agents[0].arbiter.enqueue(
+        Packet(value=held, halves=[], ingress=1, source=0, data_credits=0, ready=0.0))
     assert fabric.leaks() == ["plane 0: 1 fields still held"]
 
 
@@ -185,6 +202,45 @@ def test_f6_default_pfc_thresholds() -> None:
     assert (pfc.xoff, pfc.xon, pfc.limit, pfc.delay) == (416 - 160, 416 - 320, 416, 2)
 
 
+def test_f6_pfc_grants_pfc_credits_both_ways() -> None:
+    # Bug caught: the endpoints grant the CBFC default under PFC (only the switch gets
+    # PFC_CREDITS), so credits, not the pause, bind at the switch's egress.
+    fabric = Fabric(FabricConfig(accelerators=2, flow_control="pfc"))
+    fabric.run((FabricOp(src=0, dst=1, op=Op("a", "read", 0x100, length=64)),))
+    granted = tuple(PFC_CREDITS.capacity(s) for s in range(credits.NUM_VCS + 1))
+    assert granted != tuple(CreditConfig().capacity(s) for s in range(credits.NUM_VCS + 1))
+    for agent in fabric.switches[0].agents:
+        books = agent.credit_books()
+        assert books.receiver.capacity == granted  # the switch's ingress grants its peer
+        assert books.sender.available == granted  # what the endpoint granted the egress
+
+
+@pytest.mark.parametrize(("config", "timeout", "watchdog"), [
+    (FabricConfig(), 128, 4096), (FabricConfig(batch=32), 196, 5366),
+    (FabricConfig(cable_m=300.0), 304, 8336)])
+def test_f13_h6_dl_budget_and_watchdog_as_the_spec_states(config: FabricConfig, timeout: int,
+                                                           watchdog: int) -> None:
+    # F13's DL budget: (max_retrains 3 + 1) x (max_replays 4 + 1) replay timeouts +
+    # 3 retrains + idle_after + one probe's retrain_slots, with retrain_slots =
+    # max(128, timeout) and idle_after = max(256, 2 x timeout); H6's watchdog figures.
+    assert replay_timeout_for(config.link_slots, config.batch) == timeout
+    retrain, idle = max(128, timeout), max(256, 2 * timeout)
+    assert dl_fault_slots(config) == 4 * 5 * timeout + 3 * retrain + idle + retrain
+    assert watchdog_slots(config) == watchdog
+
+
+def test_f11_a_link_that_is_not_the_pods_is_refused_naming_links_down() -> None:
+    for bad in ({"plane": -1}, {"accelerator": -1}):
+        with pytest.raises(ConfigError) as refused:
+            LinkDown(**{"plane": 0, "accelerator": 0, "at": 0, **bad})  # type: ignore[arg-type]
+        assert refused.value.option == "links_down"
+        assert f"{next(iter(bad))} must be an integer >= 0, got -1" in str(refused.value)
+    with pytest.raises(ConfigError) as refused:
+        FabricConfig(accelerators=2, links_down=(LinkDown(0, 2, 0),))
+    assert refused.value.option == "links_down"
+    assert "not a link of this pod: LinkDown(plane=0, accelerator=2" in str(refused.value)
+
+
 def test_f6_a_buffer_too_small_for_the_headroom_is_refused() -> None:
     with pytest.raises(ValueError, match="too small"):
         pfc_for(FabricConfig(accelerators=2), CreditConfig(per_vc=(4, 4, 8, 8),
@@ -219,7 +275,7 @@ def test_w3_source_s_stays_in_its_span() -> None:
     ([float(i) for i in range(1, 101)], 50.0, 99.0),
     ([float(i) for i in range(1, 102)], 51.0, 100.0)])
 def test_r4_percentiles_nearest_rank(values: list[float], p50: float, p99: float) -> None:
-    assert (_pct(values, 0.5), _pct(values, 0.99)) == (p50, p99)
+    assert (percentile(values, 0.5), percentile(values, 0.99)) == (p50, p99)
 
 
 @pytest.mark.parametrize("cable_m", [0.0, 3.0])

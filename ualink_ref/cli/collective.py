@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from ualink_ref.cli.commands import add_command
+from ualink_ref.cli.fabric import add_link_down_option, link_down_problem
 from ualink_ref.cli.options import (
     USAGE,
     add_progress_option,
@@ -38,7 +39,6 @@ from ualink_ref.sim.fabric import (
     LANE_COUNTS,
     FabricConfig,
     FlowControlMode,
-    LinkDown,
 )
 from ualink_ref.sizes import FEC_MODES
 
@@ -77,14 +77,6 @@ def _sizes(text: str) -> list[int]:
     return out
 
 
-def link_down(text: str) -> LinkDown:
-    """``--link-down PLANE:ACC:SLOT``: that accelerator's link fails at that slot."""
-    parts = text.split(":")
-    if len(parts) != 3 or not all(p.strip().isdigit() for p in parts):
-        raise argparse.ArgumentTypeError(f"expected PLANE:ACCELERATOR:SLOT, got {text!r}")
-    return LinkDown(int(parts[0]), int(parts[1]), int(parts[2]))
-
-
 def _names(text: str) -> list[str]:
     return [word.strip() for word in text.split(",") if word.strip()]
 
@@ -108,12 +100,9 @@ def _cmd_collective(args: argparse.Namespace) -> int:
         return fail("collective", "several algorithms or flow controls need --sweep", USAGE)
     if args.plot and not args.sweep:
         return fail("collective", "--plot draws a --sweep", USAGE)
-    for down in args.link_down:
-        if down.plane >= args.planes or down.accelerator >= args.accelerators:
-            return usage_error("collective", f"argument --link-down: PLANE must be 0.."
-                               f"{args.planes - 1} (--planes) and ACC 0..{args.accelerators - 1} "
-                               f"(--accelerators), got {down.plane}:{down.accelerator}:"
-                               f"{down.at:g}")
+    problem = link_down_problem(args.link_down, args.planes, args.accelerators)
+    if problem is not None:
+        return usage_error("collective", problem)
     try:
         runs = []
         for flow in flows or ["cbfc"]:
@@ -198,10 +187,7 @@ def register(sub: Any) -> None:
                    help="local reduction rate, bytes/ns, in (0, 1e9] (default 1000)")
     p.add_argument("--seed", type=_int_at_least(0, 2**32 - 1), default=0,
                    help="seed of data and channels, 0..2^32-1 (default 0)")
-    p.add_argument("--link-down", type=link_down, action="append", default=[],
-                   metavar="PLANE:ACC:SLOT", help="that link fails at that slot: PLANE 0..P-1 "
-                   "(--planes), ACC 0..N-1 (--accelerators), SLOT >= 0 (repeatable; default: "
-                   "none)")
+    add_link_down_option(p)  # the syntax and parser `fabric --link-down` has (rule F11)
     p.add_argument("--plot", type=plot_path, metavar="FILE",
                    help="with --sweep: busbw against size, one line per algorithm "
                         "(.png/.svg/.pdf; default: none)")
@@ -211,4 +197,4 @@ def register(sub: Any) -> None:
     p.set_defaults(func=_cmd_collective)
 
 
-__all__ = ["byte_size", "link_down", "register"]
+__all__ = ["byte_size", "register"]

@@ -51,9 +51,11 @@ def transfer_size(text: str) -> int:
 
 
 def link_down_spec(text: str) -> LinkDown:
-    """``--link-down PLANE:ACC:SLOT[:UNTIL[:DIRECTION]]`` (as ``collective --link-down``,
-    with rule F11's end slot and direction): that link is dead from SLOT, up to UNTIL
-    (empty or absent: for good), DIRECTION one of :data:`LINK_DIRECTIONS`."""
+    """``--link-down PLANE:ACC:SLOT[:UNTIL[:DIRECTION]]`` of ``fabric`` and ``collective``
+    (the one parser of that syntax; rule F11's start, end slot and direction): that link
+    is dead from SLOT, up to UNTIL (empty or absent: for good), DIRECTION one of
+    :data:`LINK_DIRECTIONS`. PLANE and ACC are checked against the pod by
+    :func:`link_down_problem` once every option is parsed."""
     parts = text.split(":")
     form = "PLANE:ACC:SLOT[:UNTIL[:DIRECTION]]"
     if not 3 <= len(parts) <= 5 or not all(p.strip().isdigit() for p in parts[:3]):
@@ -68,6 +70,17 @@ def link_down_spec(text: str) -> LinkDown:
         raise argparse.ArgumentTypeError(
             f"DIRECTION must be one of {', '.join(LINK_DIRECTIONS)}, got {text!r}")
     return LinkDown(int(parts[0]), int(parts[1]), int(parts[2]), until, direction)
+
+
+def link_down_problem(downs: list[LinkDown], planes: int, accelerators: int) -> str | None:
+    """What is wrong with ``--link-down`` values on a pod of ``planes`` x ``accelerators``
+    (a link that is not the pod's), or None (specs/cli.md rule 1)."""
+    for down in downs:
+        if down.plane >= planes or down.accelerator >= accelerators:
+            return (f"argument --link-down: PLANE must be 0..{planes - 1} (--planes) and "
+                    f"ACC 0..{accelerators - 1} (--accelerators), got "
+                    f"{down.plane}:{down.accelerator}:{down.at:g}")
+    return None
 
 
 def config_from(args: argparse.Namespace) -> FabricConfig:
@@ -87,12 +100,7 @@ def _check(args: argparse.Namespace) -> str | None:
                 f"(--accelerators {args.accelerators}), got {args.target}")
     if args.mix is not None and args.size is None:
         return "argument --mix: picks the kinds of a fixed-size workload: it needs --size"
-    for down in args.link_down:
-        if down.plane >= args.planes or down.accelerator >= args.accelerators:
-            return (f"argument --link-down: PLANE must be 0..{args.planes - 1} (--planes) and "
-                    f"ACC 0..{args.accelerators - 1} (--accelerators), got "
-                    f"{down.plane}:{down.accelerator}:{down.at:g}")
-    return None
+    return link_down_problem(args.link_down, args.planes, args.accelerators)
 
 
 def _cmd_fabric(args: argparse.Namespace) -> int:
@@ -163,6 +171,16 @@ def add_pod_options(p: argparse.ArgumentParser) -> None:
                    metavar="N", help="ops in flight per accelerator, 1..1000000 (default 64)")
 
 
+def add_link_down_option(p: argparse.ArgumentParser) -> None:
+    """``--link-down`` (:func:`link_down_spec`), as ``fabric`` and ``collective`` share it."""
+    p.add_argument("--link-down", type=link_down_spec, action="append", default=[],
+                   metavar="PLANE:ACC:SLOT[:UNTIL[:DIRECTION]]",
+                   help="that link is dead from SLOT up to UNTIL (absent: for good), DIRECTION "
+                        f"{'/'.join(LINK_DIRECTIONS)} (default both): PLANE 0..P-1 "
+                        "(--planes), ACC 0..N-1 (--accelerators), SLOT >= 0 (repeatable; "
+                        "default: none)")
+
+
 def register(sub: Any) -> None:
     """Add the ``fabric`` subcommand."""
     p = add_command(sub, "fabric", DESCRIPTION)
@@ -189,11 +207,7 @@ def register(sub: Any) -> None:
     p.add_argument("--seed", type=_int_at_least(0, 2**32 - 1), default=0,
                    help="seed of workload and channels, 0..2^32-1 (default 0)")
     add_pod_options(p)
-    p.add_argument("--link-down", type=link_down_spec, action="append", default=[],
-                   metavar="PLANE:ACC:SLOT[:UNTIL[:DIRECTION]]",
-                   help="that link is dead from SLOT up to UNTIL (absent: for good), DIRECTION "
-                        f"{'/'.join(LINK_DIRECTIONS)} (default both): PLANE 0..P-1, ACC "
-                        "0..N-1, SLOT >= 0 (repeatable; default: none)")
+    add_link_down_option(p)
     p.add_argument("--capture", metavar="FILE", type=output_file, default=None,
                    help="write every port's DL flits as a pcap (pseudo-header port = link), "
                         "in a directory that exists (default: none)")
@@ -206,5 +220,6 @@ def register(sub: Any) -> None:
     p.set_defaults(func=_cmd_fabric)
 
 
-__all__ = ["MAX_CABLE_M", "MAX_PLANES", "MAX_SWITCH_NS", "add_pod_options", "config_from",
-           "register", "transfer_size"]
+__all__ = ["MAX_CABLE_M", "MAX_PLANES", "MAX_SWITCH_NS", "add_link_down_option",
+           "add_pod_options", "config_from", "link_down_problem", "link_down_spec", "register",
+           "transfer_size"]

@@ -1,8 +1,11 @@
 """``ualink-ref sweep``: a grid of fabric runs on local processes or a Dask cluster.
 
 Each grid point (pattern x load x flow control x accelerators x seed) is one
-:func:`run_point` call — a pure function of its arguments, so the same seeds
-give the same rows wherever they run. By default the points run on local
+:func:`run_point` call — a pure function of its point, so the same seeds
+give the same rows wherever they run. A point carries its pod as a
+:class:`~ualink_ref.sim.fabric.FabricConfig` (a frozen dataclass, picklable for
+Dask), made from the sweep's base pod with :func:`dataclasses.replace`
+(DESIGN.md principle 8: configuration is a value). By default the points run on local
 processes (:class:`concurrent.futures.ProcessPoolExecutor`); with
 ``--scheduler ADDRESS`` they go to a Dask distributed cluster (the optional
 ``dask`` extra, imported only here, only then). Output: CSV and JSON rows, and
@@ -17,10 +20,11 @@ import csv
 import itertools
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar, cast
 
 from ualink_ref.cli.collective import byte_size
 from ualink_ref.cli.commands import add_command
@@ -44,14 +48,15 @@ from ualink_ref.collectives.plot import plot_sweep
 from ualink_ref.collectives.report import sweep_table
 from ualink_ref.collectives.sweep import (
     COLLECTIVE_COLUMNS,
+    CollectivePoint,
     collective_grid,
     report_of,
     run_collective_point,
 )
 from ualink_ref.errors import ConfigError
-from ualink_ref.sim.fabric import FLOW_CONTROLS, FabricConfig
+from ualink_ref.sim.fabric import FLOW_CONTROLS, FabricConfig, FlowControlMode
 from ualink_ref.sim.fabric_report import run_fabric
-from ualink_ref.sim.workloads import PATTERNS, fabric_workload
+from ualink_ref.sim.workloads import PATTERNS, Pattern, fabric_workload
 
 DESCRIPTION = (
     "Run a grid of fabric runs (pattern x load x flow control x accelerators x seed) on local "
@@ -59,26 +64,47 @@ DESCRIPTION = (
     "of p99 latency and jitter against load (the plot needs the 'plot' extra, matplotlib: "
     "without it a warning says so). Progress goes to stderr, one line per finished run."
 )
-#: Columns of a sweep row, in CSV order.
-COLUMNS = ("pattern", "load", "flow_control", "accelerators", "seed", "ops", "ok",
-           "latency_p50_ns", "latency_p99_ns", "latency_p999_ns", "latency_max_ns", "jitter_ns",
-           "latency_std_ns", "dynamic_p99_ns", "throughput_total_gbps", "pauses", "pause_ns",
-           "endpoint_credit_stalls", "peak_buffers")
+#: Columns of a sweep row, in CSV order (``measured_load``: rule R5's measured load beside
+#: the offered ``load``, as ``fabric`` prints it).
+COLUMNS = ("pattern", "load", "measured_load", "flow_control", "accelerators", "seed", "ops",
+           "ok", "latency_p50_ns", "latency_p99_ns", "latency_p999_ns", "latency_max_ns",
+           "jitter_ns", "latency_std_ns", "dynamic_p99_ns", "throughput_total_gbps", "pauses",
+           "pause_ns", "endpoint_credit_stalls", "peak_buffers")
 
 
-def run_point(point: dict[str, Any]) -> dict[str, Any]:
-    """One grid point: build the pod, run its workload, return the row (pure in ``point``)."""
-    pod = dict(point["pod"])
-    n = point["accelerators"]
-    cfg = FabricConfig(accelerators=n, flow_control=point["flow_control"], seed=point["seed"],
-                       **pod)
-    size = point.get("size")
+@dataclass(frozen=True)
+class SweepPoint:
+    """One point of a fabric sweep: the workload (``pattern``, offered ``load``, ``ops``,
+    a fixed transfer ``size`` or None for mixed shapes) on the pod ``config`` (its
+    ``accelerators``, ``flow_control`` and ``seed`` are the swept ones; the seed also
+    seeds the workload)."""
+
+    pattern: Pattern
+    load: float
+    ops: int
+    size: int | None
+    config: FabricConfig
+
+    def describe(self) -> dict[str, Any]:
+        """What a progress line and a warning name: the swept values, in grid order."""
+        cfg = self.config
+        return dict(pattern=self.pattern, load=self.load, flow_control=cfg.flow_control,
+                    accelerators=cfg.accelerators, seed=cfg.seed, size=self.size)
+
+
+def run_point(point: SweepPoint) -> dict[str, Any]:
+    """One grid point: build the pod, run its workload, return the row (pure in ``point``):
+    the :data:`COLUMNS`, and ``load_warning`` — rule R5's warning when the run did not
+    reach its offered load, else None (in the JSON rows; ``sweep`` prints it)."""
+    cfg = point.config
+    size = point.size
     kinds = ("read", "writefull") if size else ("read", "write", "writefull", "atomic")
-    work = fabric_workload(point["pattern"], point["ops"], n, point["seed"],
-                           load=point["load"], size=size, kinds=kinds)
-    report = run_fabric(cfg, work, pattern=point["pattern"], load=point["load"]).as_dict()
+    work = fabric_workload(point.pattern, point.ops, cfg.accelerators, cfg.seed,
+                           load=point.load, size=size, kinds=kinds)
+    report = run_fabric(cfg, work, pattern=point.pattern, load=point.load).as_dict()
     row = {k: _rounded(report.get(k)) for k in COLUMNS}
-    row.update(accelerators=n, seed=point["seed"], ops=point["ops"])
+    row.update(accelerators=cfg.accelerators, seed=cfg.seed, ops=point.ops,
+               load_warning=report["load_warning"])
     return row
 
 
@@ -93,26 +119,41 @@ def _rounded(value: Any) -> Any:
 
 
 def grid(patterns: list[str], loads: list[float], flow_controls: list[str],
-         accelerators: list[int], seeds: list[int], ops: int, pod: dict[str, Any],
-         size: int | None = None) -> list[dict[str, Any]]:
-    """Every grid point, in a fixed order."""
-    return [dict(pattern=p, load=ld, flow_control=fc, accelerators=n, seed=s, ops=ops,
-                 pod=pod, size=size)
+         accelerators: list[int], seeds: list[int], ops: int, pod: FabricConfig,
+         size: int | None = None) -> list[SweepPoint]:
+    """Every grid point, in a fixed order: ``pod`` with each flow control, pod size and
+    seed (``dataclasses.replace``, so each point's configuration is checked as it is
+    made: a bad one raises :class:`ConfigError` here, not in a worker)."""
+    return [SweepPoint(cast(Pattern, p), ld, ops, size,  # parsed choices (PATTERNS)
+                       replace(pod, flow_control=cast(FlowControlMode, fc), accelerators=n,
+                               seed=s))
             for p, ld, fc, n, s in itertools.product(patterns, loads, flow_controls,
                                                      accelerators, seeds)]
 
 
+class GridPoint(Protocol):
+    """A sweep's grid point (:class:`SweepPoint`, :class:`CollectivePoint`): a frozen
+    value a worker process receives whole."""
+
+    def describe(self) -> dict[str, Any]:
+        """The point's swept values, for progress lines."""
+        ...
+
+
+#: A grid point of either sweep.
+P = TypeVar("P", bound=GridPoint)
+
 #: What runs one point: a pure function of it, importable by a worker process.
-PointRunner = Callable[[dict[str, Any]], dict[str, Any]]
+PointRunner = Callable[[P], dict[str, Any]]
 
 
 #: Told of each finished point: (points done, points in all, the point).
-Progress = Callable[[int, int, dict[str, Any]], None]
+Progress = Callable[[int, int, GridPoint], None]
 
 
-def run_local(points: list[dict[str, Any]], workers: int | None = None,
-              func: PointRunner = run_point, progress: Progress | None = None,
-              ) -> list[dict[str, Any]]:
+def run_local(points: Sequence[P], workers: int | None = None,
+              func: PointRunner[P] = run_point,  # type: ignore[assignment]
+              progress: Progress | None = None) -> list[dict[str, Any]]:
     """Run ``points`` (each by ``func``) on local processes; rows in point order;
     ``progress`` is told of each point as it finishes."""
     if workers == 1:
@@ -133,9 +174,9 @@ def run_local(points: list[dict[str, Any]], workers: int | None = None,
         return [done[i] for i in range(len(points))]
 
 
-def run_dask(points: list[dict[str, Any]], scheduler: Any,
-             func: PointRunner = run_point, progress: Progress | None = None,
-             ) -> list[dict[str, Any]]:
+def run_dask(points: Sequence[P], scheduler: Any,
+             func: PointRunner[P] = run_point,  # type: ignore[assignment]
+             progress: Progress | None = None) -> list[dict[str, Any]]:
     """Run ``points`` (each by ``func``) on a Dask distributed cluster (``scheduler``: an
     address or a ``Client``); rows in point order; ``progress`` told of each finished point."""
     from dask import distributed  # optional extra: only a Dask sweep needs it
@@ -159,13 +200,17 @@ def progress_lines(command: str = "sweep") -> Progress:
     """A :data:`Progress` printing one line per finished point on stderr (never stdout,
     which carries the rows)."""
 
-    def show(done: int, total: int, point: dict[str, Any]) -> None:
-        what = ", ".join(f"{k} {v}" for k, v in point.items()
-                         if k not in ("pod", "ops") and v is not None)
+    def show(done: int, total: int, point: GridPoint) -> None:
+        what = _named(point)
         print(f"ualink-ref {command}: [{done}/{total}] done: {what}", file=sys.stderr,
               flush=True)
 
     return show
+
+
+def _named(point: GridPoint) -> str:
+    """A point's swept values as ``name value, ...`` (None left out)."""
+    return ", ".join(f"{k} {v}" for k, v in point.describe().items() if v is not None)
 
 
 #: What ``sweep`` says when it cannot draw its plot (matplotlib missing).
@@ -193,11 +238,12 @@ def write_outputs(rows: list[dict[str, Any]], out: Path, warn: Warn | None = Non
 
 
 def write_tables(rows: list[dict[str, Any]], out: Path) -> list[Path]:
-    """``sweep.csv`` and ``sweep.json`` under ``out`` (made if missing)."""
+    """``sweep.csv`` (the :data:`COLUMNS`) and ``sweep.json`` (whole rows, with
+    ``load_warning``: a sentence, not a CSV figure) under ``out`` (made if missing)."""
     out.mkdir(parents=True, exist_ok=True)
     paths = [out / "sweep.csv", out / "sweep.json"]
     with paths[0].open("w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=COLUMNS)
+        writer = csv.DictWriter(fh, fieldnames=COLUMNS, extrasaction="ignore")
         writer.writeheader()
         writer.writerows(rows)
     paths[1].write_text(json.dumps(rows, indent=1, sort_keys=True))
@@ -240,7 +286,7 @@ def write_collective_outputs(rows: list[dict[str, Any]], out: Path, warn: Warn |
     return [*paths, out / "collectives.png"]
 
 
-def _cmd_collective_sweep(args: argparse.Namespace, pod: dict[str, Any]) -> int:
+def _cmd_collective_sweep(args: argparse.Namespace, pod: FabricConfig) -> int:
     op = args.collective
     algos = args.algos or list(ALGORITHMS[op])
     unknown = [a for a in algos if a not in ALGORITHMS[op]]
@@ -257,12 +303,12 @@ def _cmd_collective_sweep(args: argparse.Namespace, pod: dict[str, Any]) -> int:
         return fail("sweep", f"no size of --sizes fits {op}", USAGE)
     for algo, n, size in itertools.product(algos, accelerators, sizes):
         check_collective(op, algo, n, size, "float32")
-    for flow, n, seed in itertools.product(flows, accelerators, args.seeds):
-        FabricConfig(accelerators=n, flow_control=flow, seed=seed, **pod)  # checks the pod
+    # Every point's pod is checked as the grid makes it (dataclasses.replace).
+    points: list[CollectivePoint] = collective_grid(op, algos, sizes, flows, accelerators,
+                                                    args.seeds, pod)
     problem = _make_out(args.out)
     if problem is not None:
         return usage_error("sweep", problem)
-    points = collective_grid(op, algos, sizes, flows, accelerators, args.seeds, pod)
     progress = None if args.no_progress else progress_lines()
     if args.scheduler:
         rows = run_dask(points, args.scheduler, run_collective_point, progress)
@@ -334,38 +380,45 @@ def _make_out(out: str) -> str | None:
     return None
 
 
+def base_pod(args: argparse.Namespace) -> FabricConfig:
+    """The pod options as one :class:`FabricConfig` (the swept fields — accelerators, flow
+    control, seed — are set per point by :func:`grid` / ``collective_grid``)."""
+    return FabricConfig(accelerators=args.accelerators[0], planes=args.planes,
+                        lanes=args.lanes, fec=args.fec, ber=args.ber, cable_m=args.cable_m,
+                        switch_ns=args.switch_ns, batch=args.batch,
+                        max_outstanding=args.max_outstanding)
+
+
 def _cmd_sweep(args: argparse.Namespace) -> int:
     problem = _not_applying(args)
     if problem is not None:
         return usage_error("sweep", problem)
-    pod = dict(planes=args.planes, lanes=args.lanes, fec=args.fec, ber=args.ber,
-               cable_m=args.cable_m,
-               switch_ns=args.switch_ns, batch=args.batch, max_outstanding=args.max_outstanding)
     if args.collective:
         try:
-            return _cmd_collective_sweep(args, pod)
+            return _cmd_collective_sweep(args, base_pod(args))
         except ConfigError as exc:
             return config_usage_error("sweep", exc, _SWEEP_FLAGS)
     if args.algos:
         return usage_error("sweep", "argument --algos: picks the algorithms of a --collective "
                            "sweep: it needs --collective")
     try:  # every pod of the grid checked here: a worker's error would come back as a broken pool
-        for flow, n, seed in itertools.product(args.flow_controls, args.accelerators,
-                                               args.seeds):
-            FabricConfig(accelerators=n, flow_control=flow, seed=seed, **pod)
+        points = grid(args.patterns or DEFAULT_PATTERNS, args.loads or DEFAULT_LOADS,
+                      args.flow_controls, args.accelerators, args.seeds, args.ops,
+                      base_pod(args), args.size)
     except ConfigError as exc:
         return config_usage_error("sweep", exc, _SWEEP_FLAGS)
     problem = _make_out(args.out)
     if problem is not None:
         return usage_error("sweep", problem)
-    points = grid(args.patterns or DEFAULT_PATTERNS, args.loads or DEFAULT_LOADS,
-                  args.flow_controls, args.accelerators, args.seeds, args.ops, pod, args.size)
     progress = None if args.no_progress else progress_lines()
     if args.scheduler:
         rows = run_dask(points, args.scheduler, progress=progress)
     else:
         rows = run_local(points, args.workers, progress=progress)
     _write(write_outputs, rows, Path(args.out))
+    for point, row in zip(points, rows, strict=True):
+        if row["load_warning"] is not None:  # rule R5, as `fabric` warns: once per point
+            _warn(f"{_named(point)}: {row['load_warning']}")
     for r in rows:
         print(f"{r['pattern']:>11} load {r['load']:<5} {r['flow_control']} N={r['accelerators']}"
               f" seed {r['seed']}: p99 {r['latency_p99_ns']:.0f} ns jitter "
@@ -420,6 +473,7 @@ def register(sub: Any) -> None:
     p.set_defaults(func=_cmd_sweep)
 
 
-__all__ = ["COLUMNS", "NO_PLOT", "ROW_DECIMALS", "PointRunner", "Progress", "Warn", "grid",
-           "progress_lines", "register", "run_dask", "run_local", "run_point",
-           "write_collective_outputs", "write_outputs", "write_tables"]
+__all__ = ["COLUMNS", "NO_PLOT", "ROW_DECIMALS", "GridPoint", "PointRunner", "Progress",
+           "SweepPoint", "Warn", "base_pod", "grid", "progress_lines", "register", "run_dask",
+           "run_local", "run_point", "write_collective_outputs", "write_outputs",
+           "write_tables"]

@@ -66,11 +66,11 @@ Send = Callable[[Packet, int], None]
 class Arbiter:
     """The queues waiting for one egress port and its round-robin state (S5, S6)."""
 
-    def __init__(self, ports: int) -> None:
+    def __init__(self) -> None:
         # queues[class][vc][ingress]: FIFOs of packets, made when a packet arrives and
         # dropped when emptied — an egress holds a FIFO only per ingress with packets
-        # waiting (specs/fabric.md H8: O(queued), not O(ports), per port).
-        self.ports = ports
+        # waiting (specs/fabric.md H8: O(queued), not O(ports), per port), so the
+        # arbiter needs no port count.
         self._queues: list[list[dict[int, deque[Packet]]]] = [
             [{} for _ in range(credits.NUM_VCS)] for _ in range(2)]
         # Per (class, VC) the ingress ports with packets waiting, in turn order.

@@ -94,14 +94,14 @@ class SwitchPort:
     """The TL forwarding agent of switch port ``index``: the upper layer of its link end
     (:class:`~ualink_ref.node.linkend.UpperLayer`)."""
 
-    def __init__(self, switch: Switch, index: int, ports: int, buffer: credits.CreditConfig,
+    def __init__(self, switch: Switch, index: int, buffer: credits.CreditConfig,
                  pfc: PfcConfig | None) -> None:
         self.switch = switch
         self.index = index
         #: What this ingress grants its peer (S4), and what the peer granted this egress.
         self.rx_credits = credits.ReceiverCredits(buffer)
         self.tx_credits = credits.SenderCredits()
-        self.arbiter = Arbiter(ports)
+        self.arbiter = Arbiter()
         self.pause = PauseControl(pfc) if pfc is not None else None
         self._stats = SwitchPortStats()
         self._deframer = TLDeframer()
@@ -492,7 +492,7 @@ class Switch:
         if taken:
             raise ConfigError("multicast", f"group IDs {taken} are routed to ports: a group "
                                            "needs an ID no accelerator has")
-        self.agents = [SwitchPort(self, i, config.ports, config.buffer, config.pfc)
+        self.agents = [SwitchPort(self, i, config.buffer, config.pfc)
                        for i in range(config.ports)]
         self.ports = [LinkEnd(agent, config.link) for agent in self.agents]
         #: The multicast engine (S9), or ``None`` for a switch without multicast groups.

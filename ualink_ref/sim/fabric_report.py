@@ -237,7 +237,9 @@ def static_slots(config: FabricConfig, op: Op) -> float:
     return cached
 
 
-def _pct(values: list[float], q: float) -> float:
+def percentile(values: list[float], q: float) -> float:
+    """The nearest-rank ``q`` percentile of ``values`` (sorted ascending): the
+    ceil(q x n)-th smallest, 0.0 for no values (specs/fabric.md R4)."""
     if not values:
         return 0.0
     return values[min(len(values) - 1, max(0, math.ceil(q * len(values)) - 1))]
@@ -322,13 +324,13 @@ def make_report(fabric: Fabric, run: FabricRun, *, pattern: str = "custom",
         status=dict(sorted(status.items())), data_mismatches=check(fabric, run),
         leaks=fabric.leaks(), slots=run.slots, bit_errors_injected=fabric.bit_errors,
         replays=replays,
-        latency_p50_ns=_pct(totals, 0.5), latency_p99_ns=_pct(totals, 0.99),
-        latency_p999_ns=_pct(totals, 0.999), latency_max_ns=totals[-1] if totals else 0.0,
-        latency_mean_ns=mean, jitter_ns=_pct(totals, 0.99) - _pct(totals, 0.5),
+        latency_p50_ns=percentile(totals, 0.5), latency_p99_ns=percentile(totals, 0.99),
+        latency_p999_ns=percentile(totals, 0.999), latency_max_ns=totals[-1] if totals else 0.0,
+        latency_mean_ns=mean, jitter_ns=percentile(totals, 0.99) - percentile(totals, 0.5),
         latency_std_ns=std,
         static_mean_ns=sum(statics) / len(statics) if statics else 0.0,
         dynamic_mean_ns=sum(dynamics) / len(dynamics) if dynamics else 0.0,
-        dynamic_p99_ns=_pct(dyn_sorted, 0.99),
+        dynamic_p99_ns=percentile(dyn_sorted, 0.99),
         throughput_total_gbps=32 * sum(to_acc) * gbps,
         ports=ports,
         endpoint_credit_stalls=sum(ep.counters.credit_stalls
@@ -435,4 +437,4 @@ def zero_load_load64(config: FabricConfig | None = None) -> ZeroLoad:
 
 
 __all__ = ["DRAIN_LATENCIES", "REACHED", "FabricReport", "PortThroughput", "ZeroLoad", "check",
-           "make_report", "run_fabric", "static_slots", "zero_load_load64"]
+           "make_report", "percentile", "run_fabric", "static_slots", "zero_load_load64"]
