@@ -1,4 +1,5 @@
-"""``ualink-ref collective``: run a collective on the exact pod and check its data."""
+"""``ualink-ref collective``: run a collective on the exact pod and check its data, or time
+it on the fast fidelity (``--fidelity fast``, specs/fast.md)."""
 
 from __future__ import annotations
 
@@ -28,12 +29,15 @@ from ualink_ref.collectives.algorithms import (
     DTYPES,
     build,
     check_collective,
+    check_schedule,
     fit_size,
 )
 from ualink_ref.collectives.plot import plot_sweep
 from ualink_ref.collectives.report import make_report, sweep_table
 from ualink_ref.collectives.run import RunConfig, run_collective
 from ualink_ref.errors import ConfigError
+from ualink_ref.fast.report import fast_sweep_table
+from ualink_ref.fast.run import fast_collective
 from ualink_ref.sim.fabric import (
     FLOW_CONTROLS,
     LANE_COUNTS,
@@ -111,12 +115,15 @@ def _cmd_collective(args: argparse.Namespace) -> int:
                                flow_control=cast(FlowControlMode, flow),  # parsed choice
                                max_outstanding=args.max_outstanding, seed=args.seed,
                                links_down=tuple(args.link_down))
+            check = check_collective if args.fidelity == "exact" else check_schedule
             for algo in algos or [""]:  # checked now, built one at a time below (memory)
-                runs += [(pod, check_collective(args.op, algo, args.accelerators, size,
-                                                args.dtype), size) for size in sizes]
+                runs += [(pod, check(args.op, algo, args.accelerators, size, args.dtype),
+                          size) for size in sizes]
         run_config = RunConfig(reduce_bytes_per_ns=args.reduce_rate)
     except ConfigError as exc:
         return config_usage_error("collective", exc, _FLAGS)
+    if args.fidelity == "fast":
+        return _fast(args, runs)
     reports = []
     for pod, algo, size in runs:
         try:
@@ -146,6 +153,40 @@ def _cmd_collective(args: argparse.Namespace) -> int:
             return fail("collective", "--plot needs matplotlib: pip install 'ualink_ref[plot]'")
         print(f"wrote {args.plot}", file=sys.stderr)
     return 0 if all(r.exact for r in reports) else 1
+
+
+def _fast(args: argparse.Namespace, runs: list[tuple[FabricConfig, str, int]]) -> int:
+    """``--fidelity fast``: time each run on the fast fidelity (specs/fast.md); no data, so
+    the exit status is 0 once every run has its figures; what it cannot be trusted on is
+    printed as warnings on stderr (rule V3)."""
+    if args.link_down:
+        return usage_error("collective", "argument --link-down: the fast fidelity models "
+                                         "no link faults (use --fidelity exact)")
+    reports = []
+    for pod, algo, size in runs:
+        try:
+            reports.append(fast_collective(args.op, algo, size, pod, args.reduce_rate,
+                                           args.dtype, args.seed))
+        except ConfigError as exc:
+            return config_usage_error("collective", exc, _FLAGS)
+    if args.json:
+        rows = [r.as_dict() for r in reports]
+        print(json.dumps(rows if args.sweep else rows[0], indent=1, sort_keys=True))
+    elif args.sweep:
+        print(fast_sweep_table(reports))
+    else:
+        print(reports[0].format())
+    if args.json or args.sweep:  # the text report prints its own warnings
+        for why in dict.fromkeys(w for r in reports for w in r.untrusted):
+            print(f"ualink-ref collective: warning: fast fidelity not to be trusted here: "
+                  f"{why}", file=sys.stderr)
+    if args.plot:
+        try:
+            plot_sweep(reports, Path(args.plot))  # type: ignore[arg-type]  # same fields
+        except ImportError:
+            return fail("collective", "--plot needs matplotlib: pip install 'ualink_ref[plot]'")
+        print(f"wrote {args.plot}", file=sys.stderr)
+    return 0
 
 
 def register(sub: Any) -> None:
@@ -188,6 +229,10 @@ def register(sub: Any) -> None:
     p.add_argument("--seed", type=_int_at_least(0, 2**32 - 1), default=0,
                    help="seed of data and channels, 0..2^32-1 (default 0)")
     add_link_down_option(p)  # the syntax and parser `fabric --link-down` has (rule F11)
+    p.add_argument("--fidelity", choices=("exact", "fast"), default="exact",
+                   help="exact: the bit-exact pod, every rank's data checked; fast: the "
+                        "timing model validated against it (specs/fast.md), no data, for "
+                        "pods and sizes the exact pod cannot run (default exact)")
     p.add_argument("--plot", type=plot_path, metavar="FILE",
                    help="with --sweep: busbw against size, one line per algorithm "
                         "(.png/.svg/.pdf; default: none)")

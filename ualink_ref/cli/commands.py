@@ -22,6 +22,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "sweep": ("sweep", "run a grid of fabric runs locally or on a Dask cluster"),
     "collective": ("collective", "run a collective (all-reduce, all-to-all, ...) on the pod, "
                    "data checked"),
+    "validate-fidelity": ("validate_fidelity", "run the agreement grid: the fast fidelity "
+                          "against the exact pod, case by case"),
 }
 #: The modules that contribute subcommands (``ualink_ref.cli.<name>``).
 COMMAND_MODULES: tuple[str, ...] = tuple(

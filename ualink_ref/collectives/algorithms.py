@@ -130,6 +130,12 @@ def check_collective(op: str, algo: str, ranks: int, size: int, dtype: str) -> s
     return algo
 
 
+def check_schedule(op: str, algo: str, ranks: int, size: int, dtype: str) -> str:
+    """:func:`check_collective` without the memory bounds: what a timing-only schedule
+    (:class:`TimingOnly`) must satisfy."""
+    return _check_shape(op, algo, ranks, size, dtype)
+
+
 def _check_shape(op: str, algo: str, ranks: int, size: int, dtype: str) -> str:
     """The checks of :func:`check_collective` that do not concern memory."""
     if op not in ALGORITHMS:
@@ -543,4 +549,5 @@ def _moe(plan: Schedule, dtype: str, seed: int) -> Collective:
 
 __all__ = ["ALGORITHMS", "DTYPES", "GROUP", "IN_NETWORK_AHEAD", "MEMORY_LIMIT", "SLICE_BYTES",
            "Collective", "Schedule", "TimingOnly", "build", "bus_factor", "check_collective",
+           "check_schedule",
            "fit_size", "random_inputs", "schedule"]

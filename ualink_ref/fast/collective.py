@@ -37,45 +37,10 @@ from ualink_ref.collectives.run import DEFAULT_REDUCE_BYTES_PER_NS, CollectiveEr
 from ualink_ref.errors import ConfigError
 from ualink_ref.fast.calibrate import LinkCalibration, calibrate
 from ualink_ref.fast.engine import Engine, Operation
+from ualink_ref.fast.report import FastReport
 from ualink_ref.fast.trust import untrusted_reasons
 from ualink_ref.sim.fabric import FabricConfig
 from ualink_ref.tl.upli import REGION_BYTES
-
-
-@dataclass(frozen=True)
-class FastReport:
-    """What a fast run measured (rule P3): the exact report's timing figures."""
-
-    op: str
-    algo: str
-    ranks: int
-    planes: int
-    lanes: int
-    flow_control: str
-    size: int
-    time_us: float
-    algbw_gbps: float
-    busbw_gbps: float
-    #: Mean and highest share of a link direction's slots spent serving packets.
-    link_mean: float
-    link_max: float
-    operations: int
-    #: Why the figures may be off the exact pod's (rule V3); empty: within its bounds.
-    untrusted: tuple[str, ...] = ()
-
-    def format(self) -> str:
-        """A few lines, as the exact report prints them."""
-        lines = [
-            f"{self.op} ({self.algo}), {self.ranks} accelerators, {self.planes} plane(s), "
-            f"x{self.lanes} links, {self.flow_control.upper()}, {self.size} B "
-            "[fast fidelity: timing only, no data]",
-            f"  time {self.time_us:.3f} us  algbw {self.algbw_gbps:.2f} GB/s  busbw "
-            f"{self.busbw_gbps:.2f} GB/s",
-            f"  link utilisation: mean {100 * self.link_mean:.1f} %, "
-            f"max {100 * self.link_max:.1f} %; {self.operations} memory operations",
-        ]
-        lines += [f"  warning: not to be trusted here: {why}" for why in self.untrusted]
-        return "\n".join(lines)
 
 
 @dataclass(slots=True)
