@@ -1,0 +1,111 @@
+"""Exact-pod speed against an older checkout, both sides in the same run (issue 25, part 1).
+
+Usage: ``python benchmarks/pod_ratio.py --old PATH [--accelerators N] [--ops N]
+[--load L] [--rounds R] [--stat min|median]`` from the repository root.
+
+The run is ``benchmarks/test_fabric_bench.py``'s: one uniform random workload
+(``fabric_workload("uniform", ops, N, seed=1, load=L)``, default 64 accelerators,
+20,000 ops, load 0.5), KP4, no errors, one switch, ``seed=1``. A *port-slot* is one
+harness port simulated for one flit slot: port-slots/s = 2 x N x slots / wall seconds of
+``Fabric.run`` (building the pod and the workload is not timed; a 50-op warm-up run in
+the same process first loads the FEC kernels). Each side runs in its own subprocess,
+the old one with ``PYTHONPATH=PATH``; both with ``UALINK_REF_NO_NATIVE=1`` (the old
+checkout's compiled engines off: it runs interpreted, as the issue asks) and the
+environment otherwise as given (numba, the ``fast`` extra, on both sides when
+installed). Rounds alternate old and new; the ratio is new port-slots/s over old of
+``--stat`` (``min`` wall, the least-disturbed round, by default).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _layout() -> tuple[Any, Any, Any, str]:
+    """``(Fabric, FabricConfig, fabric_workload, module path)`` of the checkout on the
+    path: the current layout (``ualink_ref.sim``) or the one of ccb81c0
+    (``ualink_ref.stack``)."""
+    try:
+        from ualink_ref.sim import fabric, workloads
+    except ImportError:
+        from ualink_ref.stack import fabric, workloads  # type: ignore[no-redef]
+    return fabric.Fabric, fabric.FabricConfig, workloads.fabric_workload, str(fabric.__file__)
+
+
+def worker(accelerators: int, ops: int, load: float) -> None:
+    """Time one pod run in this process; print ``{"wall", "slots", "module"}`` as JSON."""
+    fabric_cls, config_cls, fabric_workload, module = _layout()
+    fabric_cls(config_cls(accelerators=4, seed=1)).run(
+        fabric_workload("uniform", 50, 4, seed=1))  # warm-up: FEC kernels, tables
+    fabric = fabric_cls(config_cls(accelerators=accelerators, seed=1))
+    work = fabric_workload("uniform", ops, accelerators, seed=1, load=load)
+    start = time.perf_counter()
+    run = fabric.run(work)
+    wall = time.perf_counter() - start
+    okay = sum(1 for r in run.results if r is not None and r.status.name == "OKAY")
+    print(json.dumps({"wall": wall, "slots": run.slots, "okay": okay, "module": module}),
+          flush=True)
+
+
+def side(path: Path, args: argparse.Namespace) -> dict[str, Any]:
+    """One worker run with ``PYTHONPATH=path``."""
+    env = {**os.environ, "PYTHONPATH": str(path), "UALINK_REF_NO_NATIVE": "1"}
+    out = subprocess.run(
+        [sys.executable, __file__, "--worker", "--accelerators", str(args.accelerators),
+         "--ops", str(args.ops), "--load", str(args.load)],
+        env=env, check=True, capture_output=True, text=True, cwd=tempfile.gettempdir())
+    result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+    if not str(result["module"]).startswith(str(path.resolve())):
+        raise SystemExit(f"worker for {path} imported {result['module']}")
+    return result
+
+
+def main() -> int:
+    """Run both sides round by round; print each round and the ratio."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--old", type=Path, help="the old checkout's root (e.g. ccb81c0)")
+    parser.add_argument("--accelerators", type=int, default=64)
+    parser.add_argument("--ops", type=int, default=20_000)
+    parser.add_argument("--load", type=float, default=0.5)
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--stat", choices=("min", "median"), default="min")
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        worker(args.accelerators, args.ops, args.load)
+        return 0
+    if args.old is None:
+        parser.error("--old PATH is required")
+    print(f"{args.accelerators} accelerators, {args.ops} uniform ops, load {args.load}, "
+          f"load average {os.getloadavg()[0]:.2f}", flush=True)
+    walls: dict[str, list[float]] = {"old": [], "new": []}
+    slots: dict[str, float] = {}
+    for r in range(args.rounds):
+        for name, path in (("old", args.old), ("new", ROOT)):
+            result = side(path, args)
+            walls[name].append(result["wall"])
+            slots[name] = result["slots"]
+            rate = 2 * args.accelerators * result["slots"] / result["wall"]
+            print(f"round {r + 1} {name}: {result['slots']:.0f} slots, {result['okay']} ops "
+                  f"OKAY, {result['wall']:.1f} s = {rate:,.0f} port-slots/s", flush=True)
+    pick = min if args.stat == "min" else statistics.median
+    rates = {name: 2 * args.accelerators * slots[name] / pick(walls[name]) for name in walls}
+    print(f"port-slots/s ({args.stat} of {args.rounds}): old {rates['old']:,.0f}, "
+          f"new {rates['new']:,.0f}; new/old {rates['new'] / rates['old']:.2f}x "
+          f"(target >= 3x); load average {os.getloadavg()[0]:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
