@@ -15,6 +15,9 @@ environment otherwise as given (numba, the ``fast`` extra, on both sides when
 installed). Rounds alternate old and new; the ratio is new port-slots/s over old of
 ``--stat`` (``min``, the least-disturbed round, by default) of ``--clock`` (``wall``
 by default; ``cpu``: the process's CPU time, less disturbed on a loaded machine).
+``--instructions`` counts instead, under valgrind's callgrind, each side's run less its
+start-up (the same worker with no ops), numpy FEC on both sides: a figure that does not
+move with the machine's load (minutes per side even at 1,000 ops).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -51,12 +55,32 @@ def worker(accelerators: int, ops: int, load: float) -> None:
         fabric_workload("uniform", 50, 4, seed=1))  # warm-up: FEC kernels, tables
     fabric = fabric_cls(config_cls(accelerators=accelerators, seed=1))
     work = fabric_workload("uniform", ops, accelerators, seed=1, load=load)
+    if not ops:  # the start-up alone (--instructions subtracts it)
+        print(json.dumps({"module": module}), flush=True)
+        return
     start, cpu = time.perf_counter(), time.process_time()
     run = fabric.run(work)
     wall, cpu = time.perf_counter() - start, time.process_time() - cpu
     okay = sum(1 for r in run.results if r is not None and r.status.name == "OKAY")
     print(json.dumps({"wall": wall, "cpu": cpu, "slots": run.slots, "okay": okay,
                       "module": module}), flush=True)
+
+
+def instructions(path: Path, args: argparse.Namespace, ops: int) -> int:
+    """Instructions (valgrind's callgrind) of one worker run with ``PYTHONPATH=path``,
+    numpy FEC on both sides (``UALINK_REF_NO_NUMBA=1``: numba's compiler under valgrind
+    takes many minutes)."""
+    env = {**os.environ, "PYTHONPATH": str(path), "UALINK_REF_NO_NATIVE": "1",
+           "UALINK_REF_NO_NUMBA": "1", "PYTHONHASHSEED": "0"}
+    proc = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable,
+         __file__, "--worker", "--accelerators", str(args.accelerators), "--ops", str(ops),
+         "--load", str(args.load)],
+        env=env, check=True, capture_output=True, text=True, cwd=tempfile.gettempdir())
+    found = re.search(r"Collected : (\d+)", proc.stderr)
+    if found is None:
+        raise SystemExit(f"no instruction count in valgrind's output:\n{proc.stderr[-500:]}")
+    return int(found.group(1))
 
 
 def side(path: Path, args: argparse.Namespace) -> dict[str, Any]:
@@ -84,6 +108,9 @@ def main() -> int:
     parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                         help="time the run's wall time or its process CPU time (less "
                         "disturbed on a loaded machine; say which a figure used)")
+    parser.add_argument("--instructions", action="store_true",
+                        help="count instructions under valgrind instead of timing (numpy "
+                        "FEC on both sides; use a small --ops, e.g. 1000)")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -93,6 +120,14 @@ def main() -> int:
         parser.error("--old PATH is required")
     print(f"{args.accelerators} accelerators, {args.ops} uniform ops, load {args.load}, "
           f"load average {os.getloadavg()[0]:.2f}", flush=True)
+    if args.instructions:
+        per_op = {}
+        for name, path in (("old", args.old), ("new", ROOT)):
+            work = instructions(path, args, args.ops) - instructions(path, args, 0)
+            per_op[name] = work / args.ops
+            print(f"{name}: {per_op[name]:,.0f} instructions per op", flush=True)
+        print(f"new/old speed {per_op['old'] / per_op['new']:.2f}x (instructions)")
+        return 0
     walls: dict[str, list[float]] = {"old": [], "new": []}
     slots: dict[str, float] = {}
     for r in range(args.rounds):

@@ -13,6 +13,11 @@ on top) are a :class:`LinkEnd`; the wire-side rules live here once:
   them to the DL, and the TL flits the DL delivers — in order, exactly once —
   to the upper layer. It returns one :class:`FecDecoded` for the chunk, then
   each DL event followed by the events the upper layer produced for it.
+* ``poll_uncoded`` / ``receive_uncoded`` are ``poll_many`` / ``receive`` without the
+  FEC encode and decode, for a harness link that nothing corrupts or observes between
+  two ends of the same ``line_code`` (specs/fabric.md F14): the same events (a
+  :class:`FecDecoded` with no corrections first) and counters (wire bytes counted as
+  the encode would have made them).
 * ``schedule_pause(at, paused)`` (priority flow control, specs/fabric.md S8):
   the link's peer pauses or resumes this end from slot ``at``; while paused, no
   TL flit moves from the upper layer into the DL (what the DL already holds still
