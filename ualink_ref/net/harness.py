@@ -31,6 +31,13 @@ Model (``specs/README.md``, "Architecture", gives the same rules):
   time is the ``now`` its receiver is given.
 * **Taps** see every chunk as sent and as received, with the events the
   receiver produced (what a capture records), without changing anything.
+* **Identity line code** (``specs/fabric.md`` F14). A direction with no channel
+  between two :class:`UncodedPort` ports of equal ``line_code`` carries, while no
+  tap is attached, the flits before their line code: the sender's
+  ``poll_uncoded`` and the receiver's ``receive_uncoded`` instead of ``poll_many``
+  and ``receive``. Nothing but the receiver's decoder ever reads such a chunk, and
+  the decode of an uncorrupted codeword is its data, so events, counters and
+  timing are the same; only the encode and the decode are not done.
 
 Nothing here knows what a flit means: the layers do.
 """
@@ -41,7 +48,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from ualink_ref.errors import LinkStalledError
 
@@ -63,6 +70,26 @@ class Port(Protocol):
     @property
     def busy(self) -> bool:
         """True while this port has anything to send, resend or acknowledge."""
+        ...
+
+
+@runtime_checkable
+class UncodedPort(Port, Protocol):
+    """A port that can also send and take its flits before its line code (the FEC
+    encode and decode): the identity line code of the module docstring."""
+
+    @property
+    def line_code(self) -> object:
+        """A value naming the line code; two ports with equal values decode each
+        other's uncorrupted wire bytes to exactly the flits sent."""
+        ...
+
+    def poll_uncoded(self, now: float, max_flits: int) -> tuple[bytes, int]:
+        """:meth:`Port.poll_many`, the flits before the line code."""
+        ...
+
+    def receive_uncoded(self, data: bytes, now: float) -> list[Any]:
+        """:meth:`Port.receive` of flits before the line code: the same events."""
         ...
 
 
@@ -111,9 +138,12 @@ class _Direction:
     dst: Port
     latency: int
     channel: Channel | None
+    #: (sender, receiver) when the line code is the identity here (module docstring).
+    uncoded: tuple[UncodedPort, UncodedPort] | None = None
     flits_sent: int = 0
-    # (arrival, sent_at, first_flit, flits, sent, received)
-    in_flight: deque[tuple[float, float, int, int, bytes, bytes | None]] = field(
+    # (arrival, sent_at, first_flit, flits, sent, received, coded); not coded: the
+    # chunk holds the flits before the line code (identity line code)
+    in_flight: deque[tuple[float, float, int, int, bytes, bytes | None, bool]] = field(
         default_factory=deque
     )
 
@@ -181,13 +211,21 @@ class Network:
         for key, src, dst, lat, chan in (("ab", a, b, latency, channel_ab),
                                          ("ba", b, a, back, channel_ba)):
             direction = _Direction(f"{link.name}:{key}", src, dst, self.ports[src],
-                                   self.ports[dst], lat, chan)
+                                   self.ports[dst], lat, chan,
+                                   _uncoded(self.ports[src], self.ports[dst], chan))
             self._directions.append(direction)
             self._by_link[(link.name, key)] = direction
         return link
 
     def add_tap(self, tap: Tap) -> None:
-        """Call ``tap`` with every :class:`WireChunk` once it has been received (or lost)."""
+        """Call ``tap`` with every :class:`WireChunk` once it has been received (or lost).
+
+        Taps are added before the chunks they are to see are sent: a chunk sent without
+        a tap may carry flits before their line code (the identity line code), so
+        adding one while such a chunk is in flight is refused (``ValueError``)."""
+        if any(not chunk[6] for d in self._directions for chunk in d.in_flight):
+            raise ValueError("add taps before running: chunks sent without a tap are in "
+                             "flight")
         self._taps.append(tap)
 
     # -- running -------------------------------------------------------------------
@@ -200,20 +238,32 @@ class Network:
         """Advance one step; return ``(receiving port, event)`` pairs in delivery order."""
         now = self.now
         edge = self.edge_of(now)
+        tapped = bool(self._taps)
         for d in self._directions:
+            if d.uncoded is not None and not tapped:
+                flits, count = d.uncoded[0].poll_uncoded(now, self.batch)
+                if count:
+                    d.in_flight.append((edge + d.latency, now, d.flits_sent, count, flits,
+                                        flits, False))
+                    d.flits_sent += count
+                continue
             wire, count = d.src.poll_many(now, self.batch)
             if not count:
                 continue
             received = (wire if d.channel is None
                         else d.channel.transmit(wire, d.flits_sent, count, now))
-            d.in_flight.append((edge + d.latency, now, d.flits_sent, count, wire, received))
+            d.in_flight.append((edge + d.latency, now, d.flits_sent, count, wire, received,
+                                True))
             d.flits_sent += count
         out: list[tuple[str, Any]] = []
         for d in self._directions:
             queue = d.in_flight
             while queue and queue[0][0] <= edge:
-                _arrival, sent_at, first, count, wire, received = queue.popleft()
-                events = d.dst.receive(received, edge) if received is not None else []
+                _arrival, sent_at, first, count, wire, received, coded = queue.popleft()
+                if not coded and d.uncoded is not None:
+                    events = d.uncoded[1].receive_uncoded(wire, edge)
+                else:
+                    events = d.dst.receive(received, edge) if received is not None else []
                 out.extend(zip(repeat(d.dst_name), events))  # (port, event) pairs, in C
                 if self._taps:
                     chunk = WireChunk(d.name.rsplit(":", 1)[0], d.src_name, d.dst_name, sent_at,
@@ -264,6 +314,16 @@ class Network:
         return int(self.now - start)
 
 
+def _uncoded(src: Port, dst: Port,
+             channel: Channel | None) -> tuple[UncodedPort, UncodedPort] | None:
+    """``(src, dst)`` when the direction between them may carry flits before their line
+    code (no channel; both ends :class:`UncodedPort` with equal line codes), else None."""
+    if (channel is None and isinstance(src, UncodedPort) and isinstance(dst, UncodedPort)
+            and src.line_code == dst.line_code):
+        return src, dst
+    return None
+
+
 # -- channels ------------------------------------------------------------------------
 
 
@@ -300,6 +360,7 @@ __all__ = [
     "Network",
     "Port",
     "Tap",
+    "UncodedPort",
     "WireChunk",
     "chain",
 ]

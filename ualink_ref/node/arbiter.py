@@ -78,6 +78,7 @@ class Arbiter:
             [deque() for _ in range(credits.NUM_VCS)] for _ in range(2)]
         self._next_vc = [0, 0]
         self._queued = 0
+        self._queued_in = [0, 0]  # per class: an empty class is answered at once
 
     @property
     def queued(self) -> int:
@@ -96,6 +97,7 @@ class Arbiter:
             for ring in rings:
                 ring.clear()
         self._queued = 0
+        self._queued_in = [0, 0]
         return out
 
     def enqueue(self, packet: Packet) -> None:
@@ -109,6 +111,7 @@ class Arbiter:
             self._rings[cls][vc].append(packet.ingress)
         queue.append(packet)
         self._queued += 1
+        self._queued_in[cls] += 1
 
     def arbitrate(self, cls: int, room: int, now: float, tx: credits.SenderCredits,
                   send: Send, on_stall: Callable[[], None]) -> int:
@@ -119,6 +122,8 @@ class Arbiter:
         ``on_stall`` counts a head skipped for lack of them.
         """
         size = 2 if cls == RESPONSE else 4
+        if not self._queued_in[cls] and room >= size:
+            return room  # nothing of this class waits and no VC's turn would move
         rings = self._rings[cls]
         queues = self._queues[cls]
         cmd_cls, data_cls = CREDIT_CLASSES[cls]
@@ -143,6 +148,7 @@ class Arbiter:
                     continue
                 queue.popleft()
                 self._queued -= 1
+                self._queued_in[cls] -= 1
                 ring.popleft()
                 if queue:
                     ring.append(ingress)  # round robin: this ingress goes to the back

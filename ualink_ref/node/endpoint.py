@@ -33,6 +33,7 @@ from ualink_ref.dl.linkstate import LinkEvent, LinkManager, LinkState
 from ualink_ref.dl.messages import VendorMessage
 from ualink_ref.node.config import EndpointConfig
 from ualink_ref.node.linkend import FecDecoded, LinkEnd
+from ualink_ref.phy.config import PhyConfig
 from ualink_ref.sizes import FecMode
 from ualink_ref.tl import Memory, TransactionLayer
 from ualink_ref.tl.events import Completion, FieldRejected, LateResponse, LinkFailed
@@ -141,6 +142,20 @@ class Endpoint:
     def receive(self, data: bytes, now: float) -> list[Any]:
         """Wire bytes of whole DL flits received in slot ``now``; their events."""
         return self.link_end.receive(data, now)
+
+    def poll_uncoded(self, now: float, max_flits: int) -> tuple[bytes, int]:
+        """The link end's :meth:`~ualink_ref.node.linkend.LinkEnd.poll_uncoded` (DL flits
+        without the FEC encode, specs/fabric.md F14)."""
+        return self.link_end.poll_uncoded(now, max_flits)
+
+    def receive_uncoded(self, flits: bytes, now: float) -> list[Any]:
+        """The link end's :meth:`~ualink_ref.node.linkend.LinkEnd.receive_uncoded`."""
+        return self.link_end.receive_uncoded(flits, now)
+
+    @property
+    def line_code(self) -> PhyConfig:
+        """The link end's FEC mode and interleave (specs/fabric.md F14)."""
+        return self.link_end.line_code
 
     def drain_events(self) -> list[Any]:
         """Events that arose outside ``receive`` (timers, polls): link state changes,

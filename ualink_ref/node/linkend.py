@@ -13,6 +13,11 @@ on top) are a :class:`LinkEnd`; the wire-side rules live here once:
   them to the DL, and the TL flits the DL delivers — in order, exactly once —
   to the upper layer. It returns one :class:`FecDecoded` for the chunk, then
   each DL event followed by the events the upper layer produced for it.
+* ``poll_uncoded`` / ``receive_uncoded`` are ``poll_many`` / ``receive`` without the
+  FEC encode and decode, for a harness link that nothing corrupts or observes between
+  two ends of the same ``line_code`` (specs/fabric.md F14): the same events (a
+  :class:`FecDecoded` with no corrections first) and counters (wire bytes counted as
+  the encode would have made them).
 * ``schedule_pause(at, paused)`` (priority flow control, specs/fabric.md S8):
   the link's peer pauses or resumes this end from slot ``at``; while paused, no
   TL flit moves from the upper layer into the DL (what the DL already holds still
@@ -54,6 +59,7 @@ from ualink_ref.dl.messages import VendorMessage
 from ualink_ref.errors import EncodeError, TruncatedError
 from ualink_ref.node.config import LinkConfig
 from ualink_ref.phy import decode_flits, encode_flits
+from ualink_ref.phy.config import PhyConfig
 from ualink_ref.sizes import DL_FLIT_BYTES, TL_FLIT_BYTES, WIRE_BYTES_PER_FLIT, FecMode
 
 
@@ -254,6 +260,32 @@ class LinkEnd:
 
         Stops at the first idle slot. Returns ``(wire bytes, flit count)``.
         """
+        flits, count = self._poll_flits(now, max_flits)
+        if not count:
+            return b"", 0
+        return self._encode(flits, count), count
+
+    def poll_uncoded(self, now: float, max_flits: int) -> tuple[bytes, int]:
+        """:meth:`poll_many` without the FEC encode: the DL flits themselves, for a
+        harness whose link carries them to a peer with the same :attr:`line_code` over
+        no channel and no tap (specs/fabric.md F14). Counters count the wire bytes the
+        encode would have made."""
+        flits, count = self._poll_flits(now, max_flits)
+        if not count:
+            return b"", 0
+        self._counters.flits_sent += count
+        self._counters.wire_bytes_sent += count * self.wire_bytes_per_flit
+        if self.trace is not None:
+            self.trace.append(("wire", self._wire(flits)))
+        return flits, count
+
+    @property
+    def line_code(self) -> PhyConfig:
+        """How this end codes flits on the wire (FEC mode and interleave): two ends with
+        equal line codes decode each other's clean wire bytes to the flits sent."""
+        return self.config.phy
+
+    def _poll_flits(self, now: float, max_flits: int) -> tuple[bytes, int]:
         check_time(now)
         if isinstance(max_flits, bool) or not isinstance(max_flits, int) or max_flits < 0:
             raise EncodeError(f"max_flits must be an integer >= 0, got {max_flits!r:.40}")
@@ -263,12 +295,13 @@ class LinkEnd:
             if flit is None:
                 break
             flits.append(flit)
-        if not flits:
-            return b"", 0
-        return self._encode(b"".join(flits), len(flits)), len(flits)
+        return b"".join(flits), len(flits)
+
+    def _wire(self, flits: bytes) -> bytes:
+        return flits if self.fec == "none" else encode_flits(flits, self.fec, self.interleave)
 
     def _encode(self, flits: bytes, count: int) -> bytes:
-        wire = flits if self.fec == "none" else encode_flits(flits, self.fec, self.interleave)
+        wire = self._wire(flits)
         self._counters.flits_sent += count
         self._counters.wire_bytes_sent += len(wire)
         if self.trace is not None:
@@ -284,11 +317,28 @@ class LinkEnd:
             data = _byte_string(data, per)
         if not data or len(data) % per:
             raise TruncatedError("wire data", f"a whole number of {per}-byte flits", len(data))
-        count = len(data) // per
+        return self._receive_decoded(decode_wire(data, self.fec, self.interleave),
+                                     len(data) // per, now)
+
+    def receive_uncoded(self, flits: bytes, now: float) -> list[Any]:
+        """:meth:`receive` of the DL flits a peer with the same :attr:`line_code` sent by
+        :meth:`poll_uncoded` over no channel (specs/fabric.md F14): the decode of a clean
+        codeword is its data, so this is ``receive`` of their wire bytes — the same
+        events (a :class:`FecDecoded` with no corrections first) and counters."""
+        check_time(now)
+        if type(flits) is not bytes:
+            flits = _byte_string(flits, DL_FLIT_BYTES)
+        if not flits or len(flits) % DL_FLIT_BYTES:
+            raise TruncatedError("DL flits", f"a whole number of {DL_FLIT_BYTES}-byte flits",
+                                 len(flits))
+        count = len(flits) // DL_FLIT_BYTES
+        return self._receive_decoded(
+            FecDecoded(flits, (0,) * count, (False,) * count), count, now)
+
+    def _receive_decoded(self, decoded: FecDecoded, count: int, now: float) -> list[Any]:
         counters = self._counters
-        counters.wire_bytes_received += len(data)
+        counters.wire_bytes_received += count * self.wire_bytes_per_flit
         counters.flits_received += count
-        decoded = decode_wire(data, self.fec, self.interleave)
         flits = decoded.flits
         if decoded.codewords_corrected:
             counters.fec_corrected_symbols += sum(decoded.corrected)

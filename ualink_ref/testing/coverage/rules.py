@@ -173,6 +173,10 @@ RULES: tuple[Rule, ...] = tuple(
              ("F11", "", "switch_path has no links_down input"),
              ("F13", "", "switch_path has no links_down input"),
              ("F12", "", "switch_path has no memory_pages input (the default bound)"),
+             ("F14", "", "every vector kind taps its network (it records wire bytes), "
+                         "which keeps the line code: F14 is held by "
+                         "tests/net/test_identity_line_code.py"),
+             ("F15", "", "idle ports are polled as before: nothing for a vector to record"),
              ("F7", "", "the drained pod's leak check is not a vector output"),
              *((w, "", _POD) for w in ("W1", "W2", "W3", "W5", "W4", "R1", "R2", "R3", "R4",
                                        "R5", "R6")))
