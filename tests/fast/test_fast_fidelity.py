@@ -1,0 +1,163 @@
+"""The fast fidelity (specs/fast.md): against the exact pod, against itself in its large-pod
+modes, and its rules on their own."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ualink_ref.collectives.algorithms import ALGORITHMS, TimingOnly, build, schedule
+from ualink_ref.collectives.report import make_report
+from ualink_ref.collectives.run import run_collective
+from ualink_ref.errors import ConfigError
+from ualink_ref.fast import validate as V
+from ualink_ref.fast.calibrate import LinkCalibration, calibrate
+from ualink_ref.fast.collective import (
+    LARGE_BURST,
+    SYMMETRIC,
+    FastConfig,
+    Transfer,
+    run_fast_collective,
+)
+from ualink_ref.fast.engine import Engine
+from ualink_ref.fast.fabric import run_fast_fabric
+from ualink_ref.sim.fabric import FabricConfig, LinkDown
+from ualink_ref.sim.fabric_report import static_slots
+from ualink_ref.sim.workloads import Op, fabric_workload
+from ualink_ref.tl.upli import request_pieces
+
+POD = FabricConfig(accelerators=8, max_outstanding=256)
+
+
+@pytest.mark.parametrize("case", V.QUICK, ids=lambda c: c.name)
+def test_quick_cases_agree_with_the_exact_pod(case: V.Case) -> None:
+    """Rule V4 on the test subset: both fidelities run, the errors are within the bound."""
+    result = V.run_case(case)
+    assert not result.untrusted, result.untrusted
+    assert abs(result.time_error) <= V.BOUND, result
+    for error in (result.busbw_error, result.p99_error):
+        assert error is None or abs(error) <= V.BOUND, result
+
+
+def _scaled(cal: LinkCalibration, factor: float) -> LinkCalibration:
+    shapes = {key: dataclasses.replace(s, request_up=s.request_up * factor,
+                                       request_down=s.request_down * factor)
+              for key, s in cal.shapes.items()}
+    return dataclasses.replace(cal, shapes=shapes)
+
+
+def test_the_agreement_check_fails_on_a_wrong_link_cost() -> None:
+    """The comparison can fail: a calibration 30 % too dear on the data's direction puts a
+    bandwidth-bound collective well outside the bound."""
+    exact = make_report(run_collective(build("all-reduce", "one-shot", 4, 65536), POD_4))
+    plan = schedule("all-reduce", "one-shot", 4, 65536)
+    right = run_fast_collective(plan, POD_4)
+    wrong = run_fast_collective(plan, POD_4, calibration=_scaled(calibrate(POD_4), 1.3))
+    assert abs(right.time_us / exact.time_us - 1) <= V.BOUND
+    assert wrong.time_us / exact.time_us - 1 > 2 * V.BOUND
+
+
+POD_4 = FabricConfig(accelerators=4, max_outstanding=256)
+
+
+def test_schedule_programs_are_the_exact_runs_programs() -> None:
+    """The fast fidelity times the very programs the exact pod runs."""
+    for op, algos in ALGORITHMS.items():
+        for algo in algos:
+            size = 16384 if op != "moe" else 32768
+            assert schedule(op, algo, 4, size).programs == build(op, algo, 4, size).programs
+            one = schedule(op, algo, 4, size, timing=TimingOnly((0,)))
+            assert one.programs[0] == build(op, algo, 4, size).programs[0]
+            assert not any(one.programs[1:])
+
+
+@pytest.mark.parametrize(("op", "algo"), sorted(SYMMETRIC))
+def test_one_rank_of_a_symmetric_algorithm_times_the_whole_pod(op: str, algo: str) -> None:
+    """Rule P5: folded onto rank 0, a symmetric algorithm takes the time the full run does
+    (in-network within 3 %: the copies of one group operation, served side by side on the
+    members' queues, fold onto one)."""
+    pod = FabricConfig(accelerators=8, planes=2, max_outstanding=64)
+    size = 8 * 8192
+    full = run_fast_collective(schedule(op, algo, 8, size), pod)
+    folded = run_fast_collective(schedule(op, algo, 8, size, timing=TimingOnly((0,))), pod,
+                                 FastConfig(symmetric=True))
+    tolerance = 0.03 if algo == "in-network" else 1e-9
+    assert abs(folded.time_us / full.time_us - 1) <= tolerance
+
+
+@pytest.mark.parametrize(("op", "algo", "planes"), [
+    ("all-reduce", "ring", 4), ("all-to-all", "direct", 4), ("all-reduce", "one-shot", 1),
+    ("all-reduce", "in-network", 2), ("broadcast", "ring", 1), ("moe", "direct", 2)])
+def test_bursts_time_like_piece_by_piece(op: str, algo: str, planes: int) -> None:
+    """Rules E8-E10: a large run's bursts (``LARGE_BURST``) stay within 4 % of the
+    piece-by-piece run (the broadcast chain is the farthest, 3.7 %)."""
+    pod = FabricConfig(accelerators=8, planes=planes, max_outstanding=256)
+    plan = schedule(op, algo, 8, 1 << 18)
+    plain = run_fast_collective(plan, pod)
+    burst = run_fast_collective(plan, pod, FastConfig(burst=LARGE_BURST))
+    assert abs(burst.time_us / plain.time_us - 1) <= 0.04
+
+
+def test_a_symmetric_run_refuses_an_asymmetric_algorithm() -> None:
+    with pytest.raises(ConfigError, match="symmetric"):
+        run_fast_collective(schedule("broadcast", "ring", 4, 4096, timing=TimingOnly((0,))),
+                            POD_4, FastConfig(symmetric=True))
+
+
+@given(addr=st.integers(0, 1 << 16), nbytes=st.integers(1, 5000),
+       planes=st.sampled_from([1, 2, 3, 4, 8]), count=st.integers(1, 40))
+def test_transfer_takes_the_pieces_request_pieces_makes(addr: int, nbytes: int, planes: int,
+                                                        count: int) -> None:
+    """A counted :class:`Transfer` gives, per plane, the pieces the exact runner issues."""
+    pieces = list(request_pieces(addr, nbytes))
+    transfer = Transfer(addr, addr + nbytes)
+    assert transfer.left == len(pieces)
+    groups: dict[int, list[tuple[int, int]]] = {}
+    for a, n in pieces[:count]:
+        groups.setdefault((a >> 8) % planes, []).append((a, n))
+    got = transfer.take(count, planes)
+    assert [(a, k) for a, k, _ in got] == [(g[0][0], len(g)) for g in groups.values()]
+    assert transfer.addr == (pieces[count][0] if count < len(pieces) else addr + nbytes)
+
+
+@pytest.mark.parametrize("kind", ["write", "read", "atomic"])
+def test_engine_zero_load_latency_is_the_exact_pods(kind: str) -> None:
+    """Rule E3: one operation alone takes the exact pod's zero-load latency (rule R2)."""
+    cal = calibrate(POD)
+    op = {"write": Op("a", "write", 0x1000, data=bytes(256)),
+          "read": Op("a", "read", 0x1000, length=256),
+          "atomic": Op("a", "atomic", 0x1000, atomic_op=1, operand=1, size=8,
+                       fetch=False)}[kind]
+    engine = Engine(2, 1, cal)
+    ends: list[float] = []
+    engine.issue(0, 1, 0, kind, op.nbytes, 0x1000, lambda o, t: ends.append(t))
+    engine.run()
+    assert ends == [pytest.approx(static_slots(POD, op))]
+
+
+def test_offered_loads_near_saturation_are_flagged() -> None:
+    """Rule V3b: an incast at 0.9 of the target's link is not trusted (the exact pod's
+    queues decide its latency there); at 0.5 it is."""
+    pod = FabricConfig(accelerators=8, seed=1)
+    busy = run_fast_fabric(pod, fabric_workload("incast", 600, 8, seed=1, load=0.9))
+    calm = run_fast_fabric(pod, fabric_workload("incast", 600, 8, seed=1, load=0.5,
+                                                size=256, kinds=("read", "writefull")))
+    assert any("busy" in why for why in busy.untrusted)
+    assert not calm.untrusted
+
+
+def test_what_the_engine_does_not_model_is_said_or_refused() -> None:
+    """Rules V3c, V3d and E6: bit errors and pods past the table are flagged; link faults
+    are refused."""
+    plan = schedule("all-reduce", "ring", 4, 4096)
+    noisy = run_fast_collective(plan, dataclasses.replace(POD_4, ber=1e-6))
+    assert any("bit errors" in why for why in noisy.untrusted)
+    big = run_fast_collective(schedule("all-reduce", "ring", 128, 1 << 14,
+                                       timing=TimingOnly((0,))),
+                              FabricConfig(accelerators=128), FastConfig(symmetric=True))
+    assert any("extrapolated" in why for why in big.untrusted)
+    with pytest.raises(ConfigError, match="links_down"):
+        run_fast_collective(plan, dataclasses.replace(POD_4, links_down=(LinkDown(0, 1, 5),)))
