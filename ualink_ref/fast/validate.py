@@ -8,7 +8,8 @@ V2. The error of a figure is fast / exact - 1: completion time and busbw for a c
     latency and delivered throughput for a fabric load.
 V3. Where the fast fidelity says it is not to be trusted (:mod:`ualink_ref.fast.trust`) a
     case may exceed the bound; it is shown with the reason.
-V4. The bound: every trusted case within :data:`BOUND` on completion time, busbw and p99.
+V4. The bound: every trusted case within :data:`BOUND` on completion time and busbw; the
+    p99 latency of fabric loads is reported beside them, not bounded.
 """
 
 from __future__ import annotations
@@ -94,9 +95,9 @@ class Result:
 
     @property
     def within(self) -> bool:
-        """Rule V4 for this case (untrusted cases are exempt, V3)."""
-        errors = [e for e in (self.time_error, self.busbw_error, self.p99_error)
-                  if e is not None]
+        """Rule V4 for this case: completion time and busbw (untrusted cases are exempt,
+        V3; p99 is reported, not bounded)."""
+        errors = [e for e in (self.time_error, self.busbw_error) if e is not None]
         return bool(self.untrusted) or all(abs(e) <= BOUND for e in errors)
 
 
