@@ -43,7 +43,12 @@ from ualink_ref.cli.options import (
     usage_error,
 )
 from ualink_ref.cli.sweep_plot import plot_sweep as plot_rows
-from ualink_ref.collectives.algorithms import ALGORITHMS, check_collective, fit_size
+from ualink_ref.collectives.algorithms import (
+    ALGORITHMS,
+    check_collective,
+    check_schedule,
+    fit_size,
+)
 from ualink_ref.collectives.plot import plot_sweep
 from ualink_ref.collectives.report import sweep_table
 from ualink_ref.collectives.sweep import (
@@ -54,6 +59,8 @@ from ualink_ref.collectives.sweep import (
     run_collective_point,
 )
 from ualink_ref.errors import ConfigError
+from ualink_ref.fast.report import fast_sweep_table
+from ualink_ref.fast.sweep import FAST_COLUMNS, fast_report_of, run_fast_point
 from ualink_ref.sim.fabric import FLOW_CONTROLS, FabricConfig, FlowControlMode
 from ualink_ref.sim.fabric_report import run_fabric
 from ualink_ref.sim.workloads import PATTERNS, Pattern, fabric_workload
@@ -269,16 +276,20 @@ _pods = _listed(int_range(2, 1024), "pod sizes (2..1024)")
 def write_collective_outputs(rows: list[dict[str, Any]], out: Path, warn: Warn | None = None,
                              ) -> list[Path]:
     """``collectives.csv``, ``collectives.json`` and (with matplotlib) ``collectives.png``
-    (busbw against size) under ``out``; without matplotlib ``warn`` is given :data:`NO_PLOT`."""
+    (busbw against size) under ``out``; without matplotlib ``warn`` is given :data:`NO_PLOT`.
+    Rows of the fast fidelity (they have no ``exact`` column) keep its columns."""
     out.mkdir(parents=True, exist_ok=True)
     paths = [out / "collectives.csv", out / "collectives.json"]
+    fast = bool(rows) and "exact" not in rows[0]
     with paths[0].open("w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=COLLECTIVE_COLUMNS, extrasaction="ignore")
+        writer = csv.DictWriter(fh, fieldnames=FAST_COLUMNS if fast else COLLECTIVE_COLUMNS,
+                                extrasaction="ignore")
         writer.writeheader()
         writer.writerows(rows)
     paths[1].write_text(json.dumps(rows, indent=1, sort_keys=True))
     try:
-        plot_sweep([report_of(r) for r in rows], out / "collectives.png")
+        plot_sweep([fast_report_of(r) if fast else report_of(r)  # type: ignore[misc]
+                    for r in rows], out / "collectives.png")
     except ImportError:
         if warn is not None:
             warn(NO_PLOT)
@@ -301,8 +312,9 @@ def _cmd_collective_sweep(args: argparse.Namespace, pod: FabricConfig) -> int:
                                if (z := fit_size(op, n, z0)) is not None))
     if not sizes:
         return fail("sweep", f"no size of --sizes fits {op}", USAGE)
+    check = check_collective if args.fidelity == "exact" else check_schedule
     for algo, n, size in itertools.product(algos, accelerators, sizes):
-        check_collective(op, algo, n, size, "float32")
+        check(op, algo, n, size, "float32")
     # Every point's pod is checked as the grid makes it (dataclasses.replace).
     points: list[CollectivePoint] = collective_grid(op, algos, sizes, flows, accelerators,
                                                     args.seeds, pod)
@@ -310,11 +322,15 @@ def _cmd_collective_sweep(args: argparse.Namespace, pod: FabricConfig) -> int:
     if problem is not None:
         return usage_error("sweep", problem)
     progress = None if args.no_progress else progress_lines()
+    run_point = run_fast_point if args.fidelity == "fast" else run_collective_point
     if args.scheduler:
-        rows = run_dask(points, args.scheduler, run_collective_point, progress)
+        rows = run_dask(points, args.scheduler, run_point, progress)
     else:
-        rows = run_local(points, args.workers, run_collective_point, progress)
+        rows = run_local(points, args.workers, run_point, progress)
     _write(write_collective_outputs, rows, Path(args.out))
+    if args.fidelity == "fast":
+        print(fast_sweep_table([fast_report_of(r) for r in rows]))
+        return 0
     print(sweep_table([report_of(r) for r in rows]))
     return 0 if all(r["exact"] for r in rows) else 1
 
@@ -367,6 +383,8 @@ def _not_applying(args: argparse.Namespace) -> str | None:
                         "one (use --sizes for a collective's sizes)")
     elif args.sizes is not None:
         return "argument --sizes: sets a --collective sweep's sizes: it needs --collective"
+    elif args.fidelity != "exact":
+        return "argument --fidelity: applies to a --collective sweep: it needs --collective"
     return None
 
 
@@ -462,6 +480,10 @@ def register(sub: Any) -> None:
     p.add_argument("--sizes", type=_byte_sizes, default=None, metavar="LIST",
                    help="with --collective: comma-separated sizes, each >= 1 byte "
                         "(e.g. 4K,64K,1M; default 4K,64K,1M)")
+    p.add_argument("--fidelity", choices=("exact", "fast"), default="exact",
+                   help="with --collective: exact (the bit-exact pod, data checked) or fast "
+                        "(the timing model validated against it, specs/fast.md) "
+                        "(default exact)")
     p.add_argument("--workers", type=int_range(1, 1024), default=None, metavar="N",
                    help="local processes, 1..1024 (default: one per core)")
     p.add_argument("--scheduler", type=non_empty, default=None, metavar="ADDRESS",

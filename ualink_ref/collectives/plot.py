@@ -33,7 +33,7 @@ def plot_sweep(reports: Sequence[CollectiveReport], path: Path) -> None:
     ax.set_xlabel("size (bytes)")
     ax.set_ylabel("bus bandwidth (GB/s, nccl-tests' busbw)")
     ax.set_title(f"{first.op} on {first.ranks} accelerators, {first.planes} plane(s), "
-                 f"x{first.lanes} links ({first.dtype}, exact pod)")
+                 f"x{first.lanes} links ({first.dtype}, {first.fidelity})")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
     fig.tight_layout()

@@ -58,6 +58,11 @@ class CollectiveReport:
         """The report as plain data (``--json``)."""
         return asdict(self)
 
+    @property
+    def fidelity(self) -> str:
+        """Which engine made it (plots name it): the exact pod."""
+        return "exact pod"
+
     def format(self) -> str:
         """A few lines a reader takes in at a glance."""
         util = [u for link in self.links for u in (link.up, link.down)]

@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from ualink_ref.sizes import DL_PAYLOAD_BYTES, SLOT_NS
+
 
 @dataclass(frozen=True)
 class FastReport:
@@ -42,6 +44,21 @@ class FastReport:
         ]
         lines += [f"  warning: not to be trusted here: {why}" for why in self.untrusted]
         return "\n".join(lines)
+
+    @property
+    def dtype(self) -> str:
+        """The element type (timing does not depend on it; plots name it)."""
+        return "float32"
+
+    @property
+    def link_payload_gbps(self) -> float:
+        """GB/s of TL payload one link carries at most (as the exact report's)."""
+        return DL_PAYLOAD_BYTES / (SLOT_NS / self.lanes)
+
+    @property
+    def fidelity(self) -> str:
+        """Which engine made it (plots name it)."""
+        return "fast fidelity"
 
     def as_dict(self) -> dict[str, Any]:
         """The report as plain data (``--json``)."""
