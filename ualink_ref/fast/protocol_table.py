@@ -26,7 +26,6 @@ from ualink_ref.fast.engine import Engine, Operation
 from ualink_ref.fast.protocols import (
     FLOW_CONTROL,
     LABELS,
-    PROTOCOLS,
     check_protocol,
     protocol_calibration,
     run_protocol_collective,
@@ -157,14 +156,21 @@ def one_op_ns(calibration: LinkCalibration, pod: FabricConfig, kind: str, nbytes
     return finished[0] * pod.slot_ns
 
 
-#: The small all-reduce of the latency table (project choice: 64 accelerators, one-shot
-#: — the latency-bound algorithm — of 8 KiB).
-SMALL_ALLREDUCE = ("all-reduce", "one-shot", 64, 8192)
+#: The small all-reduce of the latency table (project choice: one-shot — the
+#: latency-bound algorithm — of 8 KiB, on the smallest pod of the table, at most 64).
+SMALL_ALLREDUCE = ("all-reduce", "one-shot", 8192)
+SMALL_RANKS = 64
+
+
+def small_ranks(config: TableConfig) -> int:
+    """The pod of the small all-reduce: the table's smallest, at most :data:`SMALL_RANKS`."""
+    return min(SMALL_RANKS, *config.accelerators)
 
 
 def latency_row(variant: Variant, config: TableConfig) -> LatencyRow:
     """The small-message figures of ``variant`` (rules K5 and E3)."""
-    op, algo, ranks, size = SMALL_ALLREDUCE
+    op, algo, size = SMALL_ALLREDUCE
+    ranks = small_ranks(config)
     pod = variant.pod(config.pod(ranks))
     cal = protocol_calibration(variant.protocol, pod)
     plan = schedule(op, algo, ranks, size, timing=TimingOnly((0,)))
@@ -247,7 +253,7 @@ def render_markdown(table: ProtocolTable, command: str) -> str:
                     f"{p.busbw_gbps:.1f} ({_us(p.time_us)} µs)" for p in pts) + " |\n")
             w("\n")
     w("**Small messages** (zero load; one operation alone through the engine, rule E3; the "
-      "small all-reduce: one-shot, 8 KiB, 64 accelerators)\n\n")
+      f"small all-reduce: one-shot, 8 KiB, {small_ranks(cfg)} accelerators)\n\n")
     w("| protocol | flow control | 256 B write, ns | 64 B read, ns | 8 B atomic, ns | "
       "8 KiB all-reduce, µs | 256 B write efficiency, uplink / switch downlink |\n")
     w("|---|---|---:|---:|---:|---:|---|\n")

@@ -43,7 +43,7 @@ K7. **In-network reduction** (switch rule S9) is UALink's only: a collective tha
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from fractions import Fraction
 
 from ualink_ref.collectives.algorithms import Schedule
@@ -56,7 +56,7 @@ from ualink_ref.errors import ConfigError
 from ualink_ref.fast.calibrate import BEATS, KINDS, LinkCalibration, OpShape, calibrate
 from ualink_ref.fast.collective import FastConfig, FastReport, run_fast_collective
 from ualink_ref.sim import latency as L
-from ualink_ref.sim.fabric import FabricConfig
+from ualink_ref.sim.fabric import FabricConfig, FlowControlMode
 from ualink_ref.sim.fabric_report import static_slots
 from ualink_ref.sim.workloads import Op
 from ualink_ref.sizes import WIRE_BYTES_PER_FLIT
@@ -75,7 +75,7 @@ PMTU = 1024
 ATOMIC_OP = CompareOp("add", 8)
 
 #: Rule K6: each protocol's link-level flow control, and where that comes from.
-FLOW_CONTROL: dict[str, tuple[str, str]] = {
+FLOW_CONTROL: dict[str, tuple[FlowControlMode, str]] = {
     "ualink": ("cbfc", "UALink 200G 1.0 (public): credit-based flow control per virtual "
                        "channel; modelled bit-exactly by the exact pod (specs/tl.md)"),
     "sue-afh": ("pfc", "IEEE 802.1Qbb priority flow control, the lossless-Ethernet baseline "
