@@ -313,12 +313,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--variants", type=lambda t: tuple(t.split(",")),
                         default=TableConfig.variants)
     parser.add_argument("--burst-from", type=int, default=TableConfig.burst_from)
+    parser.add_argument("--max-outstanding", type=int, default=TableConfig.max_outstanding,
+                        help="operations each accelerator keeps in flight (rule C1)")
     parser.add_argument("--out", type=Path, help="write the Markdown table here")
     parser.add_argument("--plot", type=Path, help="write the plot (PNG) here")
     args = parser.parse_args(argv)
     try:
         config = TableConfig(accelerators=args.accelerators, sizes=args.sizes,
-                             variants=args.variants, burst_from=args.burst_from)
+                             variants=args.variants, burst_from=args.burst_from,
+                             max_outstanding=args.max_outstanding)
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
