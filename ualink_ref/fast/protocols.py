@@ -54,7 +54,8 @@ from ualink_ref.compare.four import STACKS, SWITCH_NS
 from ualink_ref.compare.mapping import CompareOp, FwdRev
 from ualink_ref.errors import ConfigError
 from ualink_ref.fast.calibrate import BEATS, KINDS, LinkCalibration, OpShape, calibrate
-from ualink_ref.fast.collective import FastConfig, FastReport, run_fast_collective
+from ualink_ref.fast.collective import FastConfig, run_fast_collective
+from ualink_ref.fast.report import FastReport
 from ualink_ref.sim import latency as L
 from ualink_ref.sim.fabric import FabricConfig, FlowControlMode
 from ualink_ref.sim.fabric_report import static_slots
