@@ -84,6 +84,8 @@ _COLLECTIVE = ("no vector kind runs a collective: collectives are checked agains
                "their sequential reduction by the collectives tests, not by vectors")
 _POD = ("no vector kind runs a pod workload or its report (switch_path drives a fixed "
         "3-port switch with scripted ops)")
+_FAST = ("a rule of the fast fidelity's timing model (no bytes, so nothing a vector case "
+         "records): held by tests/fast and the agreement table of specs/fast.md")
 _LIMITS = "a bound on reading a vector directory, not a behaviour a vector case records"
 _EXPORT = ("the memh export layout of a vectors directory (tests/testing/test_export.py "
            "checks it against the JSON), not a behaviour a vector case records")
@@ -180,6 +182,9 @@ RULES: tuple[Rule, ...] = tuple(
              ("F7", "", "the drained pod's leak check is not a vector output"),
              *((w, "", _POD) for w in ("W1", "W2", "W3", "W5", "W4", "R1", "R2", "R3", "R4",
                                        "R5", "R6")))
+    + _rules("fast.md", *((q, "", _FAST) for q in ("Q1", "Q2", "Q3", "Q4", "Q5")))
+    + _rules("fast-protocols.md",
+             *((k, "", _FAST) for k in ("K1", "K2", "K3", "K4", "K5", "K6", "K7")))
     + _rules("tl.md",
              ("E1", "", _HOSTILE), ("E2", "", _HOSTILE), ("E3", "tl.spare_rejected", ""),
              ("E4", "", _HOSTILE), ("E5", "", _HOSTILE), ("E6", "", _HOSTILE),
