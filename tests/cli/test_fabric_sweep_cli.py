@@ -68,6 +68,7 @@ SWEEP_BAD: dict[str, list[list[str]]] = {
     "--sizes": [["--sizes", "0"], ["--sizes", "4Q"], ["--sizes", "4K"]],  # 3rd: no --collective
     "--workers": [["--workers", "0"], ["--workers", "5000"]],
     "--scheduler": [["--scheduler", ""]],
+    "--fidelity": [["--fidelity", "foo"], ["--fidelity", "fast"]],  # the 2nd: no --collective
     "--out": [["--out", "{file}"], ["--out", ""], ["--out", "/proc/ualink-sweep-out"],
               ["--out", "{file}/sub"]],
     "--no-progress": [["--no-progress=yes"]],
@@ -89,6 +90,7 @@ COLLECTIVE_BAD: dict[str, list[list[str]]] = {
     "--seed": [["--seed", "-1"]],
     "--link-down": [["--link-down", "9:0:0"], ["--link-down", "x"]],
     "--plot": [["--plot", "x.txt"]],
+    "--fidelity": [["--fidelity", "slow"]],
     "--json": [["--json=yes"]],
     "--no-progress": [["--no-progress=yes"]],
 }
