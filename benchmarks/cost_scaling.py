@@ -206,6 +206,9 @@ def cells(groups: list[str]) -> list[Cell]:
     if "headline" in groups:
         out += [Cell("fast", "collective", 1024, "all-reduce", "ring", GiB, wide=True),
                 Cell("fast", "collective", 1023, "all-reduce", "in-network", GiB, wide=True)]
+        if "fast" not in groups:  # the third headline cell is a row of the fast group
+            out.append(Cell("fast", "collective", 1024, "all-to-all", "direct", 64 * MiB,
+                            wide=True))
     return out
 
 

@@ -1,0 +1,61 @@
+"""The large-pod run modes against the plain run (``specs/fast.md`` rules P5, P6).
+
+Each case runs on the fast fidelity twice, on the same pod: piece by piece (the plain,
+validated run; for a symmetric algorithm on rank 0 alone, which equals every rank, rule
+P5) and in the bursts :func:`~ualink_ref.fast.collective.auto_config` gives a large run.
+It prints one Markdown row per case: both times, the error of the burst run and both CPU
+times (their ratio is the speed-up). Usage: ``python benchmarks/burst_agreement.py
+[--quick]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from ualink_ref.collectives.algorithms import TimingOnly, schedule
+from ualink_ref.fast.collective import SYMMETRIC, FastConfig, large_burst, run_fast_collective
+from ualink_ref.sim.fabric import FabricConfig
+
+#: (operation, algorithm, accelerators, bytes): 4 planes of x4 links, 256 in flight.
+CASES: tuple[tuple[str, str, int, int], ...] = (
+    ("all-reduce", "ring", 16, 1 << 22), ("all-reduce", "ring", 64, 1 << 24),
+    ("all-reduce", "ring", 1024, 1 << 26), ("all-reduce", "in-network", 1023, 1 << 26),
+    ("all-reduce", "two-shot", 64, 1 << 22), ("all-reduce", "one-shot", 16, 1 << 22),
+    ("reduce-scatter", "ring", 64, 1 << 24), ("all-gather", "ring", 64, 1 << 24),
+    ("broadcast", "ring", 16, 1 << 22), ("all-to-all", "direct", 16, 1 << 22),
+    ("all-to-all", "direct", 64, 1 << 24), ("all-to-all", "direct", 1024, 1 << 26),
+    ("moe", "direct", 16, 1 << 22))
+QUICK = CASES[:2] + CASES[9:10]
+
+
+def row(op: str, algo: str, ranks: int, size: int) -> str:
+    """One case's Markdown row."""
+    pod = FabricConfig(accelerators=ranks, planes=4, lanes=4, max_outstanding=256)
+    symmetric = (op, algo) in SYMMETRIC
+    plan = schedule(op, algo, ranks, size, timing=TimingOnly((0,) if symmetric else None))
+    started = time.process_time()
+    plain = run_fast_collective(plan, pod, FastConfig(symmetric=symmetric))
+    plain_cpu = time.process_time() - started
+    burst = large_burst(op, algo)
+    started = time.process_time()
+    bursts = run_fast_collective(plan, pod, FastConfig(burst=burst, symmetric=symmetric))
+    burst_cpu = time.process_time() - started
+    return (f"| {op} {algo} {ranks} x {size >> 20} MiB | {burst} | {plain.time_us:.1f} | "
+            f"{bursts.time_us:.1f} | {100 * (bursts.time_us / plain.time_us - 1):+.1f} % | "
+            f"{plain_cpu:.1f} / {burst_cpu:.1f} |")
+
+
+def main() -> None:
+    """Print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="three cases only")
+    args = parser.parse_args()
+    print("| case | burst | plain (µs) | bursts (µs) | error | CPU plain / bursts (s) |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for case in QUICK if args.quick else CASES:
+        print(row(*case), flush=True)
+
+
+if __name__ == "__main__":
+    main()
