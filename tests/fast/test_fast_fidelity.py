@@ -4,6 +4,7 @@ modes, and its rules on their own."""
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any
 
 import pytest
@@ -199,3 +200,28 @@ def test_what_the_engine_does_not_model_is_said_or_refused() -> None:
     assert any("extrapolated" in why for why in big.untrusted)
     with pytest.raises(ConfigError, match="links_down"):
         run_fast_collective(plan, dataclasses.replace(POD_4, links_down=(LinkDown(0, 1, 5),)))
+
+
+def test_one_calibration_serves_every_pod_with_the_same_links() -> None:
+    """Rule Q1: the figures depend on the links only, so pods of other sizes, planes,
+    seeds or in-flight limits share one calibration; other links get their own."""
+    small = FabricConfig(accelerators=8, planes=2, max_outstanding=64)
+    large = FabricConfig(accelerators=512, planes=4, max_outstanding=256, seed=3)
+    assert calibrate(small) is calibrate(large)
+    assert calibrate(small) is not calibrate(dataclasses.replace(small, lanes=4))
+
+
+def test_fast_fabric_counts_the_data_the_exact_switch_delivers() -> None:
+    """Rule R3's count: the fast report's throughput, rescaled to the exact run's length,
+    is the exact report's (reads, partial and full writes, atomics of mixed sizes)."""
+    from ualink_ref.sim.fabric_report import run_fabric
+
+    pod = FabricConfig(accelerators=4)
+    workload = tuple(fabric_workload("uniform", 120, 4, seed=5))
+    assert {f.op.kind for f in workload} == {"read", "write", "atomic"}
+    assert any(f.op.byte_enable is not None for f in workload)
+    assert any(f.op.kind == "write" and f.op.byte_enable is None for f in workload)
+    exact = run_fabric(pod, workload)
+    fast = run_fast_fabric(pod, workload)
+    rescaled = fast.throughput_total_gbps * max(fast.slots, 1.0) / exact.slots
+    assert math.isclose(rescaled, exact.throughput_total_gbps, rel_tol=1e-9)

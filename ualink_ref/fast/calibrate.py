@@ -231,10 +231,14 @@ def _between(low: OpShape, high: OpShape, share: float) -> OpShape:
                    mix(low.one_way_slots, high.one_way_slots))
 
 
-@lru_cache(maxsize=64)
 def calibrate(config: FabricConfig) -> LinkCalibration:
-    """Rules Q1-Q5 for the links of ``config`` (cached per link configuration)."""
-    base = _link_base(config)
+    """Rules Q1-Q5 for the links of ``config``, cached per link configuration (pods that
+    differ only in size, planes, seed or in-flight limit share one calibration)."""
+    return _calibrate_links(_link_base(config))
+
+
+@lru_cache(maxsize=64)
+def _calibrate_links(base: FabricConfig) -> LinkCalibration:
     atomic_one_way = _one_way(base, "atomic", 1)
     shapes = {("atomic", 1): _shape(base, "atomic", 1, atomic_one_way)}
     group: dict[tuple[str, int], float] = {}

@@ -24,6 +24,7 @@ from ualink_ref.fast.engine import Engine, Operation
 from ualink_ref.fast.trust import untrusted_reasons
 from ualink_ref.sim.fabric import FabricConfig
 from ualink_ref.sim.workloads import FabricOp
+from ualink_ref.tl.upli import Command, beats_for, request_data_halves
 
 
 @dataclass(frozen=True)
@@ -61,12 +62,17 @@ def _percentile(values: list[float], q: float) -> float:
 
 def _delivered_halves(fop: FabricOp) -> int:
     """Data half-flits the switch sends the op's accelerators (rule R3's count): a write's
-    data to its target, a read's to its source, an atomic's operand and old value."""
+    request data to its target (``request_data_halves``), a read's data to its source, an
+    atomic's operand and, fetched, its old value (two half-flits a beat, TL rule)."""
     op = fop.op
-    beats = -(-op.nbytes // 64)
+    beats = beats_for(op.nbytes)
+    if op.kind == "read":
+        return 2 * beats
     if op.kind == "atomic":
-        return 2 + (2 if op.fetch else 0)
-    return 2 * beats + (1 if op.kind == "write" and op.byte_enable is not None else 0)
+        cmd = Command.ATOMIC_R if op.fetch else Command.ATOMIC_NR
+        return request_data_halves(cmd, 0) + (2 if op.fetch else 0)
+    cmd = Command.WRITE if op.byte_enable is not None else Command.WRITE_FULL
+    return request_data_halves(cmd, beats - 1)
 
 
 def run_fast_fabric(config: FabricConfig, workload: Sequence[FabricOp]) -> FastFabricReport:

@@ -21,7 +21,7 @@ from pathlib import Path
 from ualink_ref.collectives.algorithms import TimingOnly, schedule
 from ualink_ref.errors import ConfigError
 from ualink_ref.fast.calibrate import LinkCalibration
-from ualink_ref.fast.collective import LARGE_BURST, FastConfig
+from ualink_ref.fast.collective import FastConfig, large_burst
 from ualink_ref.fast.engine import Engine, Operation
 from ualink_ref.fast.protocols import (
     FLOW_CONTROL,
@@ -77,13 +77,14 @@ class TableConfig:
     """What the table runs."""
 
     accelerators: tuple[int, ...] = (64, 1024)
-    sizes: tuple[int, ...] = tuple(1 << s for s in range(16, 25, 2))  # 64 KiB .. 16 MiB
+    sizes: tuple[int, ...] = tuple(1 << s for s in range(16, 31, 2))  # 64 KiB .. 1 GiB
     variants: tuple[str, ...] = tuple(v.name for v in VARIANTS)
     planes: int = 4
     lanes: int = 4
     max_outstanding: int = 256
-    #: Sizes from this one run in bursts of LARGE_BURST (rule P5); below it piece by piece.
-    burst_from: int = 1 << 26
+    #: Sizes from this one run in bursts (``large_burst``, rules P5, P6); below it piece by
+    #: piece (project choice: 16 MiB, where a piece-by-piece point takes 25-85 s here).
+    burst_from: int = 1 << 24
 
     def __post_init__(self) -> None:
         for name in self.variants:
@@ -186,7 +187,7 @@ def run_point(variant: Variant, op: str, algo: str, accelerators: int, size: int
               config: TableConfig) -> Point:
     """One collective of the table (rank 0 only, rule P5)."""
     pod = variant.pod(config.pod(accelerators))
-    burst = LARGE_BURST if size >= config.burst_from else 1
+    burst = large_burst(op, algo) if size >= config.burst_from else 1
     started = time.perf_counter()
     plan = schedule(op, algo, accelerators, size, timing=TimingOnly((0,)))
     report = run_protocol_collective(variant.protocol, plan, pod,
@@ -240,8 +241,9 @@ def render_markdown(table: ProtocolTable, command: str) -> str:
     w(f"Pods of {' and '.join(f'{n:,}' for n in cfg.accelerators)} accelerators, "
       f"{cfg.planes} planes, x{cfg.lanes} links ({line:.0f} GB/s of data per direction per "
       f"accelerator), max_outstanding {cfg.max_outstanding}; fast fidelity, rank 0 only "
-      f"(rule P5), piece by piece below {size_text(cfg.burst_from)}, bursts of "
-      f"{LARGE_BURST} from it. Wall time of the whole run: {table.wall_s:.0f} s.\n\n")
+      f"(rule P5), piece by piece below {size_text(cfg.burst_from)}, bursts "
+      "from it (rules P5, P6: 16 pieces a plane for the all-reduce ring, 8 for the "
+      f"all-to-all). Wall time of the whole run: {table.wall_s:.0f} s.\n\n")
     for op, algo in COLLECTIVES:
         for n in cfg.accelerators:
             w(f"**{op} ({algo}), {n:,} accelerators: busbw, GB/s** (time in µs below)\n\n")
