@@ -5,7 +5,9 @@ validated run; for a symmetric algorithm on rank 0 alone, which equals every ran
 P5) and in the bursts :func:`~ualink_ref.fast.collective.auto_config` gives a large run.
 It prints one Markdown row per case: both times, the error of the burst run and both CPU
 times (their ratio is the speed-up). Usage: ``python benchmarks/burst_agreement.py
-[--quick]``.
+[--quick] [--burst N] [--share X]``: ``--burst`` runs every case in bursts of N instead of
+``large_burst``'s, ``--share`` admits a burst at that share of room instead of
+``BURST_ADMIT_SHARE``'s (rule P6), to re-measure the choices specs/fast.md states.
 """
 
 from __future__ import annotations
@@ -14,7 +16,13 @@ import argparse
 import time
 
 from ualink_ref.collectives.algorithms import TimingOnly, schedule
-from ualink_ref.fast.collective import SYMMETRIC, FastConfig, large_burst, run_fast_collective
+from ualink_ref.fast.collective import (
+    BURST_ADMIT_SHARE,
+    SYMMETRIC,
+    FastConfig,
+    large_burst,
+    run_fast_collective,
+)
 from ualink_ref.sim.fabric import FabricConfig
 
 #: (operation, algorithm, accelerators, bytes): 4 planes of x4 links, 256 in flight.
@@ -29,17 +37,19 @@ CASES: tuple[tuple[str, str, int, int], ...] = (
 QUICK = CASES[:2] + CASES[9:10]
 
 
-def row(op: str, algo: str, ranks: int, size: int) -> str:
-    """One case's Markdown row."""
+def row(op: str, algo: str, ranks: int, size: int, burst: int | None = None,
+        share: float = BURST_ADMIT_SHARE) -> str:
+    """One case's Markdown row (``burst`` None: ``large_burst``'s)."""
     pod = FabricConfig(accelerators=ranks, planes=4, lanes=4, max_outstanding=256)
     symmetric = (op, algo) in SYMMETRIC
     plan = schedule(op, algo, ranks, size, timing=TimingOnly((0,) if symmetric else None))
     started = time.process_time()
     plain = run_fast_collective(plan, pod, FastConfig(symmetric=symmetric))
     plain_cpu = time.process_time() - started
-    burst = large_burst(op, algo)
+    burst = burst if burst is not None else large_burst(op, algo)
     started = time.process_time()
-    bursts = run_fast_collective(plan, pod, FastConfig(burst=burst, symmetric=symmetric))
+    bursts = run_fast_collective(plan, pod, FastConfig(burst=burst, symmetric=symmetric,
+                                                       admit_share=share))
     burst_cpu = time.process_time() - started
     return (f"| {op} {algo} {ranks} x {size >> 20} MiB | {burst} | {plain.time_us:.1f} | "
             f"{bursts.time_us:.1f} | {100 * (bursts.time_us / plain.time_us - 1):+.1f} % | "
@@ -50,11 +60,14 @@ def main() -> None:
     """Print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="three cases only")
+    parser.add_argument("--burst", type=int, help="bursts of N for every case")
+    parser.add_argument("--share", type=float, default=BURST_ADMIT_SHARE,
+                        help=f"rule P6's admit share (default {BURST_ADMIT_SHARE})")
     args = parser.parse_args()
     print("| case | burst | plain (µs) | bursts (µs) | error | CPU plain / bursts (s) |")
     print("|---|---:|---:|---:|---:|---:|")
     for case in QUICK if args.quick else CASES:
-        print(row(*case), flush=True)
+        print(row(*case, burst=args.burst, share=args.share), flush=True)
 
 
 if __name__ == "__main__":

@@ -24,11 +24,11 @@ P5. Two options trade detail for speed (:class:`FastConfig`), for pods past what
     sends sets rank 0's own flag when it arrives. Each is validated against the plain
     run (``specs/fast.md``, "Agreement").
 P6. In bursts, a data step's next burst (``burst`` pieces per plane, or what is left) goes
-    once a quarter of it (:data:`BURST_ADMIT_SHARE`) has room under the in-flight limit,
-    so the count in flight swings about the limit instead of below it (project choice,
-    measured: issuing only what has room kept bursts to one or two pieces, since
-    completions free room a few pieces at a time, E9; waiting for room for a whole
-    burst ran up to 31 % slow against the piece-by-piece run).
+    once a quarter of it (``FastConfig.admit_share``, at most the whole limit) has room
+    under the in-flight limit, so the count in flight swings about the limit instead of
+    below it (project choice, measured: issuing only what has room kept bursts to one or
+    two pieces, since completions free room a few pieces at a time, E9; waiting for room
+    for a whole burst ran up to 31 % slow against the piece-by-piece run).
 """
 
 from __future__ import annotations
@@ -134,6 +134,13 @@ SYMMETRIC: frozenset[tuple[str, str]] = frozenset({
     ("all-to-all", "direct")})
 
 
+#: Rule P6: the share of a burst that must have room under the in-flight limit before it
+#: goes (project choice from the burst table of specs/fast.md, ``--share``: whole-burst
+#: room ran up to 31 % slow, a half 3-12 % slow on the all-to-all, all-gather and
+#: two-shot, a quarter 0.5-3.4 % off but for the reduce-scatter ring).
+BURST_ADMIT_SHARE = 0.25
+
+
 @dataclass(frozen=True)
 class FastConfig:
     """How the fast fidelity runs a collective (rule P5); the defaults are the validated
@@ -143,6 +150,8 @@ class FastConfig:
     burst: int = 1
     #: Run rank 0 only (rule P5); needs an algorithm of :data:`SYMMETRIC`.
     symmetric: bool = False
+    #: In bursts, the share of the next burst that must have room before it goes (P6).
+    admit_share: float = BURST_ADMIT_SHARE
     #: Local reduction rate, bytes/ns (rule C4, as the exact runner's ``RunConfig``).
     reduce_bytes_per_ns: float = DEFAULT_REDUCE_BYTES_PER_NS
 
@@ -151,6 +160,10 @@ class FastConfig:
             raise ConfigError("burst", f"must be an integer >= 1, got {self.burst!r}")
         if not isinstance(self.symmetric, bool):
             raise ConfigError("symmetric", f"must be True or False, got {self.symmetric!r}")
+        share = self.admit_share
+        if isinstance(share, bool) or not isinstance(share, int | float) or not (
+                0 < share <= 1):
+            raise ConfigError("admit_share", f"must be a number in (0, 1], got {share!r}")
         rate = self.reduce_bytes_per_ns
         if isinstance(rate, bool) or not isinstance(rate, int | float) or not (
                 math.isfinite(rate) and rate > 0):
@@ -235,6 +248,15 @@ class FastCollective:
         rank.completed.append(False)
         rank.outstanding += pieces
 
+    def _room_needed(self, want: int) -> int:
+        """Free places under the in-flight limit a rank needs to send on: one piece by
+        piece (C1); in bursts its share of the burst (P6), never more than the limit (so a
+        rank with nothing in flight always sends)."""
+        if self.config.burst == 1:
+            return 1
+        share = math.ceil(self.config.admit_share * want)
+        return min(self.pod.max_outstanding, max(1, share))
+
     def _issue_batch(self, rank: _Rank, peer: int, kind: str, transfer: Transfer,
                      room: int, step: int) -> None:
         """The next ``room`` pieces in address order: one by one, or (P5) one burst per
@@ -285,7 +307,7 @@ class FastCollective:
                 kind = "write" if writes else "read"
                 while rank.pieces.left:
                     want = min(rank.pieces.left, self.config.burst * self.pod.planes)
-                    if limit - rank.outstanding < max(1.0, BURST_ADMIT_SHARE * want):
+                    if limit - rank.outstanding < self._room_needed(want):
                         return  # held by the in-flight limit (C1; in bursts P6)
                     self._issue_batch(rank, step.peer, kind, rank.pieces, want, rank.pc)
                 rank.pieces = None
@@ -362,14 +384,12 @@ def run_fast_collective(plan: Schedule, pod: FabricConfig, config: FastConfig | 
 #: bursts and symmetry (project choice: about 20 s of the engine on one core, which runs
 #: 75-90 us a piece).
 PLAIN_PIECES = 250_000
-#: Rule P6: the share of a burst that must have room under the in-flight limit before it
-#: goes (project choice from the burst table of specs/fast.md: a half ran 3-12 % slow on
-#: the all-to-all, all-gather and two-shot, a quarter 2-3 %).
-BURST_ADMIT_SHARE = 0.25
 #: The burst (pieces per plane) of a large run (rule P5), by default and per algorithm
-#: (project choice from the burst table of specs/fast.md: bursts of 16 are within 1 % of
-#: the piece-by-piece run on the all-reduce ring and in-network, where bursts of 8 ran up
-#: to 6 % fast; elsewhere bursts of 16 ran up to 10 % slow and bursts of 8 within 3.4 %).
+#: (project choice from the burst table of specs/fast.md, ``--burst``: bursts of 16 are
+#: within 1 % of the piece-by-piece run on the all-reduce ring and in-network, where
+#: bursts of 8 ran up to 6 % fast; the reduce-scatter ring ran 7 % fast with 16, 13 % with
+#: 8 (so 16, and rule V3e warns); elsewhere bursts of 16 ran up to 10 % slow and bursts of
+#: 8 within 3.4 %).
 LARGE_BURST = 8
 LARGE_BURSTS: dict[tuple[str, str], int] = {
     ("all-reduce", "ring"): 16, ("all-reduce", "in-network"): 16,

@@ -237,13 +237,15 @@ def render_markdown(table: ProtocolTable, command: str) -> str:
     out = io.StringIO()
     w = out.write
     line = cfg.planes * cfg.lanes * LANE_GBYTES
+    bursts = ", ".join(f"{large_burst(op, algo)} for the {op} ({algo})"
+                       for op, algo in COLLECTIVES)
     w(f"```text\n$ {command}\n```\n\n")
     w(f"Pods of {' and '.join(f'{n:,}' for n in cfg.accelerators)} accelerators, "
       f"{cfg.planes} planes, x{cfg.lanes} links ({line:.0f} GB/s of data per direction per "
       f"accelerator), max_outstanding {cfg.max_outstanding}; fast fidelity, rank 0 only "
       f"(rule P5), piece by piece below {size_text(cfg.burst_from)}, bursts "
-      "from it (rules P5, P6: 16 pieces a plane for the all-reduce ring, 8 for the "
-      f"all-to-all). Wall time of the whole run: {table.wall_s:.0f} s.\n\n")
+      f"from it (rules P5, P6: {bursts} pieces a plane). Wall time of the whole run: "
+      f"{table.wall_s:.0f} s.\n\n")
     for op, algo in COLLECTIVES:
         for n in cfg.accelerators:
             w(f"**{op} ({algo}), {n:,} accelerators: busbw, GB/s** (time in µs below)\n\n")
