@@ -28,7 +28,7 @@ P6. In bursts, a data step's next burst (``burst`` pieces per plane, or what is 
     under the in-flight limit, so the count in flight swings about the limit instead of
     below it (project choice, measured: issuing only what has room kept bursts to one or
     two pieces, since completions free room a few pieces at a time, E9; waiting for room
-    for a whole burst ran up to 31 % slow against the piece-by-piece run).
+    for a whole burst ran 31-32 % slow against the piece-by-piece run).
 """
 
 from __future__ import annotations
@@ -136,7 +136,7 @@ SYMMETRIC: frozenset[tuple[str, str]] = frozenset({
 
 #: Rule P6: the share of a burst that must have room under the in-flight limit before it
 #: goes (project choice from the burst table of specs/fast.md, ``--share``: whole-burst
-#: room ran up to 31 % slow, a half 3-12 % slow on the all-to-all, all-gather and
+#: room ran 31-32 % slow, a half 3-12 % slow on the all-to-all, all-gather and
 #: two-shot, a quarter 0.5-3.4 % off but for the reduce-scatter ring).
 BURST_ADMIT_SHARE = 0.25
 
@@ -258,14 +258,14 @@ class FastCollective:
         return min(self.pod.max_outstanding, max(1, share))
 
     def _issue_batch(self, rank: _Rank, peer: int, kind: str, transfer: Transfer,
-                     room: int, step: int) -> None:
-        """The next ``room`` pieces in address order: one by one, or (P5) one burst per
-        plane, each burst as long as its longest piece."""
+                     count: int, step: int) -> None:
+        """The next piece (piece by piece), or (P5) the next ``count`` pieces in address
+        order as one burst per plane, each burst as long as its longest piece."""
         if self.config.burst == 1:  # piece by piece: exactly the exact runner's C1
             addr, length = transfer.take_one()
             self._issue(rank, peer, addr, kind, length, step)
             return
-        for addr, pieces, longest in transfer.take(room, self.pod.planes):
+        for addr, pieces, longest in transfer.take(count, self.pod.planes):
             self._issue(rank, peer, addr, kind, longest, step, pieces)
 
     def _advance(self, rank: _Rank) -> None:

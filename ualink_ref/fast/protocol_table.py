@@ -244,7 +244,7 @@ def render_markdown(table: ProtocolTable, command: str) -> str:
       f"{cfg.planes} planes, x{cfg.lanes} links ({line:.0f} GB/s of data per direction per "
       f"accelerator), max_outstanding {cfg.max_outstanding}; fast fidelity, rank 0 only "
       f"(rule P5), piece by piece below {size_text(cfg.burst_from)}, bursts "
-      f"from it (rules P5, P6: {bursts} pieces a plane). Wall time of the whole run: "
+      f"from it (rules P5, P6; pieces a plane: {bursts}). Wall time of the whole run: "
       f"{table.wall_s:.0f} s.\n\n")
     for op, algo in COLLECTIVES:
         for n in cfg.accelerators:
