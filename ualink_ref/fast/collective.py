@@ -136,8 +136,8 @@ SYMMETRIC: frozenset[tuple[str, str]] = frozenset({
 
 #: Rule P6: the share of a burst that must have room under the in-flight limit before it
 #: goes (project choice from the burst table of specs/fast.md, ``--share``: whole-burst
-#: room ran 31-32 % slow, a half 3-12 % slow on the all-to-all, all-gather and
-#: two-shot, a quarter 0.5-3.4 % off but for the reduce-scatter ring).
+#: room ran 31-32 % slow, a half up to 5.5 % slow on the all-to-all, all-gather and
+#: two-shot (12 % with bursts of 16), a quarter 0.5-3.4 % off but for the reduce-scatter ring).
 BURST_ADMIT_SHARE = 0.25
 
 
