@@ -35,14 +35,14 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
 PODS = (16, 64, 256, 1024)
-#: The x4, 4-plane pod of the issue's headline cells.
-WIDE = {"planes": 4, "lanes": 4}
+#: Planes and lanes of the issue's headline cells' pod (4 planes, x4 links).
+WIDE_PLANES, WIDE_LANES = 4, 4
 
 
 @dataclass(frozen=True)
@@ -76,10 +76,9 @@ def _size(nbytes: int) -> str:
 
 def _pod(cell: Cell) -> Any:
     from ualink_ref.sim.fabric import FabricConfig
-    extra: dict[str, int] = WIDE if cell.wide else {}
-    if cell.job == "fabric":
-        return FabricConfig(accelerators=cell.n, **extra)  # type: ignore[arg-type]
-    return FabricConfig(accelerators=cell.n, max_outstanding=256, **extra)  # type: ignore[arg-type]
+    planes, lanes = (WIDE_PLANES, WIDE_LANES) if cell.wide else (1, 1)
+    pod = FabricConfig(accelerators=cell.n, planes=planes, lanes=lanes)
+    return pod if cell.job == "fabric" else replace(pod, max_outstanding=256)
 
 
 def _cpu() -> float:
@@ -305,7 +304,7 @@ def _ratios(results: list[tuple[Cell, dict[str, Any]]]) -> None:
         if cell.fidelity != "fast" or cell.job != "collective" or not cell.wide or not rates:
             continue
         near = min(rates, key=lambda n: abs(n - cell.n))
-        estimate = 2 * cell.n * WIDE["planes"] * res["slots"] / rates[near]
+        estimate = 2 * cell.n * WIDE_PLANES * res["slots"] / rates[near]
         print(f"  {cell.label}: {res['slots']:,.0f} slots -> ~{estimate:,.0f} CPU s "
               f"(~{estimate / 3600:,.1f} h)")
 
