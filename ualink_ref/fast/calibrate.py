@@ -107,8 +107,9 @@ def _op(kind: str, beats: int, addr: int) -> Op:
     return Op("a", "atomic", addr, atomic_op=AtomicOp.ADD, operand=1, size=8, fetch=False)
 
 
-def _link_base(config: FabricConfig) -> FabricConfig:
-    """The two-accelerator pod with ``config``'s links (what the figures depend on)."""
+def link_base(config: FabricConfig) -> FabricConfig:
+    """The two-accelerator pod with ``config``'s links (what the figures depend on, rule
+    Q1): pods of every size with the same links share one cached calibration."""
     return replace(config, accelerators=2, planes=1, ber=0.0, seed=0, max_slots=None,  # Q1
                    links_down=(), multicast=(), max_outstanding=STREAM_OPS)
 
@@ -234,7 +235,7 @@ def _between(low: OpShape, high: OpShape, share: float) -> OpShape:
 def calibrate(config: FabricConfig) -> LinkCalibration:
     """Rules Q1-Q5 for the links of ``config``, cached per link configuration (pods that
     differ only in size, planes, seed or in-flight limit share one calibration)."""
-    return _calibrate_links(_link_base(config))
+    return _calibrate_links(link_base(config))
 
 
 @lru_cache(maxsize=64)
@@ -257,4 +258,4 @@ def _calibrate_links(base: FabricConfig) -> LinkCalibration:
 
 
 __all__ = ["BEATS", "KINDS", "MEASURED_BEATS", "STREAM_OPS", "TL_FLITS_PER_SLOT",
-           "LinkCalibration", "OpShape", "beats_of", "calibrate"]
+           "LinkCalibration", "OpShape", "beats_of", "calibrate", "link_base"]

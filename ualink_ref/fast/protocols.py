@@ -53,7 +53,7 @@ from ualink_ref.compare import sue_uet as M
 from ualink_ref.compare.four import STACKS, SWITCH_NS
 from ualink_ref.compare.mapping import CompareOp, FwdRev
 from ualink_ref.errors import ConfigError
-from ualink_ref.fast.calibrate import BEATS, KINDS, LinkCalibration, OpShape, calibrate
+from ualink_ref.fast.calibrate import BEATS, KINDS, LinkCalibration, OpShape, calibrate, link_base
 from ualink_ref.fast.collective import FastConfig, run_fast_collective
 from ualink_ref.fast.report import FastReport
 from ualink_ref.sim import latency as L
@@ -161,13 +161,6 @@ def pipeline_ns(pod: FabricConfig, kind: str, beats: int) -> float:
     return static_slots(pod, _ualink_op(kind, beats)) * pod.slot_ns - float(static.total)
 
 
-def link_key(pod: FabricConfig) -> FabricConfig:
-    """``pod`` reduced to what a calibration depends on (its links: rule Q1), so pods of
-    every size with the same links share one cached calibration."""
-    return replace(pod, accelerators=2, planes=1, ber=0.0, seed=0, max_slots=None,
-                   links_down=(), multicast=(), max_outstanding=64)
-
-
 def _shape(protocol: str, pod: FabricConfig, kind: str, beats: int) -> OpShape:
     """Rules K3-K5 for one shape of an Ethernet protocol."""
     wire = wire_bytes(protocol, compare_op(kind, 64 * beats))
@@ -184,7 +177,7 @@ def protocol_calibration(protocol: str, pod: FabricConfig) -> LinkCalibration:
     """The link costs of ``protocol`` on a pod like ``pod`` (rules K1-K5): UALink's
     measured on the exact pod, the others' from the comparison's frame builders."""
     protocol = check_protocol(protocol)
-    key = link_key(pod)
+    key = link_base(pod)
     if protocol == "ualink":
         return calibrate(key)
     shapes = {(kind, beats): _shape(protocol, key, kind, beats)
@@ -211,6 +204,6 @@ def run_protocol_collective(protocol: str, plan: Schedule, pod: FabricConfig,
 
 
 __all__ = ["ATOMIC_OP", "FLOW_CONTROL", "LABELS", "PMTU", "PROTOCOLS", "SLOT_WIRE_BYTES",
-           "check_protocol", "compare_op", "link_key", "mac_bytes", "pipeline_ns",
+           "check_protocol", "compare_op", "mac_bytes", "pipeline_ns",
            "protocol_calibration", "protocol_pod", "run_protocol_collective", "slots_of",
            "wire_bytes"]
