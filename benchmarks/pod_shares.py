@@ -6,13 +6,15 @@ from the repository root (default: ``pod_ratio.py``'s run — 64 accelerators, 2
 uniform ops at load 0.5, ``seed=1``, after the same 50-op warm-up).
 
 The run goes under :mod:`cProfile`. Each function's own time is charged to the module
-that defines it; a built-in's (``len``, ``bytes.join``, a NamedTuple's ``__new__``...)
-to the modules that called it, in proportion to the time each call site spent in it.
+that defines it; any other function's (``len``, ``bytes.join``, crcmod's C kernel, the
+``tuple.__new__`` under a NamedTuple's ``_replace``...) to the ``ualink_ref`` modules that
+called it, through any calls outside ``ualink_ref`` between them
+(:func:`module_times`).
 Modules fall in four groups:
 
 * **coding** — the bit-level work: DL flit build and parse, CRC, TL field packing and
-  unpacking, framing, the FEC. A link that handed values across instead of bytes could
-  at best skip all of it;
+  unpacking, framing, the FEC (which a clean pod skips: specs/fabric.md F14). A link
+  that handed values across instead of bytes could at best skip all of it;
 * **DL protocol** — the DL transmitter, receiver and link-state machines (sequence
   numbers, acknowledgements, replay: they set the timing, so they must run);
 * **TL and switch** — transactions, credits, tags, memory, the switch's routing and
@@ -31,6 +33,7 @@ import argparse
 import cProfile
 import pstats
 from collections import Counter
+from typing import Any
 
 from ualink_ref.sim.fabric import Fabric, FabricConfig
 from ualink_ref.sim.workloads import fabric_workload
@@ -54,20 +57,51 @@ def _module(filename: str) -> str | None:
     return filename[at + len(marker):] if at >= 0 else None
 
 
-def module_times(stats: pstats.Stats) -> Counter[str]:
-    """Seconds of own time per ``ualink_ref`` module, built-ins charged to their callers."""
+#: A profiled function's key in :mod:`pstats`: (file, line, name).
+Function = tuple[str, int, str]
+
+
+def module_times(stats: pstats.Stats) -> tuple[Counter[str], float]:
+    """Seconds of own time per ``ualink_ref`` module, and the seconds left unattributed.
+
+    A function of ``ualink_ref`` keeps its own time. Any other (a built-in, the standard
+    library, a NamedTuple's generated ``__new__``) passes its own time to its callers in
+    proportion to the time it spent under each; a caller that is not ``ualink_ref``'s
+    either passes its share on up its own callers, in proportion to its cumulative time
+    under each, until a ``ualink_ref`` function takes it (or no caller is left: the
+    unattributed rest, e.g. the profiler's own entry).
+    """
+    table: dict[Function, Any] = stats.stats  # type: ignore[attr-defined]  # untyped
     times: Counter[str] = Counter()
-    table = stats.stats  # type: ignore[attr-defined]  # pstats keeps it untyped
-    for (filename, _line, _name), (_cc, _nc, own, _cum, callers) in table.items():
-        module = _module(filename)
+    lost = 0.0
+
+    def pass_up(function: Function, seconds: float, by_edge: int, seen: frozenset[Function]
+                ) -> None:
+        """Share ``seconds`` of ``function`` among its callers by edge field ``by_edge``
+        (2: own time under the caller, 3: cumulative time under it)."""
+        nonlocal lost
+        callers = table[function][4] if function in table else {}
+        weights = {caller: edge[by_edge] for caller, edge in callers.items()
+                   if caller not in seen}
+        total = sum(weights.values())
+        if total <= 0:
+            lost += seconds
+            return
+        for caller, weight in weights.items():
+            share = seconds * weight / total
+            module = _module(caller[0])
+            if module is not None:
+                times[module] += share
+            else:
+                pass_up(caller, share, 3, seen | {caller})
+
+    for function, (_cc, _nc, own, _cum, _callers) in table.items():
+        module = _module(function[0])
         if module is not None:
             times[module] += own
-            continue
-        for (caller_file, _l, _n), (_c, _n2, own_here, _cu) in callers.items():
-            caller = _module(caller_file)
-            if caller is not None:
-                times[caller] += own_here
-    return times
+        elif own > 0:
+            pass_up(function, own, 2, frozenset({function}))
+    return times, lost
 
 
 def group_of(module: str) -> str:
@@ -93,13 +127,14 @@ def main() -> int:
     profile.enable()
     fabric.run(work)
     profile.disable()
-    times = module_times(pstats.Stats(profile))
+    times, lost = module_times(pstats.Stats(profile))
     total = sum(times.values())
     groups: Counter[str] = Counter()
     for module, seconds in times.items():
         groups[group_of(module)] += seconds
     print(f"{args.accelerators} accelerators, {args.ops} uniform ops, load {args.load}: "
-          f"{total:.2f} s of own time under cProfile")
+          f"{total:.2f} s of own time under cProfile charged to ualink_ref modules "
+          f"({lost:.2f} s left unattributed)")
     for name, _prefixes in GROUPS:
         print(f"  {name:<14} {100 * groups[name] / total:5.1f} %")
     print("by module:")

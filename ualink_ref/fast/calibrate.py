@@ -108,8 +108,8 @@ def _op(kind: str, beats: int, addr: int) -> Op:
 
 
 def link_base(config: FabricConfig) -> FabricConfig:
-    """The two-accelerator pod with ``config``'s links (what the figures depend on, rule
-    Q1): pods of every size with the same links share one cached calibration."""
+    """The two-accelerator pod with ``config``'s links: what the figures depend on
+    (rule Q1), so pods of every size with the same links share one cached calibration."""
     return replace(config, accelerators=2, planes=1, ber=0.0, seed=0, max_slots=None,  # Q1
                    links_down=(), multicast=(), max_outstanding=STREAM_OPS)
 
