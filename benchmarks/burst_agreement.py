@@ -2,17 +2,21 @@
 
 Each case runs on the fast fidelity twice, on the same pod: piece by piece (the plain,
 validated run; for a symmetric algorithm on rank 0 alone, which equals every rank, rule
-P5) and in the bursts :func:`~ualink_ref.fast.collective.auto_config` gives a large run.
-It prints one Markdown row per case: both times, the error of the burst run and both CPU
-times (their ratio is the speed-up). Usage: ``python benchmarks/burst_agreement.py
-[--quick] [--burst N] [--share X]``: ``--burst`` runs every case in bursts of N instead of
-``large_burst``'s, ``--share`` admits a burst at that share of room instead of
-``BURST_ADMIT_SHARE``'s (rule P6), to re-measure the choices specs/fast.md states.
+P5) and in the bursts :func:`~ualink_ref.fast.collective.auto_config` gives a large run
+(:func:`~ualink_ref.fast.collective.large_config`). It prints one Markdown row per case:
+both times, the error of the burst run and both CPU times (their ratio is the speed-up).
+Usage: ``python benchmarks/burst_agreement.py [--quick] [--burst N] [--share X]
+[--within-limit yes|no]``: ``--burst`` runs every case in bursts of N instead of
+``large_burst``'s, ``--share`` admits a batch at that share of room instead of
+``BURST_ADMIT_SHARE``'s, ``--within-limit`` keeps every case's batches within the
+in-flight limit or lets every case's go whole instead of :data:`WITHIN_LIMIT`'s choice
+(rule P6), to re-measure the choices specs/fast.md states.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import time
 
 from ualink_ref.collectives.algorithms import TimingOnly, schedule
@@ -20,7 +24,7 @@ from ualink_ref.fast.collective import (
     BURST_ADMIT_SHARE,
     SYMMETRIC,
     FastConfig,
-    large_burst,
+    large_config,
     run_fast_collective,
 )
 from ualink_ref.sim.fabric import FabricConfig
@@ -38,20 +42,23 @@ QUICK = CASES[:2] + CASES[9:10]
 
 
 def row(op: str, algo: str, ranks: int, size: int, burst: int | None = None,
-        share: float = BURST_ADMIT_SHARE) -> str:
-    """One case's Markdown row (``burst`` None: ``large_burst``'s)."""
+        share: float = BURST_ADMIT_SHARE, within_limit: bool | None = None) -> str:
+    """One case's Markdown row (``burst``, ``within_limit`` None: ``large_config``'s)."""
     pod = FabricConfig(accelerators=ranks, planes=4, lanes=4, max_outstanding=256)
     symmetric = (op, algo) in SYMMETRIC
     plan = schedule(op, algo, ranks, size, timing=TimingOnly((0,) if symmetric else None))
     started = time.process_time()
     plain = run_fast_collective(plan, pod, FastConfig(symmetric=symmetric))
     plain_cpu = time.process_time() - started
-    burst = burst if burst is not None else large_burst(op, algo)
+    config = large_config(op, algo, symmetric=symmetric)
+    config = dataclasses.replace(
+        config, burst=config.burst if burst is None else burst, admit_share=share,
+        within_limit=config.within_limit if within_limit is None else within_limit)
     started = time.process_time()
-    bursts = run_fast_collective(plan, pod, FastConfig(burst=burst, symmetric=symmetric,
-                                                       admit_share=share))
+    bursts = run_fast_collective(plan, pod, config)
     burst_cpu = time.process_time() - started
-    return (f"| {op} {algo} {ranks} x {size >> 20} MiB | {burst} | {plain.time_us:.1f} | "
+    mode = f"{config.burst}{' within' if config.within_limit else ''}"
+    return (f"| {op} {algo} {ranks} x {size >> 20} MiB | {mode} | {plain.time_us:.1f} | "
             f"{bursts.time_us:.1f} | {100 * (bursts.time_us / plain.time_us - 1):+.1f} % | "
             f"{plain_cpu:.1f} / {burst_cpu:.1f} |")
 
@@ -63,11 +70,16 @@ def main() -> None:
     parser.add_argument("--burst", type=int, help="bursts of N for every case")
     parser.add_argument("--share", type=float, default=BURST_ADMIT_SHARE,
                         help=f"rule P6's admit share (default {BURST_ADMIT_SHARE})")
+    parser.add_argument("--within-limit", choices=("yes", "no"),
+                        help="batches within the in-flight limit for every case (yes) or "
+                        "none (no); default: WITHIN_LIMIT's algorithms")
     args = parser.parse_args()
+    within = None if args.within_limit is None else args.within_limit == "yes"
     print("| case | burst | plain (µs) | bursts (µs) | error | CPU plain / bursts (s) |")
     print("|---|---:|---:|---:|---:|---:|")
     for case in QUICK if args.quick else CASES:
-        print(row(*case, burst=args.burst, share=args.share), flush=True)
+        print(row(*case, burst=args.burst, share=args.share, within_limit=within),
+              flush=True)
 
 
 if __name__ == "__main__":

@@ -1,11 +1,13 @@
-"""Why the reduce-scatter ring runs fast in bursts: its figures beside the all-gather
-ring's, on the exact pod and the fast fidelity (specs/fast.md, the burst table's note).
+"""Why the reduce-scatter ring ran fast in whole batches of bursts: its figures beside
+the all-gather ring's, on the exact pod and the fast fidelity (specs/fast.md, rule P6
+and the burst table's note).
 
 Usage: ``python benchmarks/burst_rhythm.py [--ranks N] [--size BYTES] [--burst B]
-[--share X] [--every-rank]`` from the repository root (default 8 ranks, 1 MiB, bursts
-of 2 at the default admit share; 4 planes of x4 links, ``max_outstanding`` 256, as the
-burst table; rank 0 alone, rule P5, unless ``--every-rank``; about 20 s, the exact runs
-most of it).
+[--share X] [--every-rank] [--within-limit]`` from the repository root (default 8 ranks,
+1 MiB, whole batches of bursts of 2 at the default admit share; 4 planes of x4 links,
+``max_outstanding`` 256, as the burst table; rank 0 alone, rule P5, unless
+``--every-rank``; batches within the in-flight limit with ``--within-limit``; about 20
+s, the exact runs most of it).
 
 Per ring it prints the completion time on the exact pod, piece by piece and in bursts,
 and for rank 0 in both fast runs: the mean count it held in flight (time-weighted over
@@ -103,11 +105,15 @@ def main() -> int:
                         help="the bursts' admit share (rule P6)")
     parser.add_argument("--every-rank", action="store_true",
                         help="run every rank, not rank 0 alone (rule P5)")
+    parser.add_argument("--within-limit", action="store_true",
+                        help="keep the batches within the in-flight limit (rule P6)")
     args = parser.parse_args()
     pod = FabricConfig(accelerators=args.ranks, planes=4, lanes=4, max_outstanding=256)
     symmetric = not args.every_rank
+    batches = "within the limit" if args.within_limit else "whole"
     print(f"{args.ranks} ranks x {args.size} B, 4 planes of x4, bursts of {args.burst} "
-          f"at admit share {args.share}, {'rank 0 alone' if symmetric else 'every rank'}")
+          f"at admit share {args.share}, batches {batches}, "
+          f"{'rank 0 alone' if symmetric else 'every rank'}")
     print("| ring | exact (µs) | plain (µs) | bursts (µs) | in flight | issuing wake-ups "
           "| batches >= 16 | uplink wait | downlink wait |")
     print("|---|---:|---:|---:|---|---|---|---|---|")
@@ -118,7 +124,7 @@ def main() -> int:
         figures = []
         for config in (FastConfig(symmetric=symmetric),
                        FastConfig(burst=args.burst, symmetric=symmetric,
-                                  admit_share=args.share)):
+                                  admit_share=args.share, within_limit=args.within_limit)):
             run = FastCollective(plan, pod, config)
             watch = _Watch(run)
             figures.append((run.run().time_us, watch))

@@ -21,7 +21,7 @@ from pathlib import Path
 from ualink_ref.collectives.algorithms import TimingOnly, schedule
 from ualink_ref.errors import ConfigError
 from ualink_ref.fast.calibrate import LinkCalibration
-from ualink_ref.fast.collective import FastConfig, large_burst
+from ualink_ref.fast.collective import FastConfig, large_burst, large_config
 from ualink_ref.fast.engine import Engine, Operation
 from ualink_ref.fast.protocols import (
     FLOW_CONTROL,
@@ -82,7 +82,7 @@ class TableConfig:
     planes: int = 4
     lanes: int = 4
     max_outstanding: int = 256
-    #: Sizes from this one run in bursts (``large_burst``, rules P5, P6); below it piece by
+    #: Sizes from this one run in bursts (``large_config``, rules P5, P6); below it piece by
     #: piece (project choice: 16 MiB, where a piece-by-piece point takes 25-85 s here).
     burst_from: int = 1 << 24
 
@@ -187,13 +187,13 @@ def run_point(variant: Variant, op: str, algo: str, accelerators: int, size: int
               config: TableConfig) -> Point:
     """One collective of the table (rank 0 only, rule P5)."""
     pod = variant.pod(config.pod(accelerators))
-    burst = large_burst(op, algo) if size >= config.burst_from else 1
+    run = (large_config(op, algo, symmetric=True) if size >= config.burst_from
+           else FastConfig(symmetric=True))
     started = time.perf_counter()
     plan = schedule(op, algo, accelerators, size, timing=TimingOnly((0,)))
-    report = run_protocol_collective(variant.protocol, plan, pod,
-                                     FastConfig(burst=burst, symmetric=True))
+    report = run_protocol_collective(variant.protocol, plan, pod, run)
     return Point(variant.name, op, accelerators, size, report.time_us, report.busbw_gbps,
-                 burst, time.perf_counter() - started)
+                 run.burst, time.perf_counter() - started)
 
 
 def build_table(config: TableConfig, progress: Callable[[Point], None] | None = None

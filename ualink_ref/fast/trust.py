@@ -12,9 +12,10 @@ flagged untrusted, with the reason, when
 * V3c: the links have bit errors (``ber`` > 0): no replays are modelled;
 * V3d: the pod is larger than any the agreement table validated
   (:data:`VALIDATED_ACCELERATORS`): extrapolated, not validated;
-* V3e (a collective in bursts, rule P6): its algorithm's bursts were measured more than
-  5 % off the piece-by-piece run (``ualink_ref.fast.collective.BURSTS_OFF``; that
-  module adds the reason, since it knows the run's mode).
+* V3e (a collective in bursts, rule P6): the run's bursts are not its algorithm's
+  validated large run (``ualink_ref.fast.collective.large_config``: the burst, admit
+  share and limit the burst table measured; that module adds the reason, since it knows
+  the run's mode).
 
 A collective is a closed loop (each rank keeps at most ``max_outstanding`` operations in
 flight and waits on its peers), and the table shows the queue rules V3a/V3b do not mark
