@@ -6,11 +6,13 @@ P5) and in the bursts :func:`~ualink_ref.fast.collective.auto_config` gives a la
 (:func:`~ualink_ref.fast.collective.large_config`). It prints one Markdown row per case:
 both times, the error of the burst run and both CPU times (their ratio is the speed-up).
 Usage: ``python benchmarks/burst_agreement.py [--quick] [--burst N] [--share X]
-[--within-limit yes|no]``: ``--burst`` runs every case in bursts of N instead of
+[--within-limit yes|no] [--planes P] [--max-outstanding N]``: ``--burst`` runs every
+case in bursts of N instead of
 ``large_burst``'s, ``--share`` admits a batch at that share of room instead of
 ``BURST_ADMIT_SHARE``'s, ``--within-limit`` keeps every case's batches within the
 in-flight limit or lets every case's go whole instead of :data:`WITHIN_LIMIT`'s choice
-(rule P6), to re-measure the choices specs/fast.md states.
+(rule P6), ``--planes`` and ``--max-outstanding`` change the pod (4 and 256 by default),
+to re-measure the choices specs/fast.md states.
 """
 
 from __future__ import annotations
@@ -34,17 +36,22 @@ CASES: tuple[tuple[str, str, int, int], ...] = (
     ("all-reduce", "ring", 16, 1 << 22), ("all-reduce", "ring", 64, 1 << 24),
     ("all-reduce", "ring", 1024, 1 << 26), ("all-reduce", "in-network", 1023, 1 << 26),
     ("all-reduce", "two-shot", 64, 1 << 22), ("all-reduce", "one-shot", 16, 1 << 22),
-    ("reduce-scatter", "ring", 64, 1 << 24), ("all-gather", "ring", 64, 1 << 24),
+    ("reduce-scatter", "ring", 16, 1 << 22), ("reduce-scatter", "ring", 64, 1 << 24),
+    ("reduce-scatter", "ring", 256, 1 << 24), ("reduce-scatter", "ring", 1024, 1 << 26),
+    ("all-gather", "ring", 64, 1 << 24),
     ("broadcast", "ring", 16, 1 << 22), ("all-to-all", "direct", 16, 1 << 22),
     ("all-to-all", "direct", 64, 1 << 24), ("all-to-all", "direct", 1024, 1 << 26),
     ("moe", "direct", 16, 1 << 22))
-QUICK = CASES[:2] + CASES[9:10]
+QUICK = (("all-reduce", "ring", 16, 1 << 22), ("all-reduce", "ring", 64, 1 << 24),
+         ("all-to-all", "direct", 16, 1 << 22))
 
 
 def row(op: str, algo: str, ranks: int, size: int, burst: int | None = None,
-        share: float = BURST_ADMIT_SHARE, within_limit: bool | None = None) -> str:
+        share: float = BURST_ADMIT_SHARE, within_limit: bool | None = None,
+        planes: int = 4, max_outstanding: int = 256) -> str:
     """One case's Markdown row (``burst``, ``within_limit`` None: ``large_config``'s)."""
-    pod = FabricConfig(accelerators=ranks, planes=4, lanes=4, max_outstanding=256)
+    pod = FabricConfig(accelerators=ranks, planes=planes, lanes=4,
+                       max_outstanding=max_outstanding)
     symmetric = (op, algo) in SYMMETRIC
     plan = schedule(op, algo, ranks, size, timing=TimingOnly((0,) if symmetric else None))
     started = time.process_time()
@@ -73,13 +80,15 @@ def main() -> None:
     parser.add_argument("--within-limit", choices=("yes", "no"),
                         help="batches within the in-flight limit for every case (yes) or "
                         "none (no); default: WITHIN_LIMIT's algorithms")
+    parser.add_argument("--planes", type=int, default=4)
+    parser.add_argument("--max-outstanding", type=int, default=256)
     args = parser.parse_args()
     within = None if args.within_limit is None else args.within_limit == "yes"
     print("| case | burst | plain (µs) | bursts (µs) | error | CPU plain / bursts (s) |")
     print("|---|---:|---:|---:|---:|---:|")
     for case in QUICK if args.quick else CASES:
-        print(row(*case, burst=args.burst, share=args.share, within_limit=within),
-              flush=True)
+        print(row(*case, burst=args.burst, share=args.share, within_limit=within,
+                  planes=args.planes, max_outstanding=args.max_outstanding), flush=True)
 
 
 if __name__ == "__main__":

@@ -3,10 +3,10 @@ the all-gather ring's, on the exact pod and the fast fidelity (specs/fast.md, ru
 and the burst table's note).
 
 Usage: ``python benchmarks/burst_rhythm.py [--ranks N] [--size BYTES] [--burst B]
-[--share X] [--every-rank] [--within-limit]`` from the repository root (default 8 ranks,
+[--share X] [--every-rank] [--within-limit yes|no]`` from the repository root (default 8 ranks,
 1 MiB, whole batches of bursts of 2 at the default admit share; 4 planes of x4 links,
 ``max_outstanding`` 256, as the burst table; rank 0 alone, rule P5, unless
-``--every-rank``; batches within the in-flight limit with ``--within-limit``; about 20
+``--every-rank``; batches within the in-flight limit with ``--within-limit yes``; about 20
 s, the exact runs most of it).
 
 Per ring it prints the completion time on the exact pod, piece by piece and in bursts,
@@ -105,12 +105,14 @@ def main() -> int:
                         help="the bursts' admit share (rule P6)")
     parser.add_argument("--every-rank", action="store_true",
                         help="run every rank, not rank 0 alone (rule P5)")
-    parser.add_argument("--within-limit", action="store_true",
-                        help="keep the batches within the in-flight limit (rule P6)")
+    parser.add_argument("--within-limit", choices=("yes", "no"), default="no",
+                        help="keep the batches within the in-flight limit (rule P6; "
+                        "default no: whole batches)")
     args = parser.parse_args()
     pod = FabricConfig(accelerators=args.ranks, planes=4, lanes=4, max_outstanding=256)
     symmetric = not args.every_rank
-    batches = "within the limit" if args.within_limit else "whole"
+    within = args.within_limit == "yes"
+    batches = "within the limit" if within else "whole"
     print(f"{args.ranks} ranks x {args.size} B, 4 planes of x4, bursts of {args.burst} "
           f"at admit share {args.share}, batches {batches}, "
           f"{'rank 0 alone' if symmetric else 'every rank'}")
@@ -124,7 +126,7 @@ def main() -> int:
         figures = []
         for config in (FastConfig(symmetric=symmetric),
                        FastConfig(burst=args.burst, symmetric=symmetric,
-                                  admit_share=args.share, within_limit=args.within_limit)):
+                                  admit_share=args.share, within_limit=within)):
             run = FastCollective(plan, pod, config)
             watch = _Watch(run)
             figures.append((run.run().time_us, watch))
