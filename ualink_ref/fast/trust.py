@@ -14,8 +14,10 @@ flagged untrusted, with the reason, when
   (:data:`VALIDATED_ACCELERATORS`): extrapolated, not validated;
 * V3e (a collective in bursts, rule P6): the run's bursts are not its algorithm's
   validated large run (``ualink_ref.fast.collective.large_config``: the burst, admit
-  share and limit the burst table measured; that module adds the reason, since it knows
-  the run's mode).
+  share and whole or within-the-limit batches the burst table measured), or a batch is a
+  larger share of ``max_outstanding`` than the table measured
+  (``ualink_ref.fast.collective.MEASURED_BATCH_SHARE``); that module adds the reasons,
+  since it knows the run's mode.
 
 A collective is a closed loop (each rank keeps at most ``max_outstanding`` operations in
 flight and waits on its peers), and the table shows the queue rules V3a/V3b do not mark
