@@ -7,12 +7,11 @@ P5) and in the bursts :func:`~ualink_ref.fast.collective.auto_config` gives a la
 both times, the error of the burst run and both CPU times (their ratio is the speed-up).
 Usage: ``python benchmarks/burst_agreement.py [--quick] [--burst N] [--share X]
 [--within-limit yes|no] [--planes P] [--max-outstanding N]``: ``--burst`` runs every
-case in bursts of N instead of
-``large_burst``'s, ``--share`` admits a batch at that share of room instead of
-``BURST_ADMIT_SHARE``'s, ``--within-limit`` keeps every case's batches within the
-in-flight limit or lets every case's go whole instead of :data:`WITHIN_LIMIT`'s choice
-(rule P6), ``--planes`` and ``--max-outstanding`` change the pod (4 and 256 by default),
-to re-measure the choices specs/fast.md states.
+case in bursts of N instead of ``large_burst``'s, ``--share`` admits a batch at that
+share of room instead of ``BURST_ADMIT_SHARE``'s, ``--within-limit`` keeps every case's
+batches within the in-flight limit or lets every case's go whole instead of
+``WITHIN_LIMIT``'s choice (rule P6), ``--planes`` and ``--max-outstanding`` change the
+pod (4 and 256 by default), to re-measure the choices specs/fast.md states.
 """
 
 from __future__ import annotations
